@@ -1,0 +1,13 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+  },
+  // Face-model start-up and WebRTC set-up are slow on a 2-core machine; budgets are generous, not asserted.
+  testTimeout: 60000,
+  maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+};
