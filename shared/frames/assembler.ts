@@ -1,0 +1,136 @@
+import { dePacketizeRtpPackets, type RtpPacket } from 'werift';
+import type { EncodedFrame, VideoCodec } from './types';
+import { ReorderBuffer } from './reorder';
+import { parseVp8Frame } from './vp8';
+import { parseVp9Frame } from './vp9';
+import { H264ParameterCache } from './h264';
+
+/** Why the assembler wants a key frame from the sender. */
+export type KeyframeReason = 'start' | 'loss' | 'undecodable';
+
+/** Options of a frame assembler. */
+export interface FrameAssemblerOptions {
+  codec: VideoCodec;
+  /** Called with each complete frame, in order. */
+  onFrame: (frame: EncodedFrame) => void;
+  /** Called when a key frame is needed (stream start, loss); the caller sends a PLI. */
+  onKeyframeNeeded?: (reason: KeyframeReason) => void;
+  /** Packets to wait for a missing one before calling it lost (default 32). */
+  reorderWindow?: number;
+}
+
+const DEPACKETIZER_NAME: Record<VideoCodec, 'VP8' | 'VP9' | 'MPEG4/ISO/AVC'> = {
+  VP8: 'VP8',
+  VP9: 'VP9',
+  H264: 'MPEG4/ISO/AVC',
+};
+
+/**
+ * Turns RTP packets of one video stream into whole encoded frames. After loss, or before the first
+ * key frame, frames are held back until a key frame arrives: a decoder cannot use them anyway.
+ */
+export class FrameAssembler {
+  private readonly reorder: ReorderBuffer<RtpPacket>;
+  private readonly h264 = new H264ParameterCache();
+  private current: RtpPacket[] = [];
+  private waitingForKeyframe = true;
+  private size?: { width: number; height: number };
+  private lastTs?: number;
+  private tsBase = 0;
+  private started = false;
+  /** Frames emitted, frames dropped while waiting for a key frame, loss events seen. */
+  readonly stats = { frames: 0, keyframes: 0, dropped: 0, losses: 0 };
+
+  constructor(private readonly options: FrameAssemblerOptions) {
+    this.reorder = new ReorderBuffer((p) => p.header.sequenceNumber, options.reorderWindow ?? 32);
+  }
+
+  /** Feeds one RTP packet of the stream. Never throws: a malformed packet counts as loss. */
+  push(packet: RtpPacket): void {
+    if (!this.started) {
+      this.started = true;
+      this.options.onKeyframeNeeded?.('start');
+    }
+    const { ready, lostAt } = this.reorder.push(packet);
+    ready.forEach((p, i) => {
+      if (i === lostAt) this.onLoss();
+      this.take(p);
+    });
+  }
+
+  /** Forgets partial state; the next frame must be a key frame (used when the sender changes). */
+  reset(): void {
+    this.reorder.reset();
+    this.current = [];
+    this.waitingForKeyframe = true;
+    this.started = false;
+    this.h264.reset();
+  }
+
+  private take(p: RtpPacket): void {
+    const head = this.current[0];
+    if (head && head.header.timestamp !== p.header.timestamp) {
+      // The previous frame's last packet carried no marker; it is still complete (no gap).
+      this.finish();
+    }
+    this.current.push(p);
+    if (p.header.marker) this.finish();
+  }
+
+  private onLoss(): void {
+    this.stats.losses++;
+    this.current = [];
+    if (!this.waitingForKeyframe) {
+      this.waitingForKeyframe = true;
+      this.options.onKeyframeNeeded?.('loss');
+    }
+  }
+
+  private finish(): void {
+    const packets = this.current;
+    this.current = [];
+    if (packets.length === 0) return;
+    let frame: EncodedFrame | undefined;
+    try {
+      frame = this.build(packets);
+    } catch {
+      frame = undefined;
+    }
+    if (!frame) {
+      this.onLoss();
+      return;
+    }
+    if (this.waitingForKeyframe && !frame.isKeyframe) {
+      this.stats.dropped++;
+      return;
+    }
+    this.waitingForKeyframe = false;
+    this.stats.frames++;
+    if (frame.isKeyframe) this.stats.keyframes++;
+    this.options.onFrame(frame);
+  }
+
+  private build(packets: RtpPacket[]): EncodedFrame | undefined {
+    const codec = this.options.codec;
+    const { data } = dePacketizeRtpPackets(DEPACKETIZER_NAME[codec], packets);
+    if (data.length === 0) return undefined;
+    const timestamp = this.unwrap(packets[0].header.timestamp);
+    let info: { data?: Buffer; isKeyframe: boolean; width?: number; height?: number };
+    if (codec === 'VP8') info = parseVp8Frame(data);
+    else if (codec === 'VP9') info = parseVp9Frame(data);
+    else info = this.h264.process(data);
+    if (info.width && info.height) this.size = { width: info.width, height: info.height };
+    return { codec, data: info.data ?? data, isKeyframe: info.isKeyframe, timestamp, ...this.size };
+  }
+
+  // RTP timestamps wrap at 2^32; consumers get a number that only grows.
+  private unwrap(ts: number): number {
+    if (this.lastTs !== undefined) {
+      const delta = (ts - this.lastTs) | 0;
+      if (delta < 0 && ts > this.lastTs) this.tsBase -= 0x100000000;
+      else if (delta > 0 && ts < this.lastTs) this.tsBase += 0x100000000;
+    }
+    this.lastTs = ts;
+    return this.tsBase + ts;
+  }
+}

@@ -1,0 +1,1 @@
+export { findFfmpeg, FfmpegNotFoundError, type FfmpegLookup } from './ffmpeg';

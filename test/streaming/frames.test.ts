@@ -1,0 +1,135 @@
+import { H264Packetizer, RtpPacket, Vp8Packetizer, Vp9Packetizer } from 'werift';
+import {
+  AccessUnitSplitter,
+  FrameAssembler,
+  H264ParameterCache,
+  IvfReader,
+  nalType,
+  parseVp8Frame,
+  splitAnnexB,
+  joinAnnexB,
+  type EncodedFrame,
+  type KeyframeReason,
+  type VideoCodec,
+} from '../../shared/frames';
+import { decodeFrames, encodeTestPattern } from './support/ffmpeg';
+
+interface Source {
+  data: Buffer;
+  ts: number;
+}
+
+function packetize(codec: VideoCodec, frames: Source[]): RtpPacket[] {
+  const opts = { maxPayloadSize: 400, payloadType: 96, ssrc: 1234, sequenceNumber: 65500 };
+  const p = codec === 'VP8' ? new Vp8Packetizer(opts) : codec === 'VP9' ? new Vp9Packetizer(opts) : new H264Packetizer(opts);
+  // Round trip through bytes so the assembler sees what a socket would deliver.
+  return frames.flatMap((f) => p.packetize(f.data, f.ts).map((pkt) => RtpPacket.deSerialize(pkt.serialize())));
+}
+
+function assemble(codec: VideoCodec, packets: RtpPacket[]): { frames: EncodedFrame[]; requests: KeyframeReason[] } {
+  const frames: EncodedFrame[] = [];
+  const requests: KeyframeReason[] = [];
+  const a = new FrameAssembler({ codec, onFrame: (f) => frames.push(f), onKeyframeNeeded: (r) => requests.push(r), reorderWindow: 8 });
+  for (const p of packets) a.push(p);
+  return { frames, requests };
+}
+
+async function ivfSources(codec: 'VP8' | 'VP9', n: number): Promise<Source[]> {
+  const reader = new IvfReader();
+  const frames = reader.push(await encodeTestPattern({ codec, frames: n, gop: 10 }));
+  // Start the RTP clock near the 32-bit wrap to exercise unwrapping.
+  return frames.map((f, i) => ({ data: f.data, ts: (0xfffff000 + i * 3000) >>> 0 }));
+}
+
+async function h264Sources(n: number): Promise<Source[]> {
+  const splitter = new AccessUnitSplitter();
+  const stream = await encodeTestPattern({ codec: 'H264', frames: n, gop: 10 });
+  // Feed in odd-sized chunks as a pipe would.
+  const aus: Buffer[] = [];
+  for (let i = 0; i < stream.length; i += 777) aus.push(...splitter.push(stream.subarray(i, i + 777)));
+  aus.push(...splitter.flush());
+  return aus.map((data, i) => ({ data, ts: i * 3000 }));
+}
+
+describe('frame parsing', () => {
+  test('VP8 key frames are recognised from the bitstream, with their size', async () => {
+    const src = await ivfSources('VP8', 25);
+    expect(src).toHaveLength(25);
+    const keys = src.map((s, i) => (parseVp8Frame(s.data).isKeyframe ? i : -1)).filter((i) => i >= 0);
+    expect(keys).toEqual([0, 10, 20]);
+    expect(parseVp8Frame(src[0].data)).toEqual({ isKeyframe: true, width: 320, height: 240 });
+    // A delta frame whose tag bit is forced to 0 is still no key frame without the start code.
+    const forged = Buffer.from(src[1].data);
+    forged[0] &= 0xfe;
+    expect(parseVp8Frame(forged).isKeyframe).toBe(false);
+  });
+
+  test('H264 streams split into one access unit per picture', async () => {
+    const src = await h264Sources(25);
+    expect(src).toHaveLength(25);
+    const cache = new H264ParameterCache();
+    const keys = src.map((s, i) => (cache.process(s.data).isKeyframe ? i : -1)).filter((i) => i >= 0);
+    expect(keys).toEqual([0, 10, 20]);
+  });
+
+  test('an IDR without parameter sets is a key frame only once SPS/PPS are known, and gets them prepended', async () => {
+    const src = await h264Sources(12);
+    const idr = src[10].data;
+    const stripped = joinAnnexB(splitAnnexB(idr).filter((u) => nalType(u) !== 7 && nalType(u) !== 8));
+    expect(new H264ParameterCache().process(stripped).isKeyframe).toBe(false);
+    const cache = new H264ParameterCache();
+    cache.process(src[0].data);
+    const fixed = cache.process(stripped);
+    expect(fixed.isKeyframe).toBe(true);
+    expect(fixed).toMatchObject({ width: 320, height: 240 });
+    expect(splitAnnexB(fixed.data).map(nalType).filter((t) => t === 7 || t === 8)).toEqual([7, 8]);
+  });
+});
+
+describe('RTP to frames', () => {
+  test.each(['VP8', 'VP9'] as const)('%s frames come out byte-identical and decodable', async (codec) => {
+    const src = await ivfSources(codec, 30);
+    const { frames, requests } = assemble(codec, packetize(codec, src));
+    expect(requests).toEqual(['start']);
+    expect(frames.map((f) => f.data)).toEqual(src.map((s) => s.data));
+    expect(frames.filter((f) => f.isKeyframe)).toHaveLength(3);
+    expect(frames[0]).toMatchObject({ codec, width: 320, height: 240, isKeyframe: true });
+    // Timestamps grow across the 32-bit wrap.
+    for (let i = 1; i < frames.length; i++) expect(frames[i].timestamp - frames[i - 1].timestamp).toBe(3000);
+    const dec = await decodeFrames(frames);
+    expect(dec).toEqual({ decoded: 30, errors: '' });
+  });
+
+  test('H264 access units come out decodable, with SPS/PPS present on key frames', async () => {
+    const src = await h264Sources(30);
+    const { frames } = assemble('H264', packetize('H264', src));
+    expect(frames).toHaveLength(30);
+    expect(frames.filter((f) => f.isKeyframe)).toHaveLength(3);
+    expect(frames[0]).toMatchObject({ width: 320, height: 240 });
+    const dec = await decodeFrames(frames);
+    expect(dec).toEqual({ decoded: 30, errors: '' });
+  });
+
+  test('loss holds frames back until the next key frame and asks for one', async () => {
+    const src = await ivfSources('VP8', 30);
+    const packets = packetize('VP8', src);
+    // Drop one packet of frame 3; reorder a pair elsewhere (must not count as loss).
+    const frame3 = packets.findIndex((p) => p.header.timestamp === src[3].ts);
+    const kept = packets.filter((_, i) => i !== frame3);
+    const j = kept.findIndex((p) => p.header.timestamp === src[15].ts);
+    [kept[j], kept[j + 1]] = [kept[j + 1], kept[j]];
+    const { frames, requests } = assemble('VP8', kept);
+    expect(requests).toEqual(['start', 'loss']);
+    const got = frames.map((f) => src.findIndex((s) => s.ts === (f.timestamp >>> 0)));
+    expect(got).toEqual([0, 1, 2, ...Array.from({ length: 20 }, (_, i) => i + 10)]);
+    expect((await decodeFrames(frames)).errors).toBe('');
+  });
+
+  test('a stream joined mid-GOP starts at the first real key frame', async () => {
+    const src = await ivfSources('VP8', 25);
+    const packets = packetize('VP8', src.slice(4));
+    const { frames } = assemble('VP8', packets);
+    expect(frames[0].isKeyframe).toBe(true);
+    expect(frames).toHaveLength(15);
+  });
+});
