@@ -1,0 +1,11 @@
+/** Scopes the token request asks for, as the real authorization server names them. */
+
+/** Detection, comparison and face collections (collections share the compare scope). */
+export const VISION_SCOPES: readonly string[] = Object.freeze([
+  'ips.api.ricoh/v1/detect_faces',
+  'ips.api.ricoh/v1/compare_faces',
+  'ips.api.ricoh/v1/detect_humans',
+]);
+
+/** Rooms, tickets and signaling of the live streaming service. */
+export const STREAMING_SCOPES: readonly string[] = Object.freeze(['sfu.api.ricoh/v1/sfu']);

@@ -1,0 +1,206 @@
+import type { Pool } from 'undici';
+import { ApiError, InputError } from '../errors';
+import { acquireDispatcher, type DispatcherLease } from '../http/dispatchers';
+import { responseError } from '../http/error-body';
+import { backoffDelay, resolveRetryPolicy, sleep, type RetryPolicy } from '../http/retry';
+import { send } from '../http/send';
+import { parseServiceBase, type ServiceBase } from '../http/url';
+
+/** An access token (and, for vision, its API key) with the moment it stops being valid. */
+export interface Token {
+  accessToken: string;
+  apiKey?: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/** How to obtain tokens for one client (client id + secret + scopes). */
+export interface TokenSourceOptions {
+  /** Base address of the authorization server; the token endpoint is `<authUrl>/v1/token`. */
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: readonly string[];
+  /** Renew this long before expiry (default 10 s, the vendor SDK's margin). */
+  renewBeforeSeconds?: number;
+  /** Pool to use instead of the shared per-origin one (the caller keeps ownership). */
+  dispatcher?: Pool;
+  retry?: Partial<RetryPolicy>;
+  /** Per-attempt timeout of the token request (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** Lifetime assumed when the server does not say (the real service issues one-hour tokens). */
+const DEFAULT_LIFETIME_S = 3600;
+/** For short-lived tokens a fixed margin could exceed the lifetime: never renew earlier than this fraction. */
+const MAX_MARGIN_FRACTION = 0.2;
+
+/**
+ * Client-credentials tokens for one credential set: cached, renewed ahead of expiry, and fetched
+ * by one request at a time however many callers wait. Secrets live in private fields so that
+ * `util.inspect` and JSON of this object cannot reveal them.
+ */
+export class TokenSource {
+  /** Base address of the authorization server (no credentials in it). */
+  readonly authUrl: string;
+  readonly clientId: string;
+  readonly scopes: readonly string[];
+  readonly #secret: string;
+  readonly #base: ServiceBase;
+  readonly #renewBeforeMs: number;
+  readonly #retry: RetryPolicy;
+  readonly #timeoutMs: number;
+  readonly #pool: Pool;
+  readonly #lease?: DispatcherLease;
+  #cached?: Token & { renewAt: number };
+  #inflight?: Promise<Token>;
+  #closed = false;
+
+  constructor(options: TokenSourceOptions) {
+    this.#base = parseServiceBase(options.authUrl, 'authUrl');
+    requireText(options.clientId, 'clientId', 'client id');
+    requireText(options.clientSecret, 'clientSecret', 'client secret');
+    if (!Array.isArray(options.scopes) || options.scopes.some((s) => typeof s !== 'string' || /\s/.test(s))) {
+      throw new InputError('scopes', 'scopes must be an array of scope names without spaces', 'string[]');
+    }
+    const renewBefore = options.renewBeforeSeconds ?? 10;
+    if (!Number.isFinite(renewBefore) || renewBefore < 0) {
+      throw new InputError('renewBeforeSeconds', 'renewBeforeSeconds must be a number >= 0', '>= 0');
+    }
+    this.authUrl = this.#base.origin + this.#base.prefix;
+    this.clientId = options.clientId;
+    this.scopes = Object.freeze([...options.scopes]);
+    this.#secret = options.clientSecret;
+    this.#renewBeforeMs = renewBefore * 1000;
+    this.#retry = resolveRetryPolicy(options.retry);
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    if (options.dispatcher) {
+      this.#pool = options.dispatcher;
+    } else {
+      this.#lease = acquireDispatcher(this.#base.origin);
+      this.#pool = this.#lease.pool;
+    }
+  }
+
+  /** A valid token, from the cache when it is not about to expire. */
+  getToken(): Promise<Token> {
+    const cached = this.#cached;
+    if (cached && Date.now() < cached.renewAt) return Promise.resolve(publicView(cached));
+    if (this.#closed) {
+      return Promise.reject(new ApiError({ operation: 'getToken', serviceMessage: 'token source is closed', code: 'closed', retryable: false }));
+    }
+    if (!this.#inflight) {
+      // Cleared when settled so a failure reaches every waiter of this round but is not cached.
+      this.#inflight = this.#renew(cached).finally(() => {
+        this.#inflight = undefined;
+      });
+    }
+    return this.#inflight;
+  }
+
+  /** Forgets `accessToken` after the service refused it (401); the next getToken() fetches a new one. */
+  invalidate(accessToken: string): void {
+    if (this.#cached?.accessToken === accessToken) this.#cached = undefined;
+  }
+
+  /** Releases the connection pool (when this source owns its lease). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#cached = undefined;
+    await this.#lease?.release();
+  }
+
+  async #renew(previous?: Token): Promise<Token> {
+    try {
+      const token = await this.#requestWithRetry();
+      return publicView(token);
+    } catch (err) {
+      // A blip of the authorization server should not stop calls while the old token still works.
+      if (previous && Date.now() < previous.expiresAt - 1000 && err instanceof ApiError && err.retryable) {
+        return publicView(previous);
+      }
+      throw err;
+    }
+  }
+
+  async #requestWithRetry(): Promise<Token> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.#requestOnce();
+      } catch (err) {
+        if (!(err instanceof ApiError) || !err.retryable || attempt >= this.#retry.retries || this.#closed) throw err;
+        await sleep(backoffDelay(attempt, this.#retry, err.retryAfterMs));
+      }
+    }
+  }
+
+  async #requestOnce(): Promise<Token> {
+    const startedAt = Date.now();
+    const form = new URLSearchParams({ grant_type: 'client_credentials', scope: this.scopes.join(' ') });
+    const received = await send({
+      pool: this.#pool,
+      base: this.#base,
+      method: 'POST',
+      path: '/v1/token',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${this.clientId}:${this.#secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
+      body: form.toString(),
+      timeoutMs: this.#timeoutMs,
+      operation: 'getToken',
+    });
+    if (received.status === 401 || received.status === 403 || (received.status === 400 && /invalid_client/.test(received.text))) {
+      const fault = responseError('getToken', received.status, received.text);
+      throw new ApiError({
+        operation: 'getToken',
+        status: 401,
+        serviceMessage: fault.serviceMessage,
+        code: fault.code ?? 'invalid_client',
+        retryable: false,
+        message: `getToken failed: the client id or client secret was rejected by ${this.authUrl} (HTTP ${received.status}: ${fault.serviceMessage})`,
+      });
+    }
+    if (received.status < 200 || received.status >= 300) {
+      throw responseError('getToken', received.status, received.text, { retryAfter: received.headers['retry-after'] });
+    }
+    const token = parseTokenResponse(received.text);
+    const lifetimeMs = token.expiresInS * 1000;
+    const expiresAt = startedAt + lifetimeMs;
+    const margin = Math.min(this.#renewBeforeMs, lifetimeMs * MAX_MARGIN_FRACTION);
+    const cached = { accessToken: token.accessToken, apiKey: token.apiKey, expiresAt, renewAt: expiresAt - margin };
+    this.#cached = cached;
+    return cached;
+  }
+}
+
+function parseTokenResponse(text: string): { accessToken: string; apiKey?: string; expiresInS: number } {
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw invalidTokenResponse('the body is not JSON');
+  }
+  const accessToken = body.access_token;
+  if (typeof accessToken !== 'string' || accessToken === '') throw invalidTokenResponse('access_token is missing');
+  const apiKey = typeof body.api_key === 'string' && body.api_key !== '' ? body.api_key : undefined;
+  const expiresIn = Number(body.expires_in ?? DEFAULT_LIFETIME_S);
+  return { accessToken, apiKey, expiresInS: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : DEFAULT_LIFETIME_S };
+}
+
+function invalidTokenResponse(why: string): ApiError {
+  return new ApiError({ operation: 'getToken', status: 200, serviceMessage: why, code: 'invalid_response', retryable: false, message: `getToken failed: unexpected token response (${why})` });
+}
+
+function publicView(token: Token): Token {
+  return token.apiKey === undefined
+    ? { accessToken: token.accessToken, expiresAt: token.expiresAt }
+    : { accessToken: token.accessToken, apiKey: token.apiKey, expiresAt: token.expiresAt };
+}
+
+function requireText(value: unknown, field: string, what: string): void {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new InputError(field, `${field} is required: the ${what} of the API client (non-empty string)`, 'non-empty string');
+  }
+}

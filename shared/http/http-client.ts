@@ -1,0 +1,192 @@
+import type { Pool } from 'undici';
+import type { TokenSource } from '../auth/token-source';
+import { ApiError, InputError } from '../errors';
+import { acquireDispatcher, type DispatcherLease } from './dispatchers';
+import { isQuotaExhausted, neverSent, parseErrorBody, responseError } from './error-body';
+import { backoffDelay, resolveRetryPolicy, sleep, type RetryPolicy } from './retry';
+import { send, type RequestBody } from './send';
+import { parseServiceBase, type ServiceBase } from './url';
+
+/** Largest request body the service accepts; above it the gateway answers a plain-text 413. */
+export const MAX_BODY_BYTES = 10_485_760;
+
+/** How to reach one service. */
+export interface HttpClientOptions {
+  /** Base address of the service; request paths start with `/v1/`. */
+  baseUrl: string;
+  tokens: TokenSource;
+  /** Send `x-api-key` (the vision service wants it; streaming does not). */
+  sendApiKey: boolean;
+  retry?: Partial<RetryPolicy>;
+  /** Per-attempt timeout for the response headers and for each body chunk (default 60 s). */
+  timeoutMs?: number;
+  /** Pool to use instead of the shared per-origin one (the caller keeps ownership). */
+  dispatcher?: Pool;
+}
+
+/** One call of the service. */
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Starts with `/v1/`; path segments taken from users must already be encoded. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  /** Sent as application/json. */
+  json?: unknown;
+  /** Sent as is (set content-type in `headers`, FormData sets its own). */
+  body?: RequestBody;
+  headers?: Record<string, string>;
+  /** Client operation name, used in errors. */
+  operation: string;
+  /** 'json' (default) parses the response, 'empty' discards it, 'text' returns it. */
+  expect?: 'json' | 'empty' | 'text';
+  /**
+   * false for calls that must not run twice (create a collection, add a face): they are retried
+   * only when the service surely did not act on them. Default true.
+   */
+  idempotent?: boolean;
+  /** Added to the message of a 404, e.g. which id was unknown. */
+  notFoundHint?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Authorised requests to one service with retries. Detection and comparison POSTs are pure
+ * functions of their input, so repeating one after a 429/5xx or a reset is safe and is done.
+ */
+export class HttpClient {
+  readonly #base: ServiceBase;
+  readonly #tokens: TokenSource;
+  readonly #sendApiKey: boolean;
+  readonly #retry: RetryPolicy;
+  readonly #timeoutMs: number;
+  readonly #pool: Pool;
+  readonly #lease?: DispatcherLease;
+
+  constructor(options: HttpClientOptions) {
+    this.#base = parseServiceBase(options.baseUrl, 'baseUrl');
+    this.#tokens = options.tokens;
+    this.#sendApiKey = options.sendApiKey;
+    this.#retry = resolveRetryPolicy(options.retry);
+    this.#timeoutMs = options.timeoutMs ?? 60_000;
+    if (options.dispatcher) {
+      this.#pool = options.dispatcher;
+    } else {
+      this.#lease = acquireDispatcher(this.#base.origin);
+      this.#pool = this.#lease.pool;
+    }
+  }
+
+  /** The policy in force (defaults filled in). */
+  get retryPolicy(): RetryPolicy {
+    return { ...this.#retry };
+  }
+
+  /** Sends the request, retrying per policy, and returns the parsed response. */
+  async request<T>(req: HttpRequest): Promise<T> {
+    const prepared = prepareBody(req);
+    let renewedAfter401 = false;
+    for (let attempt = 0; ; ) {
+      if (req.signal?.aborted) throw aborted(req.operation);
+      const token = await this.#tokens.getToken();
+      const headers: Record<string, string> = { authorization: `Bearer ${token.accessToken}`, ...prepared.headers };
+      if (this.#sendApiKey && token.apiKey !== undefined) headers['x-api-key'] = token.apiKey;
+      let failure: ApiError;
+      try {
+        const received = await send({
+          pool: this.#pool,
+          base: this.#base,
+          method: req.method,
+          path: req.path,
+          query: req.query,
+          headers,
+          body: prepared.body,
+          timeoutMs: this.#timeoutMs,
+          operation: req.operation,
+          signal: req.signal,
+        });
+        if (received.status >= 200 && received.status < 300) return parseSuccess<T>(req, received.status, received.text);
+        if (received.status === 401 && !renewedAfter401) {
+          // The token may have been revoked or expired early: renew once, and this is not a retry.
+          renewedAfter401 = true;
+          this.#tokens.invalidate(token.accessToken);
+          continue;
+        }
+        failure = responseError(req.operation, received.status, received.text, {
+          hint: hintFor(received.status, req, renewedAfter401),
+          retryAfter: received.headers['retry-after'],
+        });
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        failure = err;
+      }
+      if (req.signal?.aborted) throw aborted(req.operation);
+      if (attempt >= this.#retry.retries || !this.#mayRetry(req, failure)) throw failure;
+      await sleep(backoffDelay(attempt, this.#retry, failure.retryAfterMs));
+      attempt += 1;
+    }
+  }
+
+  /** Releases the connection pool (when this client owns its lease). The token source is not closed. */
+  async close(): Promise<void> {
+    await this.#lease?.release();
+  }
+
+  #mayRetry(req: HttpRequest, failure: ApiError): boolean {
+    if (!failure.retryable) return false;
+    if (req.idempotent !== false) return true;
+    // Throttling (429 Too Many Requests) and a refused connection mean the service did not act.
+    if (failure.status === 429 && !isQuotaExhausted(429, { message: failure.serviceMessage, code: failure.code })) return true;
+    return neverSent(failure);
+  }
+}
+
+interface PreparedBody {
+  body?: RequestBody;
+  headers: Record<string, string>;
+}
+
+function prepareBody(req: HttpRequest): PreparedBody {
+  const headers: Record<string, string> = { ...(req.headers ?? {}) };
+  let body = req.body;
+  if (req.json !== undefined) {
+    body = JSON.stringify(req.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const size = typeof body === 'string' ? Buffer.byteLength(body) : body instanceof Uint8Array ? body.byteLength : 0;
+  if (size > MAX_BODY_BYTES) {
+    throw new InputError('body', `${req.operation}: request body is ${size} bytes; the service refuses bodies above ${MAX_BODY_BYTES} bytes`, `${MAX_BODY_BYTES} bytes`);
+  }
+  return { body, headers };
+}
+
+function parseSuccess<T>(req: HttpRequest, status: number, text: string): T {
+  const expect = req.expect ?? 'json';
+  if (expect === 'empty') return undefined as T;
+  if (expect === 'text') return text as T;
+  if (text.trim() === '') return {} as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ApiError({
+      operation: req.operation,
+      status,
+      serviceMessage: parseErrorBody(text, status).message,
+      code: 'invalid_response',
+      retryable: false,
+      message: `${req.operation} failed: HTTP ${status} with a body that is not JSON`,
+    });
+  }
+}
+
+function hintFor(status: number, req: HttpRequest, renewed: boolean): string | undefined {
+  if (status === 401) return renewed ? 'the access token was refused even after renewing it' : 'the access token was refused';
+  if (status === 403) return 'the API key was refused, or the client lacks the scope for this call';
+  if (status === 404) return req.notFoundHint;
+  if (status === 413) return `request body too large; images must be less than 4 MiB and bodies at most ${MAX_BODY_BYTES} bytes`;
+  if (status === 415) return 'content type not supported; images must be JPEG or PNG';
+  return undefined;
+}
+
+function aborted(operation: string): ApiError {
+  return new ApiError({ operation, serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false });
+}

@@ -1,0 +1,57 @@
+/** How failed requests are repeated. */
+export interface RetryPolicy {
+  /** Repeats after the first attempt (0 disables retrying). */
+  retries: number;
+  /** Upper bound of the first backoff; doubles with every attempt. */
+  baseDelayMs: number;
+  /** Cap on any single wait, including one asked for by Retry-After. */
+  maxDelayMs: number;
+}
+
+/** Defaults: up to 4 retries, waits drawn from [0, 250 ms · 2^n], never longer than 10 s. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({ retries: 4, baseDelayMs: 250, maxDelayMs: 10_000 });
+
+/** Fills a partial policy from the defaults and rejects nonsense values. */
+export function resolveRetryPolicy(partial?: Partial<RetryPolicy>): RetryPolicy {
+  const policy = { ...DEFAULT_RETRY_POLICY, ...(partial ?? {}) };
+  for (const key of ['retries', 'baseDelayMs', 'maxDelayMs'] as const) {
+    const value = policy[key];
+    if (!Number.isFinite(value) || value < 0) {
+      throw new RangeError(`retry.${key} must be a finite number >= 0 (got ${String(value)})`);
+    }
+  }
+  policy.retries = Math.floor(policy.retries);
+  return policy;
+}
+
+/**
+ * Wait before retry number `attempt` (0-based). Full jitter (a uniform draw between zero and the
+ * exponential bound) spreads clients that failed together so they do not retry in lockstep.
+ * A Retry-After from the server is a floor, still capped so one response cannot stall a
+ * workflow for minutes.
+ */
+export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs?: number, random = Math.random): number {
+  const bound = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  const jittered = random() * bound;
+  const floor = retryAfterMs === undefined ? 0 : retryAfterMs;
+  return Math.min(policy.maxDelayMs, Math.max(jittered, floor));
+}
+
+/** Reads a Retry-After header (delta seconds or an HTTP date) as milliseconds from `now`. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || text.trim() === '') return undefined;
+  const trimmed = text.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/** Resolves after `ms`. The timer is kept referenced: a script whose only pending work is a retry must not exit. */
+export function sleep(ms: number): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
+}

@@ -1,0 +1,59 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FormData, Pool } from 'undici';
+import { networkError } from './error-body';
+import type { ServiceBase } from './url';
+
+/** A body undici can send again on a retry (FormData is re-serialised for every attempt). */
+export type RequestBody = Uint8Array | string | FormData;
+
+/** One HTTP exchange, already authorised. */
+export interface Exchange {
+  pool: Pool;
+  base: ServiceBase;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  headers: Record<string, string>;
+  body?: RequestBody;
+  timeoutMs: number;
+  operation: string;
+  signal?: AbortSignal;
+}
+
+/** Status, headers and the whole (small) body of a response. */
+export interface Received {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/**
+ * Performs one attempt. Bodies of this API are small JSON documents, so the body is read whole;
+ * every transport failure becomes an ApiError without status.
+ */
+export async function send(exchange: Exchange): Promise<Received> {
+  try {
+    const response = await exchange.pool.request({
+      method: exchange.method,
+      path: exchange.base.prefix + exchange.path,
+      query: exchange.query ? definedOnly(exchange.query) : undefined,
+      headers: exchange.headers,
+      body: exchange.body,
+      headersTimeout: exchange.timeoutMs,
+      bodyTimeout: exchange.timeoutMs,
+      signal: exchange.signal,
+    });
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: response.headers, text };
+  } catch (err) {
+    throw networkError(exchange.operation, err, exchange.base.origin);
+  }
+}
+
+function definedOnly(query: Record<string, string | number | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) out[key] = String(value);
+  }
+  return out;
+}

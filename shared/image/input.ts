@@ -1,0 +1,107 @@
+import { InputError } from '../errors';
+import { IMAGE_LIMIT_TEXT, MAX_IMAGE_BYTES, type ImageMime } from './limits';
+import { sniffImage } from './sniff';
+
+/** An image as callers hold it: bytes, a base64 string, a data URL, or an http(s) URL. */
+export type ImageInput = Buffer | Uint8Array | ArrayBuffer | string;
+
+/** An image ready to send: its bytes and type, or a URL the service fetches itself. */
+export type ResolvedImage = { kind: 'bytes'; bytes: Buffer; mime: ImageMime } | { kind: 'url'; url: string };
+
+/** Longest URL accepted; far beyond any real image address, short enough to keep errors readable. */
+const MAX_URL_LENGTH = 4096;
+
+/**
+ * Checks an image input and turns it into bytes or a URL, before anything is sent. `field` names
+ * the parameter in errors ('image', 'source', 'target').
+ */
+export function resolveImage(input: unknown, field: string): ResolvedImage {
+  if (typeof input === 'string') return resolveString(input, field);
+  if (input instanceof Uint8Array) return checkImageBytes(Buffer.from(input.buffer, input.byteOffset, input.byteLength), field);
+  if (input instanceof ArrayBuffer) return checkImageBytes(Buffer.from(input), field);
+  const got = input === null ? 'null' : typeof input;
+  throw new InputError(field, `${field} must be a Buffer, Uint8Array, base64 string, data URL or http(s) URL (got ${got})`, 'JPEG or PNG image');
+}
+
+/** Validates image bytes: not empty, under the size limit, JPEG or PNG, not cut short. */
+export function checkImageBytes(bytes: Buffer, field: string): ResolvedImage & { kind: 'bytes' } {
+  if (bytes.length === 0) throw new InputError(field, `${field} is empty (0 bytes)`, 'non-empty JPEG or PNG');
+  if (bytes.length >= MAX_IMAGE_BYTES) {
+    throw new InputError(field, `${field} is ${bytes.length} bytes; the service takes images ${IMAGE_LIMIT_TEXT}`, IMAGE_LIMIT_TEXT);
+  }
+  const sniffed = sniffImage(bytes);
+  if (!sniffed) {
+    const other = otherFormat(bytes);
+    const what = other ? `a ${other} image` : 'not a JPEG or PNG image';
+    throw new InputError(field, `${field} is ${what}; the service reads only JPEG or PNG`, 'JPEG or PNG');
+  }
+  if (!sniffed.complete) {
+    const marker = sniffed.mime === 'image/jpeg' ? 'JPEG end-of-image marker' : 'PNG IEND chunk';
+    throw new InputError(field, `${field} looks truncated: no ${marker}`, 'complete JPEG or PNG');
+  }
+  return { kind: 'bytes', bytes, mime: sniffed.mime };
+}
+
+function resolveString(raw: string, field: string): ResolvedImage {
+  const text = raw.trim();
+  if (text === '') throw new InputError(field, `${field} is an empty string`, 'non-empty base64, data URL or http(s) URL');
+  if (/^https?:\/\//i.test(text)) return { kind: 'url', url: checkUrl(text, field) };
+  if (/^data:/i.test(text)) return resolveDataUrl(text, field);
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text);
+  if (scheme) {
+    throw new InputError(field, `${field} URL scheme "${scheme[1]}:" is not supported; use http or https`, 'http(s) URL');
+  }
+  return checkImageBytes(decodeBase64(text, field), field);
+}
+
+function checkUrl(text: string, field: string): string {
+  if (text.length > MAX_URL_LENGTH) throw new InputError(field, `${field} URL is longer than ${MAX_URL_LENGTH} characters`, `${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InputError(field, `${field} is not a valid http(s) URL`, 'http(s) URL');
+  }
+  if (url.hostname === '') throw new InputError(field, `${field} URL has no host`, 'http(s) URL');
+  return url.href;
+}
+
+function resolveDataUrl(text: string, field: string): ResolvedImage {
+  const match = /^data:([^,]*),(.*)$/is.exec(text);
+  if (!match) throw new InputError(field, `${field} is not a valid data URL (no comma)`, 'data:image/jpeg;base64,... or data:image/png;base64,...');
+  const params = match[1].split(';').map((p) => p.trim().toLowerCase());
+  const mime = params[0];
+  if (mime !== 'image/jpeg' && mime !== 'image/jpg' && mime !== 'image/png') {
+    throw new InputError(field, `${field} data URL has type "${mime || 'none'}"; only image/jpeg and image/png are accepted`, 'image/jpeg or image/png');
+  }
+  if (!params.includes('base64')) {
+    throw new InputError(field, `${field} data URL must be base64-encoded (";base64,")`, 'base64 data URL');
+  }
+  return checkImageBytes(decodeBase64(match[2], field), field);
+}
+
+/** Strict decoding: Buffer.from(_, 'base64') silently skips bad characters, which would hide garbage. */
+function decodeBase64(text: string, field: string): Buffer {
+  const compact = text.replace(/\s+/g, '');
+  const estimated = Math.floor((compact.length * 3) / 4);
+  if (estimated - 2 >= MAX_IMAGE_BYTES) {
+    throw new InputError(field, `${field} decodes to about ${estimated} bytes; the service takes images ${IMAGE_LIMIT_TEXT}`, IMAGE_LIMIT_TEXT);
+  }
+  const standard = /^[A-Za-z0-9+/]*={0,2}$/.test(compact);
+  const urlSafe = !standard && /^[A-Za-z0-9_-]*={0,2}$/.test(compact);
+  if ((!standard && !urlSafe) || compact.length % 4 === 1) {
+    throw new InputError(field, `${field} is neither a URL nor valid base64`, 'base64, data URL or http(s) URL');
+  }
+  return Buffer.from(compact, urlSafe ? 'base64url' : 'base64');
+}
+
+/** Names common non-supported formats so the error says what the file actually is. */
+function otherFormat(bytes: Buffer): string | undefined {
+  const head = bytes.toString('latin1', 0, Math.min(bytes.length, 12));
+  if (head.startsWith('GIF8')) return 'GIF';
+  if (head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP') return 'WebP';
+  if (head.startsWith('BM')) return 'BMP';
+  if (head.startsWith('%PDF')) return 'PDF';
+  if (head.startsWith('II*\u0000') || head.startsWith('MM\u0000*')) return 'TIFF';
+  return undefined;
+}

@@ -1,0 +1,12 @@
+/**
+ * The spec says images must be "less than 4MB". We read MB as MiB (4 * 1024 * 1024 bytes) and
+ * "less than" strictly: an image of exactly 4194304 bytes is refused. The same bound applies to
+ * the sum of the images of one comparison or face addition.
+ */
+export const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
+
+/** Words used in errors about the image size limit. */
+export const IMAGE_LIMIT_TEXT = `less than 4 MiB (${MAX_IMAGE_BYTES} bytes)`;
+
+/** The two formats the service reads. */
+export type ImageMime = 'image/jpeg' | 'image/png';

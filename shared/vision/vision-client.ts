@@ -1,0 +1,264 @@
+import { Blob } from 'node:buffer';
+import { FormData } from 'undici';
+import { VISION_SCOPES } from '../auth/scopes';
+import { TokenSource } from '../auth/token-source';
+import { InputError } from '../errors';
+import { HttpClient, type HttpRequest } from '../http/http-client';
+import type { RetryPolicy } from '../http/retry';
+import { downloadImage } from '../image/download';
+import { resolveImage, type ImageInput, type ResolvedImage } from '../image/input';
+import { IMAGE_LIMIT_TEXT, MAX_IMAGE_BYTES } from '../image/limits';
+import {
+  parseAddedFace,
+  parseCollectionCompare,
+  parseCollectionFaces,
+  parseCollections,
+  parseCompare,
+  parseCreatedCollection,
+  parseFaces,
+  parseHumans,
+} from './parse';
+import type {
+  AddedFace,
+  CollectionCompareResult,
+  CollectionFace,
+  CompareResult,
+  CompareWithCollectionOptions,
+  DetectedFace,
+  DetectedHuman,
+  FaceCollection,
+} from './types';
+import { checkMaxResults, pathId } from './validate';
+
+/** Settings shared by both ways of building a VisionClient. */
+interface VisionCommonOptions {
+  /** Base address of the vision service, e.g. https://ips.api.ricoh (a trailing /v1 is accepted). */
+  visionUrl: string;
+  retry?: Partial<RetryPolicy>;
+  /** Per-attempt timeout (default 60 s). */
+  timeoutMs?: number;
+  /** Limit for downloading a URL image of a mixed comparison (default 15 s). */
+  downloadTimeoutMs?: number;
+}
+
+/** Builds its own token source from client credentials. */
+export interface VisionCredentialsOptions extends VisionCommonOptions {
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** Uses a token source owned by the caller (it is not closed by close()). */
+export interface VisionTokenSourceOptions extends VisionCommonOptions {
+  tokens: TokenSource;
+}
+
+/** Either credentials or an existing token source. */
+export type VisionClientOptions = VisionCredentialsOptions | VisionTokenSourceOptions;
+
+/** Multipart file names by type; the service reads the part's content type, the name is cosmetic. */
+const FILE_NAMES = { 'image/jpeg': 'image.jpg', 'image/png': 'image.png' } as const;
+
+/** One method per endpoint of the Visual Recognition API. */
+export class VisionClient {
+  readonly #http: HttpClient;
+  readonly #tokens: TokenSource;
+  readonly #ownsTokens: boolean;
+  readonly #downloadTimeoutMs: number;
+  #closed?: Promise<void>;
+
+  constructor(options: VisionClientOptions) {
+    if (!options || typeof options !== 'object') throw new InputError('options', 'VisionClient needs options', 'object');
+    if ('tokens' in options && options.tokens) {
+      this.#tokens = options.tokens;
+      this.#ownsTokens = false;
+    } else {
+      const creds = options as VisionCredentialsOptions;
+      this.#tokens = new TokenSource({
+        authUrl: creds.authUrl,
+        clientId: creds.clientId,
+        clientSecret: creds.clientSecret,
+        scopes: VISION_SCOPES,
+        retry: options.retry,
+      });
+      this.#ownsTokens = true;
+    }
+    try {
+      this.#http = new HttpClient({ baseUrl: options.visionUrl, tokens: this.#tokens, sendApiKey: true, retry: options.retry, timeoutMs: options.timeoutMs });
+    } catch (err) {
+      if (this.#ownsTokens) void this.#tokens.close();
+      throw err instanceof InputError && err.field === 'baseUrl'
+        ? new InputError('visionUrl', err.message.replace('baseUrl', 'visionUrl'), err.limit)
+        : err;
+    }
+    this.#downloadTimeoutMs = options.downloadTimeoutMs ?? 15_000;
+  }
+
+  /** Finds human heads (also from behind). */
+  async detectHumans(image: ImageInput): Promise<DetectedHuman[]> {
+    const body = await this.#call(detectionRequest('detectHumans', '/v1/detect_humans', resolveImage(image, 'image')));
+    return parseHumans(body, 'detectHumans');
+  }
+
+  /** Finds faces and the direction each looks in. */
+  async detectFaces(image: ImageInput): Promise<DetectedFace[]> {
+    const body = await this.#call(detectionRequest('detectFaces', '/v1/detect_faces', resolveImage(image, 'image')));
+    return parseFaces(body, 'detectFaces');
+  }
+
+  /** Similarity of the most confident face in `source` and in `target`. */
+  async compareFaces(source: ImageInput, target: ImageInput): Promise<CompareResult> {
+    let s = resolveImage(source, 'source');
+    let t = resolveImage(target, 'target');
+    const operation = 'compareFaces';
+    if (s.kind === 'url' && t.kind === 'url') {
+      return parseCompare(await this.#call({ method: 'POST', path: '/v1/compare_faces', json: { source: s.url, target: t.url }, operation }), operation);
+    }
+    // The service takes two files or two URLs; a mixed pair is completed by downloading the URL.
+    if (s.kind === 'url' && t.kind === 'bytes') s = await this.#download(s.url, 'source', t.bytes.length);
+    if (t.kind === 'url' && s.kind === 'bytes') t = await this.#download(t.url, 'target', s.bytes.length);
+    if (s.kind !== 'bytes' || t.kind !== 'bytes') throw new Error('unreachable: both images are bytes here');
+    checkTotal(s.bytes.length + t.bytes.length);
+    const form = new FormData();
+    appendFile(form, 'source', s);
+    appendFile(form, 'target', t);
+    return parseCompare(await this.#call({ method: 'POST', path: '/v1/compare_faces', body: form, operation }), operation);
+  }
+
+  /** Similarity of the face in `image` to the faces of a collection, most similar first. */
+  async compareWithCollection(collectionId: string, image: ImageInput, options: CompareWithCollectionOptions = {}): Promise<CollectionCompareResult> {
+    const id = pathId(collectionId, 'collectionId');
+    // When omitted, max_results is not sent: the service applies its documented default of 10.
+    const maxResults = checkMaxResults(options?.maxResults);
+    const img = resolveImage(image, 'image');
+    const operation = 'compareWithCollection';
+    const base = { method: 'POST' as const, path: `/v1/compare_faces/${id}`, operation, notFoundHint: `collectionId "${collectionId}" does not exist` };
+    let req: HttpRequest;
+    if (img.kind === 'url') {
+      req = { ...base, json: maxResults === undefined ? { image: img.url } : { image: img.url, max_results: maxResults } };
+    } else {
+      const form = new FormData();
+      appendFile(form, 'image', img);
+      if (maxResults !== undefined) form.append('max_results', String(maxResults));
+      req = { ...base, body: form };
+    }
+    return parseCollectionCompare(await this.#call(req), operation);
+  }
+
+  /** Collections of this client. */
+  async listCollections(): Promise<FaceCollection[]> {
+    const operation = 'listCollections';
+    return parseCollections(await this.#call({ method: 'GET', path: '/v1/face_collections', headers: JSON_TYPE, operation }), operation);
+  }
+
+  /**
+   * Creates an empty collection. Not retried after a 5xx or a reset: the service may have created
+   * it already, and a second one would use up the per-client collection limit (1 in beta).
+   */
+  async createCollection(): Promise<FaceCollection> {
+    const operation = 'createCollection';
+    const body = await this.#call({ method: 'POST', path: '/v1/face_collections', headers: JSON_TYPE, operation, idempotent: false });
+    return parseCreatedCollection(body, operation);
+  }
+
+  /** Deletes a collection and all its faces. */
+  async deleteCollection(collectionId: string): Promise<void> {
+    const id = pathId(collectionId, 'collectionId');
+    await this.#call({
+      method: 'DELETE',
+      path: `/v1/face_collections/${id}`,
+      headers: JSON_TYPE,
+      operation: 'deleteCollection',
+      expect: 'empty',
+      notFoundHint: `collectionId "${collectionId}" does not exist`,
+    });
+  }
+
+  /** Faces stored in a collection. */
+  async listFaces(collectionId: string): Promise<CollectionFace[]> {
+    const id = pathId(collectionId, 'collectionId');
+    const operation = 'listFaces';
+    const body = await this.#call({
+      method: 'GET',
+      path: `/v1/face_collections/${id}/faces`,
+      headers: JSON_TYPE,
+      operation,
+      notFoundHint: `collectionId "${collectionId}" does not exist`,
+    });
+    return parseCollectionFaces(body, operation);
+  }
+
+  /**
+   * Adds the most confident face of `image` to a collection. Like createCollection it is not
+   * retried once the service may have acted: a repeat would store the same face twice.
+   */
+  async addFace(collectionId: string, image: ImageInput): Promise<AddedFace> {
+    const id = pathId(collectionId, 'collectionId');
+    const img = resolveImage(image, 'image');
+    const operation = 'addFace';
+    const base = {
+      method: 'POST' as const,
+      path: `/v1/face_collections/${id}/faces`,
+      operation,
+      idempotent: false,
+      notFoundHint: `collectionId "${collectionId}" does not exist`,
+    };
+    let req: HttpRequest;
+    if (img.kind === 'url') {
+      req = { ...base, json: { image: img.url } };
+    } else {
+      const form = new FormData();
+      appendFile(form, 'image', img);
+      req = { ...base, body: form };
+    }
+    return parseAddedFace(await this.#call(req), operation);
+  }
+
+  /** Removes one face from a collection (DELETE, the defined method; spec rule 3). */
+  async removeFace(collectionId: string, faceId: string): Promise<void> {
+    const cid = pathId(collectionId, 'collectionId');
+    const fid = pathId(faceId, 'faceId');
+    await this.#call({
+      method: 'DELETE',
+      path: `/v1/face_collections/${cid}/faces/${fid}`,
+      operation: 'removeFace',
+      expect: 'empty',
+      notFoundHint: `collectionId "${collectionId}" or faceId "${faceId}" does not exist`,
+    });
+  }
+
+  /** Releases connections (and the token source when this client created it). Safe to call twice. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      await this.#http.close();
+      if (this.#ownsTokens) await this.#tokens.close();
+    })();
+    return this.#closed;
+  }
+
+  #call(req: HttpRequest): Promise<unknown> {
+    return this.#http.request<unknown>(req);
+  }
+
+  #download(url: string, field: string, otherBytes: number): Promise<ResolvedImage & { kind: 'bytes' }> {
+    return downloadImage(url, field, { maxBytes: MAX_IMAGE_BYTES - otherBytes, timeoutMs: this.#downloadTimeoutMs });
+  }
+}
+
+/** Spec rule 2: list, create and delete calls carry Content-Type application/json even without a body. */
+const JSON_TYPE = { 'content-type': 'application/json' } as const;
+
+function detectionRequest(operation: string, path: string, img: ResolvedImage): HttpRequest {
+  if (img.kind === 'url') return { method: 'POST', path, json: { image: img.url }, operation };
+  return { method: 'POST', path, body: img.bytes, headers: { 'content-type': img.mime }, operation };
+}
+
+function appendFile(form: FormData, name: string, img: ResolvedImage & { kind: 'bytes' }): void {
+  form.append(name, new Blob([img.bytes], { type: img.mime }), FILE_NAMES[img.mime]);
+}
+
+function checkTotal(total: number): void {
+  if (total >= MAX_IMAGE_BYTES) {
+    throw new InputError('source+target', `source and target together are ${total} bytes; the service takes ${IMAGE_LIMIT_TEXT} in total`, `${IMAGE_LIMIT_TEXT} in total`);
+  }
+}
