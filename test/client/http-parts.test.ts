@@ -1,0 +1,61 @@
+import { ApiError, InputError } from '../../shared/errors';
+import { backoffDelay, parseErrorBody, parseRetryAfter, parseServiceBase } from '../../shared/http';
+import { responseError } from '../../shared/http/error-body';
+
+describe('error bodies', () => {
+  it('reads both JSON shapes and the plain-text 413', () => {
+    expect(parseErrorBody('{"message":"Unsupported Media Type"}', 415)).toEqual({ message: 'Unsupported Media Type', code: undefined });
+    expect(parseErrorBody('{"error":{"code":"resource_not_found","message":"The specified resource does not exist."}}', 404)).toEqual({
+      message: 'The specified resource does not exist.',
+      code: 'resource_not_found',
+    });
+    expect(parseErrorBody('HTTP content length exceeded 10485760 bytes.', 413)).toEqual({ message: 'HTTP content length exceeded 10485760 bytes.' });
+    expect(parseErrorBody('', 502)).toEqual({ message: 'HTTP 502' });
+    expect(parseErrorBody('{"error":"invalid_client","error_description":"bad"}', 401)).toEqual({ message: 'bad', code: 'invalid_client' });
+  });
+
+  it('tells throttling from quota exhaustion', () => {
+    const throttled = responseError('detectFaces', 429, '{"message":"Too Many Requests"}');
+    expect(throttled).toBeInstanceOf(ApiError);
+    expect(throttled.retryable).toBe(true);
+    const quota = responseError('detectFaces', 429, '{"message":"Limit Exceeded"}');
+    expect(quota.retryable).toBe(false);
+    expect(quota.message).toMatch(/quota exhausted/);
+    expect(responseError('x', 500, '{"error":{"code":"time_out","message":"t"}}')).toMatchObject({ retryable: true, code: 'time_out', status: 500 });
+    expect(responseError('x', 404, '{}').retryable).toBe(false);
+  });
+});
+
+describe('Retry-After and backoff', () => {
+  it('reads seconds and HTTP dates', () => {
+    expect(parseRetryAfter('3')).toBe(3000);
+    const now = Date.parse('2030-01-01T00:00:00Z');
+    expect(parseRetryAfter('Tue, 01 Jan 2030 00:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+  });
+
+  it('draws full jitter under an exponential bound and caps everything', () => {
+    const policy = { retries: 5, baseDelayMs: 100, maxDelayMs: 1000 };
+    expect(backoffDelay(0, policy, undefined, () => 0.999)).toBeCloseTo(99.9);
+    expect(backoffDelay(3, policy, undefined, () => 0.5)).toBe(400);
+    expect(backoffDelay(10, policy, undefined, () => 0.999)).toBeCloseTo(999);
+    expect(backoffDelay(0, policy, undefined, () => 0)).toBe(0);
+    expect(backoffDelay(0, policy, 700, () => 0)).toBe(700);
+    expect(backoffDelay(0, policy, 60_000, () => 0)).toBe(1000);
+  });
+});
+
+describe('service base addresses', () => {
+  it('accepts a base with or without /v1 and keeps a path prefix', () => {
+    expect(parseServiceBase('https://ips.api.ricoh/v1', 'visionUrl')).toEqual({ origin: 'https://ips.api.ricoh', prefix: '' });
+    expect(parseServiceBase('https://auth.api.ricoh/', 'authUrl')).toEqual({ origin: 'https://auth.api.ricoh', prefix: '' });
+    expect(parseServiceBase('http://127.0.0.1:9/proxy/v1/token', 'authUrl')).toEqual({ origin: 'http://127.0.0.1:9', prefix: '/proxy' });
+  });
+
+  it('refuses what is not an http(s) base', () => {
+    for (const bad of ['', 'nope', 'ftp://h', 'https://u:p@h', 'https://h/?q=1']) {
+      expect(() => parseServiceBase(bad, 'authUrl')).toThrow(InputError);
+    }
+  });
+});
