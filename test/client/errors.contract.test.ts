@@ -1,0 +1,102 @@
+import { Blob } from 'node:buffer';
+import { FormData, request } from 'undici';
+import { ApiError } from '../../shared/errors';
+import { HttpClient } from '../../shared/http';
+import { paddedJpeg, tinyJpeg } from './images';
+import { caught, startHarness, type Harness } from './harness';
+
+/** One row per error of the spec's table, produced by the sandbox and read by the client. */
+describe('error table of the spec', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({}, { retries: 2, baseDelayMs: 1, maxDelayMs: 5 });
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+  beforeEach(async () => {
+    await h.resetAndWarm();
+  });
+
+  it('401 Unauthorized when the token stays invalid', async () => {
+    const token = await h.tokens.getToken();
+    const res = await request(`${h.sandbox.url}/v1/face_collections`, { headers: { authorization: 'Bearer nope', 'x-api-key': token.apiKey ?? '' } });
+    expect(res.statusCode).toBe(401);
+    const body = await res.body.text();
+    expect(body).toContain('Unauthorized');
+  });
+
+  it('403 Forbidden without the API key, mapped to a typed error', async () => {
+    const http = new HttpClient({ baseUrl: h.sandbox.url, tokens: h.tokens, sendApiKey: false, retry: { retries: 0 } });
+    const err = await caught(() => http.request({ method: 'GET', path: '/v1/face_collections', headers: { 'content-type': 'application/json' }, operation: 'listCollections' }));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 403, serviceMessage: 'Forbidden', retryable: false, operation: 'listCollections' });
+    expect(err.message).toMatch(/API key/);
+    await http.close();
+  });
+
+  it('413 Request Too Long (JSON) for an image the service refuses by size', async () => {
+    const err = await caught(() =>
+      h.http.request({ method: 'POST', path: '/v1/detect_faces', body: paddedJpeg(5 * 1024 * 1024), headers: { 'content-type': 'image/jpeg' }, operation: 'detectFaces' }),
+    );
+    expect(err).toMatchObject({ name: 'ApiError', status: 413, serviceMessage: 'Request Too Long', retryable: false });
+  });
+
+  it('413 plain text above 10485760 bytes', async () => {
+    const form = new FormData();
+    form.append('image', new Blob([Buffer.alloc(10_485_760 + 1024)], { type: 'image/jpeg' }), 'big.jpg');
+    const before = h.hits('detect_faces');
+    const err = await caught(() => h.http.request({ method: 'POST', path: '/v1/detect_faces', body: form, operation: 'detectFaces' }));
+    expect(err).toMatchObject({ name: 'ApiError', status: 413, serviceMessage: 'HTTP content length exceeded 10485760 bytes.', retryable: false });
+    expect(err.message).toContain('10485760');
+    expect(h.hits('detect_faces') - before).toBeLessThanOrEqual(1);
+  });
+
+  it('415 Unsupported Media Type for a content type the service does not read', async () => {
+    const err = await caught(() =>
+      h.http.request({ method: 'POST', path: '/v1/detect_faces', body: Buffer.from('GIF89a\u0001\u0000\u0001\u0000'), headers: { 'content-type': 'image/gif' }, operation: 'detectFaces' }),
+    );
+    expect(err).toMatchObject({ name: 'ApiError', status: 415, serviceMessage: 'Unsupported Media Type', retryable: false });
+  });
+
+  it('429 Too Many Requests is retried, then reported as retryable', async () => {
+    h.sandbox.setFaults({ detect_faces: { tooManyRequests: 1 } });
+    const before = h.requests();
+    const err = await caught(() => h.client.detectFaces(tinyJpeg()));
+    expect(err).toMatchObject({ status: 429, serviceMessage: 'Too Many Requests', retryable: true, operation: 'detectFaces' });
+    expect(h.requests() - before).toBe(3);
+  });
+
+  it('429 Limit Exceeded is not retried and says the quota is exhausted', async () => {
+    h.sandbox.setFaults({ detect_faces: { limitExceeded: 1 } });
+    const before = h.requests();
+    const err = await caught(() => h.client.detectFaces(tinyJpeg()));
+    expect(err).toMatchObject({ status: 429, serviceMessage: 'Limit Exceeded', retryable: false });
+    expect(err.message).toMatch(/quota exhausted/);
+    expect(h.requests() - before).toBe(1);
+  });
+
+  it('500 Internal server error is retried, then reported', async () => {
+    h.sandbox.setFaults({ detect_faces: { serverError: 1 } });
+    const err = await caught(() => h.client.detectFaces(tinyJpeg()));
+    expect(err).toMatchObject({ status: 500, retryable: true });
+    expect((err as ApiError).serviceMessage).toMatch(/Internal server error/i);
+  });
+
+  it('504 Endpoint request timed out is retried, then reported', async () => {
+    h.sandbox.setFaults({ detect_faces: { timeout: 1 } });
+    const err = await caught(() => h.client.detectFaces(tinyJpeg()));
+    expect(err).toMatchObject({ status: 504, serviceMessage: 'Endpoint request timed out', retryable: true });
+  });
+
+  it('404 for an unknown collection or face names the id', async () => {
+    const err = await caught(() => h.client.listFaces('no-such-collection'));
+    expect(err).toMatchObject({ name: 'ApiError', status: 404, retryable: false });
+    expect(err.message).toContain('no-such-collection');
+    const { collectionId } = await h.client.createCollection();
+    const err2 = await caught(() => h.client.removeFace(collectionId, 'no-such-face'));
+    expect(err2).toMatchObject({ status: 404 });
+    expect(err2.message).toContain('no-such-face');
+    await h.client.deleteCollection(collectionId);
+  });
+});

@@ -1,0 +1,142 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiError } from '../../shared/errors';
+import { HttpClient } from '../../shared/http';
+import { VisionClient } from '../../shared/vision';
+import { tinyJpeg } from './images';
+import { FAST_RETRY, caught, startHarness, type Harness } from './harness';
+
+describe('retries against injected faults', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+  beforeEach(async () => {
+    await h.resetAndWarm();
+  });
+
+  it('completes 200 calls while 25% of attempts fail with 429 / 500 / 504', async () => {
+    h.sandbox.setFaults({ collections: { tooManyRequests: 0.09, serverError: 0.08, timeout: 0.08, seed: 42 } });
+    const before = h.hits('collections');
+    let next = 0;
+    const results: unknown[] = [];
+    const worker = async () => {
+      while (next < 200) {
+        next += 1;
+        results.push(await h.client.listCollections());
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    expect(results).toHaveLength(200);
+    for (const r of results) expect(r).toEqual([]);
+    // Faults really happened: more attempts than calls.
+    expect(h.hits('collections') - before).toBeGreaterThan(220);
+  });
+
+  it('fails fast on quota exhaustion (429 Limit Exceeded): one request, clear error', async () => {
+    h.sandbox.setFaults({ detect_faces: { limitExceeded: 1 } });
+    const before = h.requests();
+    const err = await caught(() => h.client.detectFaces(tinyJpeg()));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 429, retryable: false });
+    expect(err.message).toMatch(/quota exhausted/);
+    expect(h.requests() - before).toBe(1);
+  });
+
+  it('gives up after the configured retries when throttling persists', async () => {
+    h.sandbox.setFaults({ collections: { tooManyRequests: 1 } });
+    const before = h.hits('collections');
+    const err = await caught(() => h.client.listCollections());
+    expect(err).toMatchObject({ name: 'ApiError', status: 429, retryable: true, serviceMessage: 'Too Many Requests' });
+    expect(h.hits('collections') - before).toBe(FAST_RETRY.retries + 1);
+  });
+
+  it('does not repeat createCollection after a 500 (it may have been created)', async () => {
+    h.sandbox.setFaults({ collections: { serverError: 1 } });
+    const before = h.hits('collections');
+    const err = await caught(() => h.client.createCollection());
+    expect(err).toMatchObject({ status: 500, retryable: true });
+    expect(h.hits('collections') - before).toBe(1);
+  });
+
+  it('does repeat createCollection after 429 Too Many Requests (the service did nothing)', async () => {
+    h.sandbox.setFaults({ collections: { tooManyRequests: 0.5, seed: 3 } });
+    const before = h.hits('collections');
+    const created = await h.client.createCollection();
+    expect(created.collectionId).toEqual(expect.any(String));
+    expect(h.hits('collections') - before).toBeGreaterThan(1);
+    h.sandbox.clearFaults();
+    await h.client.deleteCollection(created.collectionId);
+  });
+});
+
+describe('retries on connection resets and Retry-After', () => {
+  let h: Harness;
+  let server: Server;
+  let base: string;
+  let script: Array<'reset' | 'retry-after' | 'ok'> = [];
+  let served = 0;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    // A stand-in service in front of which the connection breaks; the token still comes from the sandbox.
+    server = createServer((req, res) => {
+      served += 1;
+      const step = script.shift() ?? 'ok';
+      if (step === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      if (step === 'retry-after') {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end('{"message":"Service Unavailable"}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"face_collections":[{"collection_id":"c1"}]}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await h.stop();
+  });
+
+  it('retries after the socket is destroyed mid-request', async () => {
+    script = ['reset', 'reset', 'ok'];
+    served = 0;
+    const client = new VisionClient({ visionUrl: base, tokens: h.tokens, retry: FAST_RETRY });
+    await expect(client.listCollections()).resolves.toEqual([{ collectionId: 'c1' }]);
+    expect(served).toBe(3);
+    await client.close();
+  });
+
+  it('reports a reset as a retryable network error once retries run out', async () => {
+    script = ['reset', 'reset'];
+    const http = new HttpClient({ baseUrl: base, tokens: h.tokens, sendApiKey: true, retry: { retries: 1, baseDelayMs: 1, maxDelayMs: 2 } });
+    const err = await caught(() => http.request({ method: 'GET', path: '/v1/face_collections', operation: 'listCollections' }));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: undefined, retryable: true });
+    expect((err as ApiError).code).toMatch(/ECONNRESET|UND_ERR_SOCKET|EPIPE/);
+    await http.close();
+  });
+
+  it('keeps the Retry-After of a 503 on the error and retries after it', async () => {
+    script = ['retry-after'];
+    const noRetry = new HttpClient({ baseUrl: base, tokens: h.tokens, sendApiKey: true, retry: { retries: 0 } });
+    const err = await caught(() => noRetry.request({ method: 'GET', path: '/v1/face_collections', operation: 'listCollections' }));
+    expect(err).toMatchObject({ status: 503, retryable: true, retryAfterMs: 0, serviceMessage: 'Service Unavailable' });
+    script = ['retry-after', 'ok'];
+    served = 0;
+    const withRetry = new HttpClient({ baseUrl: base, tokens: h.tokens, sendApiKey: true, retry: FAST_RETRY });
+    await expect(withRetry.request({ method: 'GET', path: '/v1/face_collections', operation: 'listCollections' })).resolves.toEqual({
+      face_collections: [{ collection_id: 'c1' }],
+    });
+    expect(served).toBe(2);
+    await noRetry.close();
+    await withRetry.close();
+  });
+});

@@ -1,0 +1,158 @@
+import { ApiError, InputError } from '../../shared/errors';
+import { TokenSource, VISION_SCOPES } from '../../shared/auth';
+import { VisionClient } from '../../shared/vision';
+import { CLIENT_ID, CLIENT_SECRET, FAST_RETRY, caught, closedPort, startHarness, type Harness } from './harness';
+
+describe('token source against the sandbox', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+  beforeEach(async () => {
+    await h.sandbox.reset();
+  });
+
+  const source = (extra: Partial<ConstructorParameters<typeof TokenSource>[0]> = {}) =>
+    new TokenSource({ authUrl: h.sandbox.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: VISION_SCOPES, retry: FAST_RETRY, ...extra });
+
+  it('sends exactly one token request for 50 concurrent callers', async () => {
+    const tokens = source();
+    const results = await Promise.all(Array.from({ length: 50 }, () => tokens.getToken()));
+    expect(new Set(results.map((t) => t.accessToken)).size).toBe(1);
+    expect(results[0].apiKey).toEqual(expect.any(String));
+    expect(h.sandbox.stats().tokensIssued).toBe(1);
+    expect(h.hits('token')).toBe(1);
+    // Cached: later callers do not ask again.
+    await tokens.getToken();
+    expect(h.hits('token')).toBe(1);
+    await tokens.close();
+  });
+
+  it('shares one failure among the waiters and does not cache it', async () => {
+    const tokens = source({ retry: { retries: 0 } });
+    h.sandbox.setFaults({ token: { serverError: 1 } });
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => tokens.getToken()));
+    expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+    const reasons = new Set(outcomes.map((o) => (o as PromiseRejectedResult).reason));
+    expect(reasons.size).toBe(1);
+    const [reason] = reasons;
+    expect(reason).toBeInstanceOf(ApiError);
+    expect(reason).toMatchObject({ status: 500, retryable: true, operation: 'getToken' });
+    expect(h.hits('token')).toBe(1);
+    h.sandbox.clearFaults();
+    await expect(tokens.getToken()).resolves.toMatchObject({ accessToken: expect.any(String) });
+    expect(h.hits('token')).toBe(2);
+    await tokens.close();
+  });
+
+  it('accepts the auth address with or without /v1 and with a trailing slash', async () => {
+    for (const authUrl of [`${h.sandbox.url}/`, `${h.sandbox.url}/v1`, `${h.sandbox.url}/v1/token`]) {
+      const tokens = source({ authUrl });
+      await expect(tokens.getToken()).resolves.toMatchObject({ accessToken: expect.any(String) });
+      await tokens.close();
+    }
+  });
+
+  it('renews once after the service refuses a token (401), transparently', async () => {
+    await h.client.listCollections();
+    const issued = h.sandbox.stats().tokensIssued;
+    const before = h.requests();
+    h.sandbox.expireTokens();
+    await expect(h.client.listCollections()).resolves.toEqual(expect.any(Array));
+    expect(h.sandbox.stats().tokensIssued).toBe(issued + 1);
+    // The refused call, one token request, the repeated call.
+    expect(h.requests() - before).toBe(3);
+  });
+
+  it('reports 401 when renewing does not help, without looping', async () => {
+    // A token issued for streaming only is refused by the vision endpoints every time.
+    const streaming = new TokenSource({ authUrl: h.sandbox.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: ['sfu.api.ricoh/v1/sfu'] });
+    const vision = new VisionClient({ visionUrl: h.sandbox.url, tokens: streaming, retry: FAST_RETRY });
+    const before = h.requests();
+    const err = await caught(() => vision.listCollections());
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBeGreaterThanOrEqual(401);
+    expect((err as ApiError).status).toBeLessThanOrEqual(403);
+    expect((err as ApiError).retryable).toBe(false);
+    expect(h.requests() - before).toBeLessThanOrEqual(4);
+    await vision.close();
+    await streaming.close();
+  });
+});
+
+describe('token renewal ahead of expiry', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ tokenLifetimeSeconds: 1 });
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  it('renews a short-lived token before it expires', async () => {
+    const first = await h.tokens.getToken();
+    expect(first.expiresAt).toBeGreaterThan(Date.now());
+    expect((await h.tokens.getToken()).accessToken).toBe(first.accessToken);
+    // The margin for a 1 s token is a fifth of its life: past 0.8 s a new one is fetched.
+    await new Promise((resolve) => setTimeout(resolve, 850));
+    const second = await h.tokens.getToken();
+    expect(second.accessToken).not.toBe(first.accessToken);
+    expect(h.sandbox.stats().tokensIssued).toBe(2);
+    await expect(h.client.listCollections()).resolves.toEqual(expect.any(Array));
+  });
+});
+
+describe('credential failures', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  it('says the client id or secret was rejected, without the secret', async () => {
+    const wrong = 'wrong-secret-value-123';
+    const client = new VisionClient({ authUrl: h.sandbox.url, visionUrl: h.sandbox.url, clientId: CLIENT_ID, clientSecret: wrong, retry: FAST_RETRY });
+    const err = await caught(() => client.listCollections());
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 401, retryable: false, operation: 'getToken' });
+    expect(err.message).toMatch(/client id or client secret was rejected/);
+    expect(JSON.stringify(err) + err.message + err.stack).not.toContain(wrong);
+    await client.close();
+  });
+
+  it('reports an unreachable authorization server as a retryable network error', async () => {
+    const port = await closedPort();
+    const tokens = new TokenSource({ authUrl: `http://127.0.0.1:${port}`, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: VISION_SCOPES, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
+    const err = await caught(() => tokens.getToken());
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: undefined, code: 'ECONNREFUSED', retryable: true });
+    expect(err.message).toContain(`127.0.0.1:${port}`);
+    await tokens.close();
+  });
+
+  it('refuses missing credentials before sending anything', () => {
+    const before = h.requests();
+    for (const [field, opts] of [
+      ['clientId', { clientId: '', clientSecret: 'x' }],
+      ['clientSecret', { clientId: 'x', clientSecret: '' }],
+      ['clientSecret', { clientId: 'x', clientSecret: '   ' }],
+      ['authUrl', { clientId: 'x', clientSecret: 'y', authUrl: 'not a url' }],
+    ] as const) {
+      let err: unknown;
+      try {
+        new TokenSource({ authUrl: h.sandbox.url, scopes: VISION_SCOPES, ...opts });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).field).toBe(field);
+      expect((err as InputError).message).toContain(field);
+    }
+    expect(h.requests()).toBe(before);
+  });
+});
