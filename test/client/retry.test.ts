@@ -63,7 +63,7 @@ describe('retries against injected faults', () => {
   });
 
   it('does repeat createCollection after 429 Too Many Requests (the service did nothing)', async () => {
-    h.sandbox.setFaults({ collections: { tooManyRequests: 0.5, seed: 3 } });
+    h.sandbox.setFaults({ collections: { tooManyRequests: 0.5, seed: 7 } });
     const before = h.hits('collections');
     const created = await h.client.createCollection();
     expect(created.collectionId).toEqual(expect.any(String));
