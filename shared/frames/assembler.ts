@@ -33,7 +33,7 @@ export class FrameAssembler {
   private readonly reorder: ReorderBuffer<RtpPacket>;
   private readonly h264 = new H264ParameterCache();
   private current: RtpPacket[] = [];
-  private waitingForKeyframe = true;
+  private waiting = true;
   private size?: { width: number; height: number };
   private lastTs?: number;
   private tsBase = 0;
@@ -43,6 +43,11 @@ export class FrameAssembler {
 
   constructor(private readonly options: FrameAssemblerOptions) {
     this.reorder = new ReorderBuffer((p) => p.header.sequenceNumber, options.reorderWindow ?? 32);
+  }
+
+  /** True until a key frame has arrived since the start or the last loss. */
+  get waitingForKeyframe(): boolean {
+    return this.waiting;
   }
 
   /** Feeds one RTP packet of the stream. Never throws: a malformed packet counts as loss. */
@@ -62,7 +67,7 @@ export class FrameAssembler {
   reset(): void {
     this.reorder.reset();
     this.current = [];
-    this.waitingForKeyframe = true;
+    this.waiting = true;
     this.started = false;
     this.h264.reset();
   }
@@ -80,8 +85,8 @@ export class FrameAssembler {
   private onLoss(): void {
     this.stats.losses++;
     this.current = [];
-    if (!this.waitingForKeyframe) {
-      this.waitingForKeyframe = true;
+    if (!this.waiting) {
+      this.waiting = true;
       this.options.onKeyframeNeeded?.('loss');
     }
   }
@@ -100,11 +105,11 @@ export class FrameAssembler {
       this.onLoss();
       return;
     }
-    if (this.waitingForKeyframe && !frame.isKeyframe) {
+    if (this.waiting && !frame.isKeyframe) {
       this.stats.dropped++;
       return;
     }
-    this.waitingForKeyframe = false;
+    this.waiting = false;
     this.stats.frames++;
     if (frame.isKeyframe) this.stats.keyframes++;
     this.options.onFrame(frame);

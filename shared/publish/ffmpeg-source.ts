@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { AccessUnitSplitter } from '../frames/access-units';
+import { IvfReader } from '../frames/ivf';
+import type { VideoCodec } from '../frames/types';
+import type { SourceFrame, VideoSource } from './source';
+
+/** What ffmpeg reads. */
+export type FfmpegInput =
+  /** A video file (any format ffmpeg reads). */
+  | { file: string }
+  /** An image sequence: a printf pattern such as 'frames/%04d.jpg', or a glob such as 'shots/*.png'. */
+  | { images: string }
+  /** A synthetic test pattern (lavfi testsrc), handy for demos and tests. */
+  | { testPattern: true };
+
+/** Encoder settings of an ffmpeg source. */
+export interface FfmpegSourceOptions {
+  ffmpegPath: string;
+  input: FfmpegInput;
+  codec: VideoCodec;
+  width?: number;
+  height?: number;
+  /** Output frame rate (default 30). */
+  fps?: number;
+  /** Frames between key frames (default: fps, one per second). ffmpeg cannot honour PLI, so keep it short. */
+  gop?: number;
+  /** Target bit rate in kbps (default 800). */
+  bitRateKbps?: number;
+  /** Start the input again at its end (default false). */
+  loop?: boolean;
+  /** Stop after this many frames (default: the end of the input). */
+  maxFrames?: number;
+}
+
+const CLOCK = 90000;
+
+/** Builds the ffmpeg command line; exported so its choices can be checked without running it. */
+export function ffmpegArgs(o: FfmpegSourceOptions): string[] {
+  const fps = o.fps ?? 30;
+  const gop = String(o.gop ?? fps);
+  const rate = `${o.bitRateKbps ?? 800}k`;
+  const input: string[] = [];
+  if ('file' in o.input) {
+    input.push(...(o.loop ? ['-stream_loop', '-1'] : []), '-i', o.input.file);
+  } else if ('images' in o.input) {
+    const glob = /[*?[]/.test(o.input.images);
+    input.push(...(o.loop ? ['-stream_loop', '-1'] : []), '-framerate', String(fps));
+    input.push(...(glob ? ['-pattern_type', 'glob'] : []), '-f', 'image2', '-i', o.input.images);
+  } else {
+    input.push('-f', 'lavfi', '-i', `testsrc=size=${o.width ?? 640}x${o.height ?? 480}:rate=${fps}`);
+  }
+  const filters = [`fps=${fps}`];
+  if (o.width && o.height) filters.push(`scale=${o.width}:${o.height}`);
+  filters.push('format=yuv420p');
+  const limit = o.maxFrames ? ['-frames:v', String(o.maxFrames)] : [];
+  const common = [...limit, '-an', '-vf', filters.join(','), '-g', gop, '-keyint_min', gop, '-b:v', rate];
+  const encoder =
+    o.codec === 'H264'
+      ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-sc_threshold', '0', '-f', 'h264']
+      : [
+          '-c:v',
+          o.codec === 'VP8' ? 'libvpx' : 'libvpx-vp9',
+          '-deadline',
+          'realtime',
+          '-cpu-used',
+          '8',
+          '-lag-in-frames',
+          '0',
+          '-auto-alt-ref',
+          '0',
+          '-f',
+          'ivf',
+        ];
+  return ['-hide_banner', '-nostdin', '-loglevel', 'error', ...input, ...common, ...encoder, 'pipe:1'];
+}
+
+/** Encodes a file, an image sequence or a test pattern with ffmpeg and yields the frames as they come. */
+export class FfmpegSource implements VideoSource {
+  readonly codec: VideoCodec;
+  private child?: ChildProcess;
+  private closed = false;
+  private exited?: Promise<void>;
+  private stderrTail = '';
+
+  constructor(private readonly options: FfmpegSourceOptions) {
+    this.codec = options.codec;
+  }
+
+  async *frames(): AsyncIterable<SourceFrame> {
+    if (this.closed) return;
+    const child = spawn(this.options.ffmpegPath, ffmpegArgs(this.options), { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    const exitCode = new Promise<number | null>((resolve) => {
+      child.once('close', (code) => resolve(code));
+      child.once('error', (err) => {
+        this.stderrTail += err.message;
+        resolve(-1);
+      });
+    });
+    this.exited = exitCode.then(() => undefined);
+    child.stderr?.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString()).slice(-2000)));
+    const step = CLOCK / (this.options.fps ?? 30);
+    const ivf = this.codec === 'H264' ? undefined : new IvfReader();
+    const h264 = this.codec === 'H264' ? new AccessUnitSplitter() : undefined;
+    let n = 0;
+    try {
+      for await (const chunk of child.stdout!) {
+        const datas = ivf ? ivf.push(chunk as Buffer).map((f) => f.data) : h264!.push(chunk as Buffer);
+        for (const data of datas) yield { data, timestamp: Math.round(n++ * step) };
+      }
+      if (h264) for (const data of h264.flush()) yield { data, timestamp: Math.round(n++ * step) };
+      const code = await exitCode;
+      if (code !== 0 && !this.closed) throw new Error(`ffmpeg exited with code ${code}: ${this.stderrTail.trim().slice(-500)}`);
+    } finally {
+      await this.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return this.exited;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 2000);
+    await this.exited;
+    clearTimeout(killer);
+  }
+}
+
+/** Lists the encoders an ffmpeg binary has, to fail early when libvpx/libx264 is missing. */
+export async function ffmpegEncoders(ffmpegPath: string): Promise<Set<string>> {
+  const child = spawn(ffmpegPath, ['-hide_banner', '-encoders'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', () => resolve());
+  });
+  const names = out
+    .split('\n')
+    .map((l) => /^\s*V\S*\s+(\S+)/.exec(l)?.[1])
+    .filter((x): x is string => !!x);
+  return new Set(names);
+}

@@ -1,0 +1,94 @@
+import { createReadStream } from 'node:fs';
+import { AccessUnitSplitter } from '../frames/access-units';
+import { IvfReader } from '../frames/ivf';
+import type { VideoCodec } from '../frames/types';
+import type { SourceFrame, VideoSource } from './source';
+
+const CLOCK = 90000;
+
+/** Options of a pre-encoded file source. */
+export interface FileSourceOptions {
+  /** Start again at the end of the file (default false). */
+  loop?: boolean;
+  /** Frame rate of a raw H264 file, which carries no timing (default 30). */
+  fps?: number;
+}
+
+/**
+ * Publishes an IVF (VP8/VP9) file as it is, without re-encoding: the fallback when no ffmpeg is
+ * available. A looping file keeps its timestamps growing so receivers see one continuous stream.
+ */
+export class IvfFileSource implements VideoSource {
+  codec: VideoCodec = 'VP8';
+  private closed = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly options: FileSourceOptions = {},
+  ) {}
+
+  /** Reads the header only, to learn the codec before publishing. */
+  async open(): Promise<void> {
+    const reader = new IvfReader();
+    for await (const chunk of createReadStream(this.file, { start: 0, end: 31 })) {
+      reader.push(chunk as Buffer);
+    }
+    if (!reader.header) throw new Error('IVF file too short for its header');
+    this.codec = reader.header.codec;
+  }
+
+  async *frames(): AsyncIterable<SourceFrame> {
+    let offset = 0;
+    let lastTs = 0;
+    let step = CLOCK / 30;
+    do {
+      const reader = new IvfReader();
+      let first: number | undefined;
+      for await (const chunk of createReadStream(this.file)) {
+        if (this.closed) return;
+        for (const f of reader.push(chunk as Buffer)) {
+          const h = reader.header!;
+          const ts = Math.round((f.pts * h.timebaseNum * CLOCK) / h.timebaseDen);
+          first ??= ts;
+          const timestamp = offset + ts - first;
+          if (timestamp > lastTs) step = timestamp - lastTs;
+          lastTs = timestamp;
+          yield { data: f.data, timestamp };
+        }
+      }
+      offset = lastTs + step;
+    } while (this.options.loop && !this.closed);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+/** Publishes a raw H264 Annex-B file as it is; timing comes from the configured frame rate. */
+export class AnnexBFileSource implements VideoSource {
+  readonly codec: VideoCodec = 'H264';
+  private closed = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly options: FileSourceOptions = {},
+  ) {}
+
+  async *frames(): AsyncIterable<SourceFrame> {
+    const step = CLOCK / (this.options.fps ?? 30);
+    let n = 0;
+    do {
+      const splitter = new AccessUnitSplitter();
+      for await (const chunk of createReadStream(this.file)) {
+        if (this.closed) return;
+        for (const au of splitter.push(chunk as Buffer)) yield { data: au, timestamp: Math.round(n++ * step) };
+      }
+      for (const au of splitter.flush()) yield { data: au, timestamp: Math.round(n++ * step) };
+    } while (this.options.loop && !this.closed);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}

@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { InputError } from '../errors';
+import type { VideoCodec } from '../frames/types';
+import { FfmpegNotFoundError, findFfmpeg, type FfmpegLookup } from '../media/ffmpeg';
+import { FfmpegSource, ffmpegEncoders } from './ffmpeg-source';
+import { AnnexBFileSource, IvfFileSource } from './file-sources';
+import type { VideoSource } from './source';
+
+/** What to publish and how. Exactly one of file, images, testPattern. */
+export interface OpenSourceOptions extends FfmpegLookup {
+  file?: string;
+  /** Image sequence: printf pattern ('img/%04d.jpg') or glob ('img/*.png'); needs ffmpeg. */
+  images?: string;
+  testPattern?: boolean;
+  /** Codec to encode to (default VP8); ignored when an .ivf/.h264 file is sent as it is. */
+  codec?: VideoCodec;
+  width?: number;
+  height?: number;
+  fps?: number;
+  gop?: number;
+  bitRateKbps?: number;
+  loop?: boolean;
+  maxFrames?: number;
+  /** Re-encode even an .ivf/.h264 file that could be sent as it is (default false). */
+  reencode?: boolean;
+}
+
+const ENCODER: Record<VideoCodec, string> = { VP8: 'libvpx', VP9: 'libvpx-vp9', H264: 'libx264' };
+const CODECS: readonly VideoCodec[] = ['VP8', 'VP9', 'H264'];
+
+/**
+ * Picks a video source: an .ivf (VP8/VP9) or raw .h264 file goes out without re-encoding and
+ * without ffmpeg; anything else is encoded by ffmpeg (found at run time). Throws a clear error
+ * when neither applies.
+ */
+export async function openVideoSource(o: OpenSourceOptions): Promise<VideoSource> {
+  const kinds = [o.file, o.images, o.testPattern ? true : undefined].filter((x) => x !== undefined);
+  if (kinds.length !== 1) throw new InputError('source', 'give exactly one of file, images, testPattern', 'exactly one');
+  if (o.codec !== undefined && !CODECS.includes(o.codec)) throw new InputError('codec', 'codec must be VP8, VP9 or H264', 'VP8 | VP9 | H264');
+  checkPositiveInt('width', o.width, 4096);
+  checkPositiveInt('height', o.height, 4096);
+  checkPositiveInt('fps', o.fps, 120);
+  checkPositiveInt('gop', o.gop, 1000);
+  checkPositiveInt('bitRateKbps', o.bitRateKbps, 100_000);
+  checkPositiveInt('maxFrames', o.maxFrames, Number.MAX_SAFE_INTEGER);
+  const ext = o.file ? path.extname(o.file).toLowerCase() : '';
+  const direct = ext === '.ivf' || ext === '.h264' || ext === '.264';
+  if (o.file && direct && !o.reencode) {
+    if (ext === '.ivf') {
+      const src = new IvfFileSource(o.file, { loop: o.loop });
+      await src.open();
+      return src;
+    }
+    return new AnnexBFileSource(o.file, { loop: o.loop, fps: o.fps });
+  }
+  let ffmpegPath: string;
+  try {
+    ffmpegPath = await findFfmpeg(o);
+  } catch (err) {
+    if (err instanceof FfmpegNotFoundError) {
+      throw new FfmpegNotFoundError([
+        ...err.tried,
+        'without ffmpeg only an .ivf (VP8/VP9) or raw .h264 file can be published, as it is',
+      ]);
+    }
+    throw err;
+  }
+  const codec = o.codec ?? 'VP8';
+  const encoders = await ffmpegEncoders(ffmpegPath);
+  if (!encoders.has(ENCODER[codec])) {
+    throw new Error(`the ffmpeg at hand has no ${ENCODER[codec]} encoder, needed for ${codec}`);
+  }
+  const input = o.file ? { file: o.file } : o.images ? { images: o.images } : { testPattern: true as const };
+  return new FfmpegSource({ ffmpegPath, input, codec, ...pick(o) });
+}
+
+function pick(o: OpenSourceOptions) {
+  return { width: o.width, height: o.height, fps: o.fps, gop: o.gop, bitRateKbps: o.bitRateKbps, loop: o.loop, maxFrames: o.maxFrames };
+}
+
+function checkPositiveInt(field: string, v: number | undefined, max: number): void {
+  if (v === undefined) return;
+  if (!Number.isInteger(v) || v <= 0 || v > max) throw new InputError(field, `${field} must be a whole number from 1 to ${max}`, `1..${max}`);
+}

@@ -1,0 +1,142 @@
+import { EventEmitter } from 'node:events';
+import { H264Packetizer, Vp8Packetizer, Vp9Packetizer, type Packetizer, type RtpPacket } from 'werift';
+import { InputError } from '../errors';
+import type { VideoCodec } from '../frames/types';
+import type { SignalingError } from '../signaling/close-reasons';
+import { SignalingSession, type ConnectedInfo, type RejoiningInfo, type SessionOptions } from '../signaling/session';
+import type { VideoSource } from './source';
+
+/** Options of a publisher; signaling options are those of SignalingSession minus role and video. */
+export interface PublisherOptions extends Omit<SessionOptions, 'role' | 'video'> {
+  source: VideoSource;
+  /** Maximum video bit rate announced in connect, in kbps. */
+  bitRateKbps?: number;
+}
+
+/** Counters of what the publisher sent. */
+export interface PublisherStats {
+  frames: number;
+  packets: number;
+  /** Frames read while not connected (live semantics: they are not queued). */
+  skipped: number;
+}
+
+/** Events of a publisher. */
+export interface PublisherEvents {
+  connected: [ConnectedInfo];
+  rejoining: [RejoiningInfo];
+  keyframeRequest: [];
+  /** The source ran out (a file without loop); the publisher closes itself afterwards. */
+  sourceEnded: [];
+  error: [Error];
+  closed: [{ error?: Error }];
+}
+
+const MTU_PAYLOAD = 1100;
+
+function packetizerFor(codec: VideoCodec): Packetizer {
+  const opts = { maxPayloadSize: MTU_PAYLOAD, payloadType: 96 };
+  if (codec === 'VP8') return new Vp8Packetizer(opts);
+  if (codec === 'VP9') return new Vp9Packetizer(opts);
+  return new H264Packetizer({ ...opts, inputFormat: 'annexb' });
+}
+
+/**
+ * Broadcasts encoded video into a room: reads frames from a source, paces them on their
+ * timestamps, packetizes them and writes them to the upstream track of a signaling session that
+ * rejoins by itself. Frames that come while the session is down are skipped, as in a live feed.
+ */
+export class Publisher extends EventEmitter<PublisherEvents> {
+  readonly stats: PublisherStats = { frames: 0, packets: 0, skipped: 0 };
+  private readonly session: SignalingSession;
+  private readonly packetizer: Packetizer;
+  private pump?: Promise<void>;
+  private stopped = false;
+  private closing?: Promise<void>;
+  private pumpError?: Error;
+  private wake?: () => void;
+
+  constructor(private readonly options: PublisherOptions) {
+    super();
+    const source = options.source;
+    if (!source || typeof source.frames !== 'function') throw new InputError('source', 'source must be a VideoSource', 'a VideoSource');
+    const video = options.bitRateKbps === undefined ? { codec_type: source.codec } : { codec_type: source.codec, bit_rate: options.bitRateKbps };
+    this.session = new SignalingSession({ ...options, role: 'upstream', video });
+    this.packetizer = packetizerFor(source.codec);
+    this.session.on('connected', (i) => this.relay('connected', i));
+    this.session.on('rejoining', (i) => this.relay('rejoining', i));
+    this.session.on('keyframeRequest', () => this.relay('keyframeRequest'));
+    this.session.on('closed', ({ error }) => void this.finish(error));
+  }
+
+  /** Joins the room; resolves at the first join, then streams until the source ends or close(). */
+  async start(): Promise<ConnectedInfo> {
+    const info = await this.session.start();
+    this.pump ??= this.run().catch((err: unknown) => {
+      this.pumpError = err instanceof Error ? err : new Error(String(err));
+    });
+    void this.pump.then(() => this.finish(this.pumpError));
+    return info;
+  }
+
+  /** Stops sending, leaves the room, stops the source. Idempotent. */
+  close(): Promise<void> {
+    return this.finish(undefined);
+  }
+
+  private finish(error: Error | SignalingError | undefined): Promise<void> {
+    this.closing ??= (async () => {
+      this.stopped = true;
+      this.wake?.();
+      await this.options.source.close().catch(() => undefined);
+      await this.session.close();
+      await this.pump;
+      if (error && this.listenerCount('error') > 0) this.relay('error', error);
+      this.relay('closed', { error });
+    })();
+    return this.closing;
+  }
+
+  private relay<K extends keyof PublisherEvents>(event: K, ...args: PublisherEvents[K]): void {
+    try {
+      (this.emit as (e: K, ...a: PublisherEvents[K]) => boolean)(event, ...args);
+    } catch {
+      // A host listener's failure must not stop the broadcast.
+    }
+  }
+
+  private async run(): Promise<void> {
+    let startWall: number | undefined;
+    let startTs = 0;
+    const rtpBase = Math.floor(Math.random() * 0x7fffffff);
+    for await (const frame of this.options.source.frames()) {
+      if (this.stopped) break;
+      if (startWall === undefined) {
+        startWall = performance.now();
+        startTs = frame.timestamp;
+      }
+      const dueMs = startWall + ((frame.timestamp - startTs) * 1000) / 90000;
+      const wait = dueMs - performance.now();
+      if (wait > 1) await this.sleep(wait);
+      if (this.stopped) break;
+      if (!this.session.connected) {
+        this.stats.skipped++;
+        continue;
+      }
+      const packets: RtpPacket[] = this.packetizer.packetize(frame.data, (rtpBase + frame.timestamp) >>> 0);
+      for (const p of packets) if (this.session.writeVideoRtp(p)) this.stats.packets++;
+      this.stats.frames++;
+    }
+    if (!this.stopped) this.relay('sourceEnded');
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+}

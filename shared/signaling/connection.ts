@@ -1,0 +1,286 @@
+import { EventEmitter } from 'node:events';
+import WebSocket from 'ws';
+import { MediaStreamTrack, PictureLossIndication, type RTCPeerConnection, type RTCRtpReceiver, type RTCIceServer } from 'werift';
+import type { Ticket } from '../streaming/types';
+import { connectMessage, type ResolvedConnectSettings } from './connect';
+import { SignalingError, errorFromClose } from './close-reasons';
+import { parseServerMessage, type ServerMessage } from './messages';
+import { candidateAllowed, createPeer } from './peer';
+
+/** Timers of one signaling attempt, in ms. */
+export interface ConnectionTimeouts {
+  /** From opening the socket until the media connection is up. */
+  signalingMs: number;
+  /** How long the media connection may stay failed/disconnected before the attempt is given up. */
+  iceGraceMs: number;
+  /** Once the server has pinged, how long it may stay silent before the socket counts as dead. */
+  idleMs: number;
+}
+
+/** Everything one attempt needs. */
+export interface ConnectionOptions {
+  ticket: Ticket;
+  settings: ResolvedConnectSettings;
+  timeouts: ConnectionTimeouts;
+  loopbackOnly?: boolean;
+  iceServers?: RTCIceServer[];
+}
+
+/** Events of one signaling attempt. */
+export interface ConnectionEvents {
+  /** Media is flowing (peer connection state 'connected'). */
+  connected: [{ clientId?: string }];
+  /** A remote media track arrived (downstream). */
+  track: [MediaStreamTrack, RTCRtpReceiver];
+  /** The server asked for a key frame (upstream). */
+  keyframeRequest: [];
+  /** A notify or push message, passed through as received. */
+  notice: [Record<string, unknown>];
+  /** The attempt is over; emitted once, unless close() ended it. */
+  ended: [SignalingError];
+}
+
+/**
+ * One signaling attempt: a WebSocket, a connect message, the answer to the server's offer, and the
+ * peer connection that results. It never retries; the session decides what happens after `ended`.
+ */
+export class SignalingConnection extends EventEmitter<ConnectionEvents> {
+  private ws?: WebSocket;
+  private pc?: RTCPeerConnection;
+  private finished = false;
+  private isConnected = false;
+  private answerSent = false;
+  private queuedCandidates: string[] = [];
+  private negotiation: Promise<void> = Promise.resolve();
+  private signalingTimer?: NodeJS.Timeout;
+  private graceTimer?: NodeJS.Timeout;
+  private idleTimer?: NodeJS.Timeout;
+  private sendTrack?: MediaStreamTrack;
+  private clientId?: string;
+  private closedPromise?: Promise<void>;
+
+  constructor(private readonly options: ConnectionOptions) {
+    super();
+  }
+
+  /** The track to write outgoing RTP into (upstream only, once the offer is answered). */
+  get outgoingTrack(): MediaStreamTrack | undefined {
+    return this.isConnected ? this.sendTrack : undefined;
+  }
+
+  /** Opens the socket and sends connect. Failures arrive as `ended`, never as a throw. */
+  start(): void {
+    const { ticket, timeouts } = this.options;
+    this.signalingTimer = setTimeout(
+      () => this.fail(new SignalingError({ reason: 'SIGNALING-TIMEOUT', detail: `${timeouts.signalingMs} ms` })),
+      timeouts.signalingMs,
+    );
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(ticket.url, { perMessageDeflate: false, handshakeTimeout: timeouts.signalingMs });
+    } catch (err) {
+      this.fail(new SignalingError({ reason: 'CONNECT-FAILED', detail: safeDetail(err), rejoin: 'never' }));
+      return;
+    }
+    this.ws = ws;
+    let opened = false;
+    let socketError: string | undefined;
+    ws.on('open', () => {
+      opened = true;
+      this.send(connectMessage(this.options.settings, ticket.id, ticket.access_token));
+    });
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) this.onMessage(data.toString());
+    });
+    ws.on('error', (err) => {
+      socketError = safeDetail(err);
+    });
+    ws.on('close', (code, reason) => {
+      if (this.finished) return;
+      if (!opened) {
+        this.fail(new SignalingError({ reason: 'CONNECT-FAILED', detail: socketError ?? `close code ${code}` }));
+      } else {
+        this.fail(errorFromClose(code, reason.toString()));
+      }
+    });
+  }
+
+  /** Sends disconnect, closes socket and peer connection, clears timers. Idempotent. */
+  close(): Promise<void> {
+    this.closedPromise ??= this.teardown(true);
+    return this.closedPromise;
+  }
+
+  private fail(err: SignalingError): void {
+    if (this.finished) return;
+    void this.close();
+    this.emit('ended', err);
+  }
+
+  private async teardown(sayGoodbye: boolean): Promise<void> {
+    this.finished = true;
+    clearTimeout(this.signalingTimer);
+    clearTimeout(this.graceTimer);
+    clearTimeout(this.idleTimer);
+    const ws = this.ws;
+    const socketClosed = ws ? waitForSocketClose(ws) : Promise.resolve();
+    if (ws && ws.readyState === WebSocket.OPEN) {
+      if (sayGoodbye) this.send(JSON.stringify({ type: 'disconnect' }));
+      ws.close(1000);
+    } else if (ws && ws.readyState === WebSocket.CONNECTING) {
+      ws.terminate();
+    }
+    this.sendTrack?.stop();
+    const pc = this.pc;
+    await Promise.all([socketClosed, pc ? pc.close().catch(() => undefined) : undefined]);
+  }
+
+  private send(text: string): void {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    ws.send(text, (err) => {
+      if (err && !this.finished) this.fail(new SignalingError({ reason: 'CONNECTION-LOST', detail: safeDetail(err) }));
+    });
+  }
+
+  private onMessage(text: string): void {
+    if (this.finished) return;
+    const msg = parseServerMessage(text);
+    if (!msg) return; // The server's own garbage is not worth dropping a working session for.
+    this.armIdleTimer(msg);
+    switch (msg.type) {
+      case 'offer':
+        this.clientId = typeof msg.client_id === 'string' ? msg.client_id : undefined;
+        this.negotiate(() => this.answerOffer(msg));
+        break;
+      case 'update':
+      case 're-offer':
+        this.negotiate(() => this.answerUpdate(msg.sdp, msg.type === 'update' ? 'update' : 're-answer'));
+        break;
+      case 'ping':
+        this.send(JSON.stringify({ type: 'pong' }));
+        break;
+      case 'notify':
+      case 'push':
+        this.emit('notice', msg as Record<string, unknown>);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private armIdleTimer(msg: ServerMessage): void {
+    if (msg.type !== 'ping' && !this.idleTimer) return;
+    clearTimeout(this.idleTimer);
+    const ms = this.options.timeouts.idleMs;
+    this.idleTimer = setTimeout(() => this.fail(new SignalingError({ reason: 'SERVER-SILENT', detail: `${ms} ms without a message` })), ms);
+  }
+
+  // Offer and updates are applied one at a time, in arrival order.
+  private negotiate(step: () => Promise<void>): void {
+    this.negotiation = this.negotiation.then(async () => {
+      if (this.finished) return;
+      try {
+        await step();
+      } catch (err) {
+        this.fail(new SignalingError({ reason: 'PROTOCOL-ERROR', detail: safeDetail(err) }));
+      }
+    });
+  }
+
+  private async answerOffer(msg: Extract<ServerMessage, { type: 'offer' }>): Promise<void> {
+    if (this.pc) {
+      await this.answerUpdate(msg.sdp, 'answer');
+      return;
+    }
+    const { settings, loopbackOnly, iceServers } = this.options;
+    const pc = createPeer({ video: settings.video, audio: settings.audio, loopbackOnly, iceServers }, msg.config?.iceServers);
+    this.pc = pc;
+    pc.onIceCandidate.subscribe((c) => {
+      const candidate = c?.candidate;
+      if (!candidate || !candidateAllowed(candidate, loopbackOnly)) return;
+      const text = candidate.startsWith('candidate:') ? candidate : `candidate:${candidate}`;
+      if (this.answerSent) this.send(JSON.stringify({ type: 'candidate', candidate: text }));
+      else this.queuedCandidates.push(text);
+    });
+    pc.connectionStateChange.subscribe((state) => this.onPeerState(state));
+    pc.onTrack.subscribe((track) => {
+      const t = pc.getTransceivers().find((x) => x.receiver.tracks.includes(track));
+      if (t && settings.role === 'downstream') this.emit('track', track, t.receiver);
+    });
+    await pc.setRemoteDescription({ type: 'offer', sdp: msg.sdp });
+    this.prepareTransceivers(pc);
+    const answer = await pc.createAnswer();
+    await pc.setLocalDescription(answer);
+    this.send(JSON.stringify({ type: 'answer', sdp: pc.localDescription?.sdp ?? answer.sdp }));
+    this.answerSent = true;
+    for (const c of this.queuedCandidates.splice(0)) this.send(JSON.stringify({ type: 'candidate', candidate: c }));
+  }
+
+  private prepareTransceivers(pc: RTCPeerConnection): void {
+    for (const t of pc.getTransceivers()) {
+      if (this.options.settings.role === 'downstream') {
+        t.setDirection('recvonly');
+        continue;
+      }
+      if (t.kind === 'video' && !this.sendTrack) {
+        this.sendTrack = new MediaStreamTrack({ kind: 'video' });
+        pc.addTrack(this.sendTrack);
+        t.setDirection('sendonly');
+        // A PLI can arrive on either object depending on how werift routed the RTCP.
+        t.sender.onPictureLossIndication.subscribe(() => this.emit('keyframeRequest'));
+        t.receiver.onRtcp.subscribe((p) => {
+          if (isPli(p)) this.emit('keyframeRequest');
+        });
+      } else {
+        t.setDirection('inactive');
+      }
+    }
+  }
+
+  private async answerUpdate(sdp: string, replyType: 'update' | 're-answer' | 'answer'): Promise<void> {
+    const pc = this.pc;
+    if (!pc) return;
+    await pc.setRemoteDescription({ type: 'offer', sdp });
+    const answer = await pc.createAnswer();
+    await pc.setLocalDescription(answer);
+    this.send(JSON.stringify({ type: replyType, sdp: pc.localDescription?.sdp ?? answer.sdp }));
+  }
+
+  private onPeerState(state: string): void {
+    if (this.finished) return;
+    if (state === 'connected') {
+      clearTimeout(this.graceTimer);
+      this.graceTimer = undefined;
+      if (!this.isConnected) {
+        this.isConnected = true;
+        clearTimeout(this.signalingTimer);
+        this.emit('connected', { clientId: this.clientId });
+      }
+    } else if ((state === 'failed' || state === 'disconnected') && this.isConnected && !this.graceTimer) {
+      const ms = this.options.timeouts.iceGraceMs;
+      this.graceTimer = setTimeout(() => this.fail(new SignalingError({ reason: 'ICE-FAILED', detail: `${state} for ${ms} ms` })), ms);
+    }
+  }
+}
+
+function isPli(packet: unknown): boolean {
+  return (packet as { feedback?: unknown }).feedback instanceof PictureLossIndication;
+}
+
+function waitForSocketClose(ws: WebSocket): Promise<void> {
+  if (ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => {
+    // A peer that never answers the closing handshake must not keep the socket open.
+    const timer = setTimeout(() => ws.terminate(), 2000);
+    ws.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+// Error texts from ws/werift carry addresses at most; the ticket token is never part of them.
+function safeDetail(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).slice(0, 200);
+}

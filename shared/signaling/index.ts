@@ -1,0 +1,5 @@
+export { SignalingSession, type SessionOptions, type SessionEvents, type RejoinPolicy, type ConnectedInfo, type RejoiningInfo } from './session';
+export { SignalingConnection, type ConnectionOptions, type ConnectionEvents, type ConnectionTimeouts } from './connection';
+export { SignalingError, CLOSE_REASONS, errorFromClose, type RejoinAdvice, type SignalingErrorInit } from './close-reasons';
+export { resolveConnectSettings, type ConnectSettings, type Role, type VideoSettings, type AudioSettings, type AudioCodec } from './connect';
+export { backoffDelay as rejoinDelay, type BackoffPolicy } from './backoff';

@@ -1,0 +1,281 @@
+import { EventEmitter } from 'node:events';
+import type { MediaStreamTrack, RTCRtpReceiver, RTCIceServer, RtpPacket } from 'werift';
+import { InputError } from '../errors';
+import { FrameAssembler } from '../frames/assembler';
+import type { EncodedFrame } from '../frames/types';
+import type { Ticket } from '../streaming/types';
+import { backoffDelay, type BackoffPolicy } from './backoff';
+import { SignalingError } from './close-reasons';
+import { resolveConnectSettings, type ConnectSettings, type ResolvedConnectSettings } from './connect';
+import { SignalingConnection, type ConnectionTimeouts } from './connection';
+import { codecFromMime } from './peer';
+
+/** Options of a signaling session. */
+export interface SessionOptions extends ConnectSettings {
+  /** Returns a fresh ticket; called before every join, so a rejoin never reuses a ticket. */
+  getTicket: () => Promise<Ticket>;
+  /** Rejoin policy; `false` turns rejoining off. */
+  rejoin?: false | Partial<RejoinPolicy>;
+  /** Timers of each attempt. */
+  timeouts?: Partial<ConnectionTimeouts>;
+  /** Use only 127.0.0.1 host candidates (tests, a local sandbox). */
+  loopbackOnly?: boolean;
+  /** ICE servers to use instead of the ones the offer carries. */
+  iceServers?: RTCIceServer[];
+  /** While no key frame has arrived, a PLI is repeated at this interval (ms, default 1000). */
+  keyframeRetryMs?: number;
+}
+
+/** When and how often to join again. */
+export interface RejoinPolicy extends BackoffPolicy {
+  /** Consecutive failed attempts before giving up (default: unlimited). */
+  maxAttempts: number;
+}
+
+/** Details of a successful join. */
+export interface ConnectedInfo {
+  clientId?: string;
+  /** 1 for the first join, more after rejoins. */
+  joins: number;
+}
+
+/** Details of a coming rejoin. */
+export interface RejoiningInfo {
+  /** Consecutive failed attempts so far. */
+  attempt: number;
+  delayMs: number;
+  error: SignalingError;
+}
+
+/** Events of a signaling session. */
+export interface SessionEvents {
+  connected: [ConnectedInfo];
+  /** A depacketized video frame (downstream). */
+  frame: [EncodedFrame];
+  /** The server asked the publisher for a key frame (upstream). */
+  keyframeRequest: [];
+  rejoining: [RejoiningInfo];
+  /** A failure that ends the session; emitted only when someone listens, then `closed` follows. */
+  error: [SignalingError];
+  /** The session is over: after close(), or after a failure it will not recover from. */
+  closed: [{ error?: SignalingError }];
+}
+
+const DEFAULT_REJOIN: RejoinPolicy = { baseDelayMs: 500, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY };
+const DEFAULT_TIMEOUTS: ConnectionTimeouts = { signalingMs: 15_000, iceGraceMs: 5_000, idleMs: 30_000 };
+
+/**
+ * A Sora-style signaling session that stays joined: it answers the server's offer, turns received
+ * video into frames, and after a dropped socket, a server-side timeout or an ICE failure joins again
+ * with a fresh ticket after an exponential, jittered delay. Reasons that signal a bug stop it.
+ */
+export class SignalingSession extends EventEmitter<SessionEvents> {
+  private readonly settings: ResolvedConnectSettings;
+  private readonly rejoinPolicy?: RejoinPolicy;
+  private readonly timeouts: ConnectionTimeouts;
+  private connection?: SignalingConnection;
+  private stopped = false;
+  private closedEmitted = false;
+  private joins = 0;
+  private failures = 0;
+  private readonly stopSignal: Promise<SignalingError>;
+  private signalStop!: () => void;
+  private sleepTimer?: NodeJS.Timeout;
+  private readonly keyframeTimers = new Set<NodeJS.Timeout>();
+  private loopDone?: Promise<void>;
+  private firstJoin?: Promise<ConnectedInfo>;
+  private closeDone?: Promise<void>;
+
+  /** Validates everything up front: a bad option throws InputError before any connection is made. */
+  constructor(private readonly options: SessionOptions) {
+    super();
+    this.settings = resolveConnectSettings(options);
+    if (typeof options.getTicket !== 'function') throw new InputError('getTicket', 'getTicket must be a function returning a ticket', 'a function');
+    this.rejoinPolicy = options.rejoin === false ? undefined : { ...DEFAULT_REJOIN, ...options.rejoin };
+    if (this.rejoinPolicy) checkPolicy(this.rejoinPolicy);
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    for (const [k, v] of Object.entries(this.timeouts)) {
+      if (!Number.isFinite(v) || v <= 0) throw new InputError(`timeouts.${k}`, `timeouts.${k} must be a positive number of ms`, '> 0 ms');
+    }
+    const retry = options.keyframeRetryMs;
+    if (retry !== undefined && (!Number.isFinite(retry) || retry <= 0)) {
+      throw new InputError('keyframeRetryMs', 'keyframeRetryMs must be a positive number of ms', '> 0 ms');
+    }
+    this.stopSignal = new Promise((resolve) => {
+      this.signalStop = () => resolve(new SignalingError({ reason: 'CONNECTION-LOST', detail: 'session closed' }));
+    });
+  }
+
+  /**
+   * Starts joining. Resolves at the first successful join; rejects if the session ends before
+   * one (the rejection is also reported through `error`/`closed`, and is safe to ignore).
+   */
+  start(): Promise<ConnectedInfo> {
+    if (this.firstJoin) return this.firstJoin;
+    this.firstJoin = new Promise<ConnectedInfo>((resolve, reject) => {
+      this.once('connected', resolve);
+      this.once('closed', ({ error }) => reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' })));
+    });
+    this.firstJoin.catch(() => undefined);
+    this.loopDone = this.stopped ? Promise.resolve() : this.loop();
+    return this.firstJoin;
+  }
+
+  /** True while media flows on the current connection. */
+  get connected(): boolean {
+    return this.isConnected;
+  }
+
+  private isConnected = false;
+
+  /** Sends one RTP packet on the upstream video track; dropped while not connected. Returns whether it was sent. */
+  writeVideoRtp(packet: RtpPacket): boolean {
+    const track = this.connection?.outgoingTrack;
+    if (!track) return false;
+    try {
+      track.writeRtp(packet);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Leaves the room and releases socket, peer connection and timers. Idempotent. */
+  close(): Promise<void> {
+    this.closeDone ??= (async () => {
+      this.stopped = true;
+      this.signalStop();
+      clearTimeout(this.sleepTimer);
+      await this.connection?.close();
+      await this.loopDone;
+      this.finish(undefined);
+    })();
+    return this.closeDone;
+  }
+
+  private async loop(): Promise<void> {
+    let lastError: SignalingError | undefined;
+    while (!this.stopped) {
+      const error = await this.attempt();
+      if (this.stopped) return;
+      lastError = error;
+      if (error.rejoin === 'never' || !this.rejoinPolicy) break;
+      this.failures++;
+      if (this.failures > this.rejoinPolicy.maxAttempts) {
+        lastError = new SignalingError({
+          reason: error.reason,
+          closeCode: error.closeCode,
+          rejoin: error.rejoin,
+          detail: `gave up after ${this.rejoinPolicy.maxAttempts} rejoin attempts`,
+        });
+        break;
+      }
+      // An invalid ticket is fixed by the fresh one the next attempt fetches: no need to wait first.
+      const delayMs = error.rejoin === 'new-ticket' && this.failures === 1 ? 0 : backoffDelay(this.rejoinPolicy, this.failures);
+      this.safeEmit('rejoining', { attempt: this.failures, delayMs, error });
+      await Promise.race([this.stopSignal, new Promise<void>((r) => (this.sleepTimer = setTimeout(r, delayMs)))]);
+      clearTimeout(this.sleepTimer);
+    }
+    if (!this.stopped) {
+      this.stopped = true;
+      this.finish(lastError);
+    }
+  }
+
+  private finish(error: SignalingError | undefined): void {
+    if (this.closedEmitted) return;
+    this.closedEmitted = true;
+    if (error && this.listenerCount('error') > 0) this.safeEmit('error', error);
+    this.safeEmit('closed', { error });
+  }
+
+  // A throwing listener belongs to the host; it must not break the session's own bookkeeping.
+  private safeEmit<K extends keyof SessionEvents>(event: K, ...args: SessionEvents[K]): void {
+    try {
+      (this.emit as (e: K, ...a: SessionEvents[K]) => boolean)(event, ...args);
+    } catch {
+      // Swallowed on purpose: the host's listener failed, the session keeps its promises.
+    }
+  }
+
+  private async attempt(): Promise<SignalingError> {
+    let ticket: Ticket;
+    try {
+      const got = await Promise.race([this.options.getTicket(), this.stopSignal]);
+      if (got instanceof SignalingError) return got;
+      ticket = got;
+      if (!ticket || typeof ticket.url !== 'string' || typeof ticket.access_token !== 'string' || typeof ticket.id !== 'string') {
+        throw new TypeError('getTicket returned something that is not a ticket');
+      }
+    } catch (err) {
+      const retryable = (err as { retryable?: unknown }).retryable;
+      return new SignalingError({
+        reason: 'TICKET-FAILED',
+        detail: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 200) : 'unknown error',
+        rejoin: retryable === false || err instanceof TypeError || err instanceof InputError ? 'never' : 'backoff',
+      });
+    }
+    if (this.stopped) return new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed' });
+    const conn = new SignalingConnection({
+      ticket,
+      settings: this.settings,
+      timeouts: this.timeouts,
+      loopbackOnly: this.options.loopbackOnly,
+      iceServers: this.options.iceServers,
+    });
+    this.connection = conn;
+    const ended = new Promise<SignalingError>((resolve) => conn.once('ended', resolve));
+    conn.on('connected', ({ clientId }) => {
+      this.failures = 0;
+      this.joins++;
+      this.isConnected = true;
+      this.safeEmit('connected', { clientId, joins: this.joins });
+    });
+    conn.on('track', (track, receiver) => this.receive(conn, track, receiver));
+    conn.on('keyframeRequest', () => this.safeEmit('keyframeRequest'));
+    conn.start();
+    const error = await Promise.race([ended, this.stopSignal]);
+    this.isConnected = false;
+    this.clearKeyframeTimers();
+    await conn.close();
+    return error;
+  }
+
+  private receive(conn: SignalingConnection, track: MediaStreamTrack, receiver: RTCRtpReceiver): void {
+    if (track.kind !== 'video') return;
+    const codec = codecFromMime(track.codec?.mimeType);
+    if (!codec) return;
+    const requestKeyframe = (): void => {
+      if (track.ssrc !== undefined) receiver.sendRtcpPLI(track.ssrc).catch(() => undefined);
+    };
+    const assembler = new FrameAssembler({
+      codec,
+      onFrame: (frame) => this.safeEmit('frame', frame),
+      onKeyframeNeeded: () => requestKeyframe(),
+    });
+    // The first PLI can reach the server before the publisher's stream does: repeat until a key frame.
+    const retry = setInterval(() => {
+      if (assembler.waitingForKeyframe) requestKeyframe();
+    }, this.options.keyframeRetryMs ?? 1000);
+    this.keyframeTimers.add(retry);
+    conn.once('ended', () => this.clearKeyframeTimers());
+    track.onReceiveRtp.subscribe((rtp) => {
+      if (this.connection === conn) assembler.push(rtp);
+    });
+  }
+
+  private clearKeyframeTimers(): void {
+    for (const t of this.keyframeTimers) clearInterval(t);
+    this.keyframeTimers.clear();
+  }
+}
+
+function checkPolicy(p: RejoinPolicy): void {
+  if (!Number.isFinite(p.baseDelayMs) || p.baseDelayMs < 0) throw new InputError('rejoin.baseDelayMs', 'rejoin.baseDelayMs must be a number >= 0', '>= 0 ms');
+  if (!Number.isFinite(p.maxDelayMs) || p.maxDelayMs < p.baseDelayMs) {
+    throw new InputError('rejoin.maxDelayMs', 'rejoin.maxDelayMs must be a number >= rejoin.baseDelayMs', '>= baseDelayMs');
+  }
+  if (!(p.maxAttempts >= 0) || (Number.isFinite(p.maxAttempts) && !Number.isInteger(p.maxAttempts))) {
+    throw new InputError('rejoin.maxAttempts', 'rejoin.maxAttempts must be a whole number >= 0 (or Infinity)', 'integer >= 0');
+  }
+}
