@@ -51,7 +51,12 @@ export function resolveConnectSettings(s: ConnectSettings): ResolvedConnectSetti
   if (s.channelId !== undefined && (typeof s.channelId !== 'string' || s.channelId.length === 0 || s.channelId.length > 255)) {
     throw new InputError('channel_id', 'channel_id must be a non-empty string of at most 255 characters', '1 to 255 characters');
   }
-  return { role: s.role, channelId: s.channelId, video: resolveVideo(s.video), audio: resolveAudio(s.audio) };
+  const video = resolveVideo(s.video);
+  const audio = resolveAudio(s.audio);
+  if (video === false && audio === false) {
+    throw new InputError('video', 'video and audio are both false: the connect would carry no media (NO-MEDIA)', 'video or audio enabled');
+  }
+  return { role: s.role, channelId: s.channelId, video, audio };
 }
 
 function resolveVideo(v: ConnectSettings['video']): boolean | VideoSettings {
