@@ -38,24 +38,25 @@ export async function readNamedImages(
 ): Promise<ImageRequest> {
   const type = mediaType(req);
   const images: Record<string, Buffer> = {};
-  let rawMax: unknown;
+  // Checked before any image is fetched or analysed, so a bad value costs nothing.
+  let maxResults: number;
   if (type === 'multipart/form-data') {
     if (body.length >= MAX_IMAGE_BYTES) throw tooLong();
     const form = await parseMultipart(req, body);
+    maxResults = withMaxResults ? parseMaxResults(form.get('max_results') ?? undefined) : MAX_RESULTS.default;
     for (const name of names) {
       const part = form.get(name);
       if (part === null) throw invalidParameter(`The multipart part "${name}" is missing.`);
       if (typeof part === 'string') throw invalidParameter(`The multipart part "${name}" must be a file.`);
       images[name] = Buffer.from(await part.arrayBuffer());
     }
-    rawMax = form.get('max_results') ?? undefined;
   } else if (type === 'application/json') {
     const json = parseJsonObject(body);
+    maxResults = withMaxResults ? parseMaxResults(json.max_results) : MAX_RESULTS.default;
     for (const name of names) {
       if (json[name] === undefined) throw invalidParameter(`The field "${name}" is missing.`);
     }
     for (const name of names) images[name] = await fetcher.get(name, json[name]);
-    rawMax = json.max_results;
   } else {
     throw unsupportedMedia();
   }
@@ -64,7 +65,7 @@ export async function readNamedImages(
   for (const name of names) {
     if (images[name].length === 0) throw new VisionError(400, `The ${name} image is empty.`, 'invalid_image');
   }
-  return { images, maxResults: withMaxResults ? parseMaxResults(rawMax) : MAX_RESULTS.default };
+  return { images, maxResults };
 }
 
 /** max_results: integer 1..1000, default 10; a JSON number or a decimal string (multipart fields are text). */

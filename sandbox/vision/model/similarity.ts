@@ -1,7 +1,7 @@
 /** Descriptor distance at which the score crosses 0.5; between measured same-person and different-person figures. */
-export const MIDPOINT_DISTANCE = 0.45;
+export const MIDPOINT_DISTANCE = 0.5;
 /** Width of the logistic step; smaller makes the score more decisive. */
-export const STEEPNESS = 0.05;
+export const STEEPNESS = 0.04;
 
 /** Euclidean distance between two 128-d face descriptors. */
 export function descriptorDistance(a: Float32Array, b: Float32Array): number {

@@ -1,0 +1,52 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One file the fixture server hands out. */
+export interface FixtureFile {
+  body: Buffer;
+  contentType: string;
+}
+
+/** A running fixture server. */
+export interface FixtureServer {
+  /** Base address, e.g. http://127.0.0.1:41234 */
+  readonly url: string;
+  /** Full URL of a path served (or not: unknown paths answer 404). */
+  urlOf(path: string): string;
+  /** Requests received per path. */
+  readonly hits: Map<string, number>;
+  /** Closes the server and every connection. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves the given buffers over HTTP on 127.0.0.1 (ephemeral port) so URL-mode requests have something
+ * to fetch. Unknown paths get 404. Keys are paths such as '/face.jpg'.
+ */
+export async function startFixtureServer(files: Record<string, FixtureFile>): Promise<FixtureServer> {
+  const hits = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://fixture.invalid').pathname;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const file = files[path];
+    if (!file) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.body.length) });
+    res.end(file.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    urlOf: (path) => url + path,
+    hits,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

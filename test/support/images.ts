@@ -1,0 +1,186 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import * as jpeg from 'jpeg-js';
+import { PNG } from 'pngjs';
+
+/**
+ * Image helpers for tests: load the committed fixtures and the licence-unclear face-api samples (read
+ * from node_modules at run time, never copied), and derive variants (scaled, cropped, mirrored, broken).
+ */
+
+/** Decoded picture: RGBA, 4 bytes per pixel, row by row. */
+export interface Rgba {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+/** A rectangle in pixels. */
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Folder of committed, public-domain fixtures. */
+export const FIXTURES_DIR = join(__dirname, '..', 'fixtures');
+
+/** The public-domain astronaut portrait (512x512 JPEG, one frontal face). */
+export function astronautJpeg(): Buffer {
+  return readFileSync(join(FIXTURES_DIR, 'astronaut.jpg'));
+}
+
+/**
+ * Where the astronaut's face is in astronautJpeg(), roughly (the face detector's box, measured once).
+ * Used to crop and scale the face to a chosen pixel size.
+ */
+export const ASTRONAUT_FACE: Rect = { x: 163, y: 76, width: 116, height: 110 };
+
+/** Group photo n (1..6) shipped in @vladmandic/face-api's demo folder; read in place, not redistributable. */
+export function faceApiSample(n: 1 | 2 | 3 | 4 | 5 | 6): Buffer {
+  const root = dirname(require.resolve('@vladmandic/face-api/package.json'));
+  return readFileSync(join(root, 'demo', `sample${n}.jpg`));
+}
+
+/** Decodes JPEG or PNG bytes to RGBA. */
+export function decode(bytes: Buffer): Rgba {
+  if (bytes[0] === 0x89) {
+    const png = PNG.sync.read(bytes);
+    return { width: png.width, height: png.height, data: new Uint8Array(png.data) };
+  }
+  const image = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 1024 });
+  return { width: image.width, height: image.height, data: image.data };
+}
+
+/** Encodes RGBA as JPEG (quality 1..100). */
+export function encodeJpeg(image: Rgba, quality = 90): Buffer {
+  return Buffer.from(jpeg.encode({ width: image.width, height: image.height, data: image.data }, quality).data);
+}
+
+/** Encodes RGBA as PNG. */
+export function encodePng(image: Rgba): Buffer {
+  const png = new PNG({ width: image.width, height: image.height });
+  png.data = Buffer.from(image.data);
+  return PNG.sync.write(png);
+}
+
+/** Resizes with bilinear sampling (enough for tests; not a quality resampler). */
+export function resize(image: Rgba, width: number, height: number): Rgba {
+  const out = new Uint8Array(width * height * 4);
+  const sx = image.width / width;
+  const sy = image.height / height;
+  for (let y = 0; y < height; y += 1) {
+    const fy = Math.max(0, (y + 0.5) * sy - 0.5);
+    const y0 = Math.min(image.height - 1, Math.floor(fy));
+    const y1 = Math.min(image.height - 1, y0 + 1);
+    const wy = fy - y0;
+    for (let x = 0; x < width; x += 1) {
+      const fx = Math.max(0, (x + 0.5) * sx - 0.5);
+      const x0 = Math.min(image.width - 1, Math.floor(fx));
+      const x1 = Math.min(image.width - 1, x0 + 1);
+      const wx = fx - x0;
+      for (let c = 0; c < 4; c += 1) {
+        const a = image.data[(y0 * image.width + x0) * 4 + c];
+        const b = image.data[(y0 * image.width + x1) * 4 + c];
+        const d = image.data[(y1 * image.width + x0) * 4 + c];
+        const e = image.data[(y1 * image.width + x1) * 4 + c];
+        out[(y * width + x) * 4 + c] = Math.round((a * (1 - wx) + b * wx) * (1 - wy) + (d * (1 - wx) + e * wx) * wy);
+      }
+    }
+  }
+  return { width, height, data: out };
+}
+
+/** Scales by a factor, keeping the aspect ratio. */
+export function scale(image: Rgba, factor: number): Rgba {
+  return resize(image, Math.max(1, Math.round(image.width * factor)), Math.max(1, Math.round(image.height * factor)));
+}
+
+/** Cuts a rectangle out (clipped to the image). */
+export function crop(image: Rgba, rect: Rect): Rgba {
+  const x0 = Math.max(0, Math.round(rect.x));
+  const y0 = Math.max(0, Math.round(rect.y));
+  const width = Math.min(image.width - x0, Math.round(rect.width));
+  const height = Math.min(image.height - y0, Math.round(rect.height));
+  const out = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y += 1) {
+    const from = ((y0 + y) * image.width + x0) * 4;
+    out.set(image.data.subarray(from, from + width * 4), y * width * 4);
+  }
+  return { width, height, data: out };
+}
+
+/** Mirrors left to right (a face turned to one side comes out turned to the other). */
+export function mirror(image: Rgba): Rgba {
+  const out = new Uint8Array(image.data.length);
+  for (let y = 0; y < image.height; y += 1) {
+    for (let x = 0; x < image.width; x += 1) {
+      const from = (y * image.width + x) * 4;
+      const to = (y * image.width + (image.width - 1 - x)) * 4;
+      out.set(image.data.subarray(from, from + 4), to);
+    }
+  }
+  return { width: image.width, height: image.height, data: out };
+}
+
+/**
+ * A head-and-shoulders crop around `face` (a face rectangle in `source`), scaled so that the face's width
+ * becomes about `faceSide` pixels; JPEG. The detector's box differs from `face` by a few pixels, so keep
+ * test sizes away from the 120/280 limits.
+ */
+export function faceOfSize(source: Buffer, face: Rect, faceSide: number): Buffer {
+  const image = decode(source);
+  const region = crop(image, { x: face.x - face.width, y: face.y - face.height * 0.6, width: face.width * 3, height: face.height * 2.6 });
+  return encodeJpeg(scale(region, faceSide / face.width), 92);
+}
+
+/** The astronaut's face at about `faceSide` pixels wide (see faceOfSize). */
+export function astronautFaceOfSize(faceSide: number): Buffer {
+  return faceOfSize(astronautJpeg(), ASTRONAUT_FACE, faceSide);
+}
+
+/** Converts the service's {left, top, right, bottom} to a Rect. */
+export function rectOf(location: { left: number; top: number; right: number; bottom: number }): Rect {
+  return { x: location.left, y: location.top, width: location.right - location.left, height: location.bottom - location.top };
+}
+
+/** Encodes the mirror image (left-right) of JPEG/PNG bytes as JPEG. */
+export function mirrorJpeg(bytes: Buffer): Buffer {
+  return encodeJpeg(mirror(decode(bytes)), 92);
+}
+
+/** A plain colour gradient: a valid JPEG with no face in it. */
+export function gradientJpeg(width = 320, height = 240): Buffer {
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const i = (y * width + x) * 4;
+      data[i] = Math.round((255 * x) / width);
+      data[i + 1] = Math.round((255 * y) / height);
+      data[i + 2] = 128;
+      data[i + 3] = 255;
+    }
+  }
+  return encodeJpeg({ width, height, data });
+}
+
+/** The first part of a JPEG, cut off mid-scan: starts like a JPEG but cannot be decoded fully. */
+export function truncatedJpeg(source: Buffer = astronautJpeg()): Buffer {
+  return source.subarray(0, Math.floor(source.length / 2));
+}
+
+/**
+ * A valid PNG of at least `minBytes` (default 4 MiB + 1 KiB): seeded noise does not compress, so the file
+ * is about as large as its raw pixels.
+ */
+export function oversizePng(minBytes = 4 * 1024 * 1024 + 1024): Buffer {
+  const side = Math.ceil(Math.sqrt(minBytes / 3)) + 16;
+  const data = new Uint8Array(side * side * 4);
+  let state = 12345;
+  for (let i = 0; i < data.length; i += 1) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    data[i] = (i & 3) === 3 ? 255 : state >>> 24;
+  }
+  return encodePng({ width: side, height: side, data });
+}
