@@ -13,4 +13,6 @@ export interface EncodedFrame {
   /** Known from keyframes (VP8/VP9 frame header, H264 SPS); carried on later frames too. */
   width?: number;
   height?: number;
+  /** Which received stream the frame belongs to, when a room carries several (set by the session). */
+  trackId?: string;
 }

@@ -112,12 +112,17 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
    */
   start(): Promise<ConnectedInfo> {
     if (this.firstJoin) return this.firstJoin;
+    if (this.stopped) {
+      this.firstJoin = Promise.reject(new SignalingError({ reason: 'CONNECTION-LOST', detail: 'the session was already closed' }));
+      this.firstJoin.catch(() => undefined);
+      return this.firstJoin;
+    }
     this.firstJoin = new Promise<ConnectedInfo>((resolve, reject) => {
       this.once('connected', resolve);
       this.once('closed', ({ error }) => reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' })));
     });
     this.firstJoin.catch(() => undefined);
-    this.loopDone = this.stopped ? Promise.resolve() : this.loop();
+    this.loopDone = this.loop();
     return this.firstJoin;
   }
 
@@ -250,7 +255,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     };
     const assembler = new FrameAssembler({
       codec,
-      onFrame: (frame) => this.safeEmit('frame', frame),
+      onFrame: (frame) => this.safeEmit('frame', { ...frame, trackId: track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc)) }),
       onKeyframeNeeded: () => requestKeyframe(),
     });
     // The first PLI can reach the server before the publisher's stream does: repeat until a key frame.
