@@ -39,6 +39,10 @@ export function createSandboxServer(parts: ServerParts): Server {
     }
     socket.destroy();
   });
+  // Idle keep-alive sockets stay open longer than a client's pauses (a slow model call, a test's set-up),
+  // so a client does not race the server's close and see ECONNRESET on a reused socket.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();

@@ -171,16 +171,12 @@ export function truncatedJpeg(source: Buffer = astronautJpeg()): Buffer {
 }
 
 /**
- * A valid PNG of at least `minBytes` (default 4 MiB + 1 KiB): seeded noise does not compress, so the file
- * is about as large as its raw pixels.
+ * A valid PNG of at least `minBytes` (default 4 MiB + 1 KiB): stored without compression, so the file
+ * is as large as its raw RGBA pixels, and quick to make.
  */
 export function oversizePng(minBytes = 4 * 1024 * 1024 + 1024): Buffer {
-  const side = Math.ceil(Math.sqrt(minBytes / 3)) + 16;
-  const data = new Uint8Array(side * side * 4);
-  let state = 12345;
-  for (let i = 0; i < data.length; i += 1) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    data[i] = (i & 3) === 3 ? 255 : state >>> 24;
-  }
-  return encodePng({ width: side, height: side, data });
+  const side = Math.ceil(Math.sqrt(minBytes / 4)) + 16;
+  const png = new PNG({ width: side, height: side });
+  png.data = Buffer.alloc(side * side * 4, 200);
+  return PNG.sync.write(png, { deflateLevel: 0, filterType: 0 });
 }
