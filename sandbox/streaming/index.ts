@@ -22,6 +22,8 @@ class StreamingModule implements SandboxModule, SessionHost {
   readonly store: RoomStore;
   readonly faults = { stopPings: false, ignorePongs: false };
   private readonly sessions = new Set<SignalingSession>();
+  /** Peer connections still tearing down; reset() and close() wait for them. */
+  private readonly releasing = new Set<Promise<void>>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   private readonly sfu: Sfu;
   private readonly api: RoomsApi;
@@ -84,6 +86,7 @@ class StreamingModule implements SandboxModule, SessionHost {
 
   async reset(): Promise<void> {
     this.closeSessions();
+    await Promise.all([...this.releasing]);
     this.store.clear();
     this.faults.stopPings = false;
     this.faults.ignorePongs = false;
@@ -105,8 +108,10 @@ class StreamingModule implements SandboxModule, SessionHost {
     return this.sfu.createPeer(roomId, request);
   }
 
-  forget(session: SignalingSession): void {
+  forget(session: SignalingSession, released: Promise<void>): void {
     this.sessions.delete(session);
+    const settled = released.catch(() => undefined).finally(() => this.releasing.delete(settled));
+    this.releasing.add(settled);
   }
 
   private closeSessions(): void {

@@ -17,8 +17,8 @@ export interface SessionHost {
   /** Sessions that passed connect, for the connection limits. */
   countAdmitted(roomId?: string): number;
   createPeer(roomId: string, request: ConnectRequest): MediaPeer;
-  /** Called once when the session is over. */
-  forget(session: SignalingSession): void;
+  /** Called once when the session is over, with the promise of its peer's closing. */
+  forget(session: SignalingSession, released: Promise<void>): void;
 }
 
 type Phase = 'waiting-connect' | 'verifying' | 'offered' | 'active' | 'closed';
@@ -258,8 +258,7 @@ export class SignalingSession {
     this.timers.clear();
     if (this.counted && this.room && this.direction) this.host.store.adjustCount(this.room, this.direction, -1);
     this.counted = false;
-    void this.peer?.close();
-    this.host.forget(this);
+    this.host.forget(this, this.peer ? this.peer.close() : Promise.resolve());
   }
 }
 

@@ -57,7 +57,8 @@ export async function answer(pc: RTCPeerConnection, offerSdp: string, trickle = 
   if (!trickle) return { sdp, candidates: [] };
   const lines = sdp.split('\r\n');
   return {
-    sdp: lines.filter((line) => !line.startsWith('a=candidate:')).join('\r\n'),
+    // A trickling answer must not claim its candidates are complete.
+    sdp: lines.filter((line) => !line.startsWith('a=candidate:') && line !== 'a=end-of-candidates').join('\r\n'),
     candidates: lines.filter((line) => line.startsWith('a=candidate:')).map((line) => line.slice(2)),
   };
 }

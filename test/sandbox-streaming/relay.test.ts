@@ -1,0 +1,128 @@
+import { RawSignaling, connectMessage } from './support/signaling-client';
+import { eventually, startStreamingFixture, type StreamingFixture } from './support/sandbox';
+import type { RTCPeerConnection } from 'werift';
+import { RecordingViewer, SyntheticPublisher, answer } from './support/peers';
+
+/** Polls a counter until it reaches `target` (bounded: 400 x 25 ms). */
+async function reach(read: () => number, target: number): Promise<number> {
+  return eventually(async () => read(), (value) => value >= target, 400, 25);
+}
+
+/**
+ * Waits until a test peer is connected. Every peer is torn down only after its DTLS handshake is
+ * over: werift keeps retransmitting an unfinished handshake for half a minute after close.
+ */
+async function connected(pc: RTCPeerConnection): Promise<void> {
+  const state = await eventually(async () => pc.connectionState, (s) => s === 'connected' || s === 'failed' || s === 'closed', 400, 25);
+  expect(state).toBe('connected');
+}
+
+describe('streaming sandbox: SFU media relay on werift', () => {
+  let fx: StreamingFixture;
+  const cleanups: (() => unknown)[] = [];
+
+  beforeAll(async () => {
+    fx = await startStreamingFixture({ countDelayMs: 50 });
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    await fx.reset();
+  });
+  afterAll(async () => {
+    await fx.stop();
+  });
+
+  async function publish(roomId: string): Promise<{ publisher: SyntheticPublisher; ws: RawSignaling }> {
+    const ticket = await fx.ticket(roomId, 'up');
+    const ws = await RawSignaling.open(ticket.url);
+    cleanups.push(() => ws.terminate());
+    const publisher = new SyntheticPublisher();
+    cleanups.push(() => publisher.stop());
+    ws.send(connectMessage(ticket));
+    const offer = await ws.next('offer');
+    ws.send({ type: 'answer', sdp: await publisher.answer(offer.sdp as string) });
+    await connected(publisher.pc);
+    return { publisher, ws };
+  }
+
+  /** A viewer that answers with trickled candidates, and answers `update` offers too. */
+  async function view(roomId: string): Promise<{ viewer: RecordingViewer; ws: RawSignaling }> {
+    const ticket = await fx.ticket(roomId, 'down');
+    const ws = await RawSignaling.open(ticket.url);
+    cleanups.push(() => ws.terminate());
+    const viewer = new RecordingViewer();
+    cleanups.push(() => viewer.stop());
+    ws.send(connectMessage(ticket));
+    const offer = await ws.next('offer');
+    const { sdp, candidates } = await answer(viewer.pc, offer.sdp as string, true);
+    ws.send({ type: 'answer', sdp });
+    for (const candidate of candidates) ws.send({ type: 'candidate', candidate });
+    await connected(viewer.pc);
+    return { viewer, ws };
+  }
+
+  test('VP8 from a publisher reaches a viewer, and a late viewer gets a key frame through PLI', async () => {
+    const room = await fx.createRoom();
+    const { publisher } = await publish(room.id);
+    const first = await view(room.id);
+    publisher.start(20);
+
+    expect(await reach(() => first.viewer.packets, 20)).toBeGreaterThanOrEqual(20);
+    expect(await reach(() => first.viewer.keyframes, 1)).toBeGreaterThanOrEqual(1);
+
+    // The publisher sends key frames only when asked: a late viewer sees one only if its PLI went upstream.
+    const plisBefore = publisher.plis;
+    const late = await view(room.id);
+    expect(await reach(() => late.viewer.keyframes, 1)).toBeGreaterThanOrEqual(1);
+    expect(publisher.plis).toBeGreaterThan(plisBefore);
+    expect(await reach(() => late.viewer.packets, 10)).toBeGreaterThanOrEqual(10);
+  });
+
+  test('up_count, down_count and the onair filter follow live sessions after the delay', async () => {
+    const room = await fx.createRoom();
+    const idle = await fx.createRoom();
+    const readRoom = async (): Promise<{ up_count: number; down_count: number }> =>
+      (await fx.call('GET', `/v1/rooms/${room.id}`)).json() as { up_count: number; down_count: number };
+
+    const { ws: upWs } = await publish(room.id);
+    await view(room.id);
+    await view(room.id);
+    const counted = await eventually(readRoom, (r) => r.up_count === 1 && r.down_count === 2, 200, 25);
+    expect(counted).toMatchObject({ up_count: 1, down_count: 2 });
+
+    const onair = (await fx.call('GET', '/v1/rooms?state=onair')).json() as { rooms: { id: string }[] };
+    expect(onair.rooms.map((r) => r.id)).toEqual([room.id]);
+    const all = (await fx.call('GET', '/v1/rooms?state=all')).json() as { rooms: { id: string }[] };
+    expect(all.rooms.map((r) => r.id).sort()).toEqual([room.id, idle.id].sort());
+
+    upWs.send({ type: 'disconnect' });
+    const after = await eventually(readRoom, (r) => r.up_count === 0, 200, 25);
+    expect(after).toMatchObject({ up_count: 0, down_count: 2 });
+    expect((await fx.call('GET', '/v1/rooms?state=onair')).json()).toEqual({ rooms: [] });
+  });
+
+  test('a viewer waiting in an empty room gets the publisher that arrives, and a second one through update', async () => {
+    const room = await fx.createRoom();
+    const { viewer, ws } = await view(room.id);
+    const first = await publish(room.id);
+    first.publisher.start(20);
+    expect(await reach(() => viewer.keyframes, 1)).toBeGreaterThanOrEqual(1);
+
+    // The second publisher needs a new m-line: the server renegotiates with an update offer.
+    const second = await publish(room.id);
+    const update = await ws.next('update');
+    expect(typeof update.sdp).toBe('string');
+    expect((update.sdp as string).match(/^m=video/gm)?.length).toBe(2);
+    await viewer.pc.setRemoteDescription({ type: 'offer', sdp: update.sdp as string });
+    await viewer.pc.setLocalDescription(await viewer.pc.createAnswer());
+    ws.send({ type: 'update', sdp: viewer.pc.localDescription?.sdp });
+
+    const tracks = new Set<number>();
+    viewer.pc.getTransceivers().forEach((t, index) => t.onTrack.subscribe(() => tracks.add(index)));
+    const before = viewer.packets;
+    second.publisher.start(20);
+    expect(await reach(() => viewer.packets, before + 40)).toBeGreaterThanOrEqual(before + 40);
+    expect(viewer.pc.getTransceivers().filter((t) => t.kind === 'video').length).toBe(2);
+    expect(ws.ws.readyState).toBe(ws.ws.OPEN);
+  });
+});
