@@ -20,7 +20,7 @@ export class Feed {
     transceiver.onTrack.subscribe((remote) => {
       remote.onReceiveRtp.subscribe((rtp) => {
         this.remoteSsrc = rtp.header.ssrc;
-        this.track.writeRtp(rtp);
+        if (!this.track.stopped) this.track.writeRtp(rtp);
       });
     });
   }
@@ -118,7 +118,7 @@ export class ViewerPeer extends MediaPeer {
     for (const slot of this.slots) {
       if (slot.feed && !live.has(slot.feed)) {
         slot.feed = undefined;
-        void slot.transceiver.sender.replaceTrack(null);
+        slot.transceiver.sender.replaceTrack(null).catch(() => undefined);
       }
     }
     const shown = new Set(this.slots.map((slot) => slot.feed));

@@ -6,7 +6,8 @@ import { SdpError, type MediaPeer } from './media-peer';
 import type { StreamingSandboxOptions } from './options';
 import type { Direction, RoomStore } from './rooms';
 
-const KNOWN_TYPES = new Set(['connect', 'answer', 'candidate', 'pong', 'update', 'disconnect']);
+// 're-answer' is the name later Sora versions give the reply to a renegotiation; both are accepted.
+const KNOWN_TYPES = new Set(['connect', 'answer', 'candidate', 'pong', 'update', 're-answer', 'disconnect']);
 
 /** What a session needs from the module around it. */
 export interface SessionHost {
@@ -114,13 +115,14 @@ export class SignalingSession {
     }
     switch (body.type) {
       case 'connect':
-        if (this.phase === 'waiting-connect') void this.onConnect(body);
+        if (this.phase === 'waiting-connect') this.guard(this.onConnect(body));
         break;
       case 'answer':
-        if (this.phase === 'offered') void this.onAnswer(body.sdp, false);
+        if (this.phase === 'offered') this.guard(this.onAnswer(body.sdp, false));
         break;
       case 'update':
-        if (this.phase === 'active') void this.onAnswer(body.sdp, true);
+      case 're-answer':
+        if (this.phase === 'active') this.guard(this.onAnswer(body.sdp, true));
         break;
       case 'candidate':
         this.onCandidate(body.candidate);
@@ -132,6 +134,11 @@ export class SignalingSession {
         this.close();
         break;
     }
+  }
+
+  /** A fault inside the sandbox ends this session, never the process. */
+  private guard(work: Promise<void>): void {
+    work.catch(() => this.close('INTERNAL-ERROR'));
   }
 
   private async onConnect(message: Record<string, unknown>): Promise<void> {
@@ -211,7 +218,8 @@ export class SignalingSession {
       return;
     }
     // The client may trickle an end-of-candidates marker as an empty string: nothing to add.
-    if (candidate.trim() !== '') void this.peer?.addCandidate(candidate);
+    const line = candidate.trim().replace(/^a=/, '');
+    if (line !== '') void this.peer?.addCandidate(line);
   }
 
   private startPings(): void {

@@ -76,6 +76,22 @@ describe('streaming sandbox: SFU media relay on werift', () => {
     expect(await reach(() => late.viewer.keyframes, 1)).toBeGreaterThanOrEqual(1);
     expect(publisher.plis).toBeGreaterThan(plisBefore);
     expect(await reach(() => late.viewer.packets, 10)).toBeGreaterThanOrEqual(10);
+
+    // A PLI a viewer sends on its own is forwarded to the publisher too.
+    const receiver = late.viewer.pc.getTransceivers()[0].receiver;
+    const ssrc = receiver.tracks[0]?.ssrc;
+    expect(ssrc).toBeDefined();
+    const plisNow = publisher.plis;
+    const plis = await eventually(
+      async () => {
+        await receiver.sendRtcpPLI(ssrc as number);
+        return publisher.plis;
+      },
+      (count) => count > plisNow,
+      100,
+      50,
+    );
+    expect(plis).toBeGreaterThan(plisNow);
   });
 
   test('up_count, down_count and the onair filter follow live sessions after the delay', async () => {
