@@ -34,6 +34,8 @@ export interface ConnectionEvents {
   track: [MediaStreamTrack, RTCRtpReceiver];
   /** The server asked for a key frame (upstream). */
   keyframeRequest: [];
+  /** The server's update (or re-offer) was answered. */
+  renegotiated: [];
   /** A notify or push message, passed through as received. */
   notice: [Record<string, unknown>];
   /** The attempt is over; emitted once, unless close() ended it. */
@@ -245,6 +247,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
     this.send(JSON.stringify({ type: replyType, sdp: pc.localDescription?.sdp ?? answer.sdp }));
+    this.emit('renegotiated');
   }
 
   private onPeerState(state: string): void {

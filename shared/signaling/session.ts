@@ -73,6 +73,8 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   private readonly settings: ResolvedConnectSettings;
   private readonly rejoinPolicy?: RejoinPolicy;
   private readonly timeouts: ConnectionTimeouts;
+  /** Counters for monitoring: joins, answered renegotiations, keyframe requests sent, frames out. */
+  readonly stats = { joins: 0, renegotiations: 0, keyframeRequests: 0, frames: 0 };
   private connection?: SignalingConnection;
   private stopped = false;
   private closedEmitted = false;
@@ -233,11 +235,13 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     conn.on('connected', ({ clientId }) => {
       this.failures = 0;
       this.joins++;
+      this.stats.joins = this.joins;
       this.isConnected = true;
       this.safeEmit('connected', { clientId, joins: this.joins });
     });
     conn.on('track', (track, receiver) => this.receive(conn, track, receiver));
     conn.on('keyframeRequest', () => this.safeEmit('keyframeRequest'));
+    conn.on('renegotiated', () => this.stats.renegotiations++);
     conn.start();
     const error = await Promise.race([ended, this.stopSignal]);
     this.isConnected = false;
@@ -251,11 +255,16 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     const codec = codecFromMime(track.codec?.mimeType);
     if (!codec) return;
     const requestKeyframe = (): void => {
-      if (track.ssrc !== undefined) receiver.sendRtcpPLI(track.ssrc).catch(() => undefined);
+      if (track.ssrc === undefined) return;
+      this.stats.keyframeRequests++;
+      receiver.sendRtcpPLI(track.ssrc).catch(() => undefined);
     };
     const assembler = new FrameAssembler({
       codec,
-      onFrame: (frame) => this.safeEmit('frame', { ...frame, trackId: track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc)) }),
+      onFrame: (frame) => {
+        this.stats.frames++;
+        this.safeEmit('frame', { ...frame, trackId: track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc)) });
+      },
       onKeyframeNeeded: () => requestKeyframe(),
     });
     // The first PLI can reach the server before the publisher's stream does: repeat until a key frame.

@@ -95,6 +95,31 @@ test('a viewer that joins before the publisher receives once it starts', async (
   expect(await decodeFrames(viewer.frames.slice(0, 20))).toEqual({ decoded: 20, errors: '' });
 });
 
+test('a second publisher arrives through an update renegotiation; frames tell the streams apart', async () => {
+  const room = await h.client.createRoom();
+  const first = await startPublisher(h.client, room.id);
+  closers.push(() => first.close());
+  const viewer = new Viewer(h.client, room.id, 'VP8');
+  closers.push(() => viewer.close());
+  await viewer.start();
+  await waitFor('first stream', () => viewer.frames.length >= 5, 10_000);
+  const second = await startPublisher(h.client, room.id, { width: 160, height: 120 });
+  closers.push(() => second.close());
+  const streams = (): Map<string | undefined, number> => {
+    const seen = new Map<string | undefined, number>();
+    for (const f of viewer.frames) seen.set(f.trackId, f.width ?? 0);
+    return seen;
+  };
+  await waitFor('two streams', () => streams().size >= 2, 15_000);
+  expect([...streams().values()].sort()).toEqual([160, 320]);
+  expect(viewer.session.stats.renegotiations).toBeGreaterThanOrEqual(1);
+  for (const id of streams().keys()) {
+    const own = viewer.frames.filter((f) => f.trackId === id).slice(0, 10);
+    expect(own[0].isKeyframe).toBe(true);
+    expect((await decodeFrames(own)).errors).toBe('');
+  }
+});
+
 test('a file publisher without loop ends by itself and leaves the room', async () => {
   const ivf = path.join(dir, 'short.ivf');
   await writeFile(ivf, await encodeTestPattern({ codec: 'VP8', frames: 15, gop: 5 }));
