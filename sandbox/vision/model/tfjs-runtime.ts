@@ -1,5 +1,7 @@
-import { createRequire, registerHooks } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { compileFunction } from 'node:vm';
 
 /** The parts of face-api this sandbox uses; typed loosely because the package's types assume its full tfjs. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -19,36 +21,64 @@ let loaded: Promise<FaceApi> | undefined;
  * Loads face-api's wasm build on tfjs-core with the wasm backend, once per process.
  *
  * Why the detours: the build requires the umbrella package `@tensorflow/tfjs`, which would pull in
- * layers, converter and data for nothing; face-api only needs core ops. A resolve hook maps the umbrella
- * name to tfjs-core, and the chained tensor methods the umbrella would register are installed here.
- * Node's own `require` (createRequire) is used so the heavy modules load once even under a test runner
- * with its own module registry.
+ * layers, converter and data for nothing; face-api only needs core ops. So the build is evaluated with
+ * its own `require` that hands it tfjs-core for that one name (no global loader hook), and the chained
+ * tensor methods the umbrella would register are installed here. Node's own `require` (createRequire)
+ * loads the rest, so the heavy modules load once even under a test runner with its own module registry.
  */
 export function loadFaceApi(): Promise<FaceApi> {
   loaded ??= (async () => {
     const nodeRequire = createRequire(__filename);
-    registerHooks({
-      resolve(specifier, context, next) {
-        return next(specifier === '@tensorflow/tfjs' ? '@tensorflow/tfjs-core' : specifier, context);
-      },
-    });
     const tf = nodeRequire('@tensorflow/tfjs-core');
     installChainedOps(tf);
-    const faceapi = nodeRequire('@vladmandic/face-api/dist/face-api.node-wasm.js');
+    const faceapi = evaluateFaceApi(nodeRequire.resolve('@vladmandic/face-api/dist/face-api.node-wasm.js'));
     const wasmDir = dirname(nodeRequire.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
     faceapi.tf.setWasmPaths(wasmDir + '/');
     await faceapi.tf.setBackend('wasm');
     await faceapi.tf.ready();
     const modelDir = join(dirname(nodeRequire.resolve('@vladmandic/face-api/package.json')), 'model');
-    await faceapi.nets.tinyFaceDetector.loadFromDisk(modelDir);
-    await faceapi.nets.faceLandmark68Net.loadFromDisk(modelDir);
-    await faceapi.nets.faceRecognitionNet.loadFromDisk(modelDir);
+    for (const [net, file] of Object.entries(MODEL_FILES)) {
+      faceapi.nets[net].loadFromWeightMap(await readWeights(faceapi, modelDir, file));
+    }
     return faceapi;
   })();
   loaded.catch(() => {
     loaded = undefined;
   });
   return loaded;
+}
+
+/** The three networks the sandbox uses and the file names of their weights in face-api's model folder. */
+const MODEL_FILES = {
+  tinyFaceDetector: 'tiny_face_detector_model',
+  faceLandmark68Net: 'face_landmark_68_model',
+  faceRecognitionNet: 'face_recognition_model',
+} as const;
+
+/**
+ * Reads one network's weights from disk through tfjs's weights loader. face-api's own loadFromDisk is
+ * not used: under a test runner's sandboxed globals it hands tfjs buffers that do not line up.
+ */
+async function readWeights(faceapi: FaceApi, modelDir: string, name: string): Promise<unknown> {
+  const manifest = JSON.parse(readFileSync(join(modelDir, `${name}-weights_manifest.json`), 'utf8'));
+  const fetchWeights = async (paths: string[]): Promise<ArrayBuffer[]> =>
+    paths.map((path) => {
+      const bytes = readFileSync(path);
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
+    });
+  return faceapi.tf.io.weightsLoaderFactory(fetchWeights)(manifest, modelDir + '/');
+}
+
+/** Runs the CommonJS bundle at `file` with a require that maps the tfjs umbrella name to tfjs-core. */
+function evaluateFaceApi(file: string): FaceApi {
+  const localRequire = createRequire(file);
+  const requireForBundle = (id: string): unknown => localRequire(id === '@tensorflow/tfjs' ? '@tensorflow/tfjs-core' : id);
+  const module = { exports: {} as Record<string, unknown> };
+  const run = compileFunction(readFileSync(file, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname'], {
+    filename: file,
+  });
+  run.call(module.exports, module.exports, requireForBundle, module, file, dirname(file));
+  return module.exports;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
