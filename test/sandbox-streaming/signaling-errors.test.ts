@@ -220,3 +220,16 @@ describe('streaming sandbox: signaling close reasons', () => {
     }
   });
 });
+
+describe('streaming sandbox: ticket lifetime', () => {
+  test('an expired ticket token is RAPI-INVALID-TOKEN', async () => {
+    const fx = await startStreamingFixture({ ticketLifetimeSeconds: 0 });
+    try {
+      const room = await fx.createRoom();
+      const ticket = await fx.ticket(room.id, 'up');
+      expect(await closeAfter(ticket.url, connectMessage(ticket))).toEqual({ code: 4401, reason: 'RAPI-INVALID-TOKEN' });
+    } finally {
+      await fx.stop();
+    }
+  });
+});
