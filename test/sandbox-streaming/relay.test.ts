@@ -1,7 +1,7 @@
 import { RawSignaling, connectMessage } from './support/signaling-client';
 import { eventually, startStreamingFixture, type StreamingFixture } from './support/sandbox';
 import type { RTCPeerConnection } from 'werift';
-import { RecordingViewer, SyntheticPublisher, answer } from './support/peers';
+import { RecordingViewer, SyntheticPublisher, answer, type TestCodec } from './support/peers';
 
 /** Polls a counter until it reaches `target` (bounded: 400 x 25 ms). */
 async function reach(read: () => number, target: number): Promise<number> {
@@ -32,13 +32,13 @@ describe('streaming sandbox: SFU media relay on werift', () => {
     await fx.stop();
   });
 
-  async function publish(roomId: string): Promise<{ publisher: SyntheticPublisher; ws: RawSignaling }> {
+  async function publish(roomId: string, codec: TestCodec = 'VP8'): Promise<{ publisher: SyntheticPublisher; ws: RawSignaling }> {
     const ticket = await fx.ticket(roomId, 'up');
     const ws = await RawSignaling.open(ticket.url);
     cleanups.push(() => ws.terminate());
-    const publisher = new SyntheticPublisher();
+    const publisher = new SyntheticPublisher(codec);
     cleanups.push(() => publisher.stop());
-    ws.send(connectMessage(ticket));
+    ws.send(connectMessage(ticket, { video: { codec_type: codec } }));
     const offer = await ws.next('offer');
     ws.send({ type: 'answer', sdp: await publisher.answer(offer.sdp as string) });
     await connected(publisher.pc);
@@ -46,13 +46,13 @@ describe('streaming sandbox: SFU media relay on werift', () => {
   }
 
   /** A viewer that answers with trickled candidates, and answers `update` offers too. */
-  async function view(roomId: string): Promise<{ viewer: RecordingViewer; ws: RawSignaling }> {
+  async function view(roomId: string, codec: TestCodec = 'VP8'): Promise<{ viewer: RecordingViewer; ws: RawSignaling }> {
     const ticket = await fx.ticket(roomId, 'down');
     const ws = await RawSignaling.open(ticket.url);
     cleanups.push(() => ws.terminate());
-    const viewer = new RecordingViewer();
+    const viewer = new RecordingViewer(codec);
     cleanups.push(() => viewer.stop());
-    ws.send(connectMessage(ticket));
+    ws.send(connectMessage(ticket, { video: { codec_type: codec } }));
     const offer = await ws.next('offer');
     const { sdp, candidates } = await answer(viewer.pc, offer.sdp as string, true);
     ws.send({ type: 'answer', sdp });
@@ -140,5 +140,16 @@ describe('streaming sandbox: SFU media relay on werift', () => {
     expect(await reach(() => viewer.packets, before + 40)).toBeGreaterThanOrEqual(before + 40);
     expect(viewer.pc.getTransceivers().filter((t) => t.kind === 'video').length).toBe(2);
     expect(ws.ws.readyState).toBe(ws.ws.OPEN);
+  });
+
+  test.each<TestCodec>(['VP9', 'H264'])('%s RTP is relayed with the negotiated payload type; a VP8 viewer does not get it', async (codec) => {
+    const room = await fx.createRoom();
+    const { publisher } = await publish(room.id, codec);
+    const same = await view(room.id, codec);
+    const other = await view(room.id, 'VP8');
+    publisher.start(20);
+    expect(await reach(() => same.viewer.packets, 20)).toBeGreaterThanOrEqual(20);
+    expect([...same.viewer.payloadTypes]).toEqual([codec === 'VP9' ? 98 : 102]);
+    expect(other.viewer.packets).toBe(0);
   });
 });

@@ -14,8 +14,25 @@ import {
 
 const LOOPBACK = '127.0.0.1';
 
+/** Video codecs the tests publish. */
+export type TestCodec = 'VP8' | 'VP9' | 'H264';
+
+function codecParameters(codec: TestCodec): RTCRtpCodecParameters {
+  const rtcpFeedback = [useNACK(), usePLI()];
+  if (codec === 'H264') {
+    return new RTCRtpCodecParameters({
+      mimeType: 'video/H264',
+      clockRate: 90000,
+      payloadType: 102,
+      rtcpFeedback,
+      parameters: 'level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f',
+    });
+  }
+  return new RTCRtpCodecParameters({ mimeType: `video/${codec}`, clockRate: 90000, payloadType: codec === 'VP8' ? 96 : 98, rtcpFeedback });
+}
+
 /** A werift peer for tests that only gathers, offers and accepts 127.0.0.1 candidates. */
-export function loopbackPeer(): RTCPeerConnection {
+export function loopbackPeer(codec: TestCodec = 'VP8'): RTCPeerConnection {
   return new RTCPeerConnection({
     iceServers: [],
     iceUseIpv6: false,
@@ -24,7 +41,7 @@ export function loopbackPeer(): RTCPeerConnection {
     iceFilterCandidatePair: (pair) => pair.localCandidate.host === LOOPBACK && pair.remoteCandidate.host === LOOPBACK,
     bundlePolicy: 'max-bundle',
     codecs: {
-      video: [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: 96, rtcpFeedback: [useNACK(), usePLI()] })],
+      video: [codecParameters(codec)],
       audio: [],
     },
   });
@@ -89,7 +106,7 @@ export function isVp8Keyframe(payload: Buffer): boolean {
  * arrives, inter frames otherwise, so a viewer that gets a late key frame proves PLI forwarding.
  */
 export class SyntheticPublisher {
-  readonly pc = loopbackPeer();
+  readonly pc: RTCPeerConnection;
   readonly track = new MediaStreamTrack({ kind: 'video' });
   plis = 0;
   sent = 0;
@@ -97,6 +114,10 @@ export class SyntheticPublisher {
   private sequence = 1;
   private timestamp = 1000;
   private timer?: NodeJS.Timeout;
+
+  constructor(codec: TestCodec = 'VP8') {
+    this.pc = loopbackPeer(codec);
+  }
 
   /** Answers the SFU's offer with a sendonly video track. */
   async answer(offerSdp: string): Promise<string> {
@@ -147,14 +168,18 @@ export class SyntheticPublisher {
 
 /** A viewer that records the VP8 RTP it receives. */
 export class RecordingViewer {
-  readonly pc = loopbackPeer();
+  readonly pc: RTCPeerConnection;
   packets = 0;
   keyframes = 0;
+  /** Payload types seen on the received RTP. */
+  readonly payloadTypes = new Set<number>();
 
-  constructor() {
+  constructor(codec: TestCodec = 'VP8') {
+    this.pc = loopbackPeer(codec);
     this.pc.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((rtp) => {
         this.packets++;
+        this.payloadTypes.add(rtp.header.payloadType);
         if (isVp8Keyframe(rtp.payload)) this.keyframes++;
       });
     });
