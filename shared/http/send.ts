@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FormData, Pool } from 'undici';
+import { ApiError } from '../errors';
 import { networkError } from './error-body';
 import type { ServiceBase } from './url';
 
@@ -32,6 +33,10 @@ export interface Received {
  * every transport failure becomes an ApiError without status.
  */
 export async function send(exchange: Exchange): Promise<Received> {
+  // undici's own headers/body timeouts tick at about one second; this deadline is exact and also
+  // bounds the whole exchange, body included.
+  const deadline = AbortSignal.timeout(exchange.timeoutMs);
+  const signal = exchange.signal ? AbortSignal.any([exchange.signal, deadline]) : deadline;
   try {
     const response = await exchange.pool.request({
       method: exchange.method,
@@ -41,11 +46,23 @@ export async function send(exchange: Exchange): Promise<Received> {
       body: exchange.body,
       headersTimeout: exchange.timeoutMs,
       bodyTimeout: exchange.timeoutMs,
-      signal: exchange.signal,
+      signal,
     });
     const text = await response.body.text();
     return { status: response.statusCode, headers: response.headers, text };
   } catch (err) {
+    if (exchange.signal?.aborted) {
+      throw new ApiError({ operation: exchange.operation, serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false });
+    }
+    if (deadline.aborted) {
+      throw new ApiError({
+        operation: exchange.operation,
+        serviceMessage: `no response within ${exchange.timeoutMs} ms`,
+        code: 'ETIMEDOUT',
+        retryable: true,
+        message: `${exchange.operation} failed: no response from ${exchange.base.origin} within ${exchange.timeoutMs} ms (ETIMEDOUT)`,
+      });
+    }
     throw networkError(exchange.operation, err, exchange.base.origin);
   }
 }
