@@ -1,5 +1,5 @@
 import { ApiError, InputError } from '../../shared/errors';
-import { HttpClient, MAX_BODY_BYTES } from '../../shared/http';
+import { MAX_BODY_BYTES } from '../../shared/http';
 import { MAX_IMAGE_BYTES } from '../../shared/image';
 import { VisionClient } from '../../shared/vision';
 import { CLIENT_ID, CLIENT_SECRET, FAST_RETRY, caught, closedPort, startHarness, type Harness } from './harness';
