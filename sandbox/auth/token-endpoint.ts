@@ -24,6 +24,23 @@ function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+function formDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Whether presented credentials are the client's, taken as sent or form-decoded: RFC 6749 2.3.1 asks
+ * clients to form-encode both parts before Basic, most send them raw.
+ */
+function matches(presented: ClientCredentials, client: ClientCredentials): boolean {
+  const same = (id: string, secret: string): boolean => sameText(id, client.clientId) && sameText(secret, client.clientSecret);
+  return same(presented.clientId, presented.clientSecret) || same(formDecode(presented.clientId), formDecode(presented.clientSecret));
+}
+
 /** Reads client_id/client_secret from HTTP Basic, falling back to the form body (RFC 6749 2.3.1). */
 function clientFrom(req: IncomingMessage, form: URLSearchParams): ClientCredentials | undefined {
   const basic = /^Basic\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
@@ -31,10 +48,7 @@ function clientFrom(req: IncomingMessage, form: URLSearchParams): ClientCredenti
     const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return undefined;
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, colon)),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
-    };
+    return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
   }
   const clientId = form.get('client_id');
   const clientSecret = form.get('client_secret');
@@ -63,7 +77,7 @@ export function createTokenModule(ctx: SandboxContext, store: TokenStore, client
         return true;
       }
       const presented = clientFrom(req, form);
-      if (!presented || !sameText(presented.clientId, client.clientId) || !sameText(presented.clientSecret, client.clientSecret)) {
+      if (!presented || !matches(presented, client)) {
         oauthError(res, 401, 'invalid_client', 'Client authentication failed.');
         return true;
       }
