@@ -4,3 +4,21 @@ export * from './auth';
 export * from './http';
 export * from './image';
 export * from './vision';
+export * from './streaming';
+export * from './signaling';
+export {
+  FrameAssembler,
+  IvfReader,
+  ivfFileHeader,
+  ivfFrame,
+  parseVp8Frame,
+  parseVp9Frame,
+  H264ParameterCache,
+  AccessUnitSplitter,
+  type EncodedFrame,
+  type VideoCodec,
+  type FrameAssemblerOptions,
+  type KeyframeReason,
+} from './frames';
+export * from './publish';
+export { findFfmpeg, FfmpegNotFoundError, type FfmpegLookup } from './media';
