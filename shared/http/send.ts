@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FormData, Pool } from 'undici';
 import { ApiError } from '../errors';
-import { networkError } from './error-body';
+import { networkError, transportCode } from './error-body';
 import type { ServiceBase } from './url';
 
 /** A body undici can send again on a retry (FormData is re-serialised for every attempt). */
@@ -33,10 +33,11 @@ export interface Received {
  * every transport failure becomes an ApiError without status.
  */
 export async function send(exchange: Exchange): Promise<Received> {
-  // undici's own headers/body timeouts tick at about one second; this deadline is exact and also
-  // bounds the whole exchange, body included.
-  const deadline = AbortSignal.timeout(exchange.timeoutMs);
-  const signal = exchange.signal ? AbortSignal.any([exchange.signal, deadline]) : deadline;
+  // undici's headers/body timeouts tick at about one second, which is fine for the usual
+  // timeouts of many seconds; a short timeout gets an exact deadline (a timer and an abort signal
+  // per request, a cost not worth paying on the common path).
+  const deadline = exchange.timeoutMs < PRECISE_TIMEOUT_BELOW_MS ? AbortSignal.timeout(exchange.timeoutMs) : undefined;
+  const signal = deadline && exchange.signal ? AbortSignal.any([exchange.signal, deadline]) : (deadline ?? exchange.signal);
   try {
     const response = await exchange.pool.request({
       method: exchange.method,
@@ -54,7 +55,7 @@ export async function send(exchange: Exchange): Promise<Received> {
     if (exchange.signal?.aborted) {
       throw new ApiError({ operation: exchange.operation, serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false });
     }
-    if (deadline.aborted) {
+    if (deadline?.aborted || /UND_ERR_(HEADERS|BODY)_TIMEOUT/.test(transportCode(err) ?? '')) {
       throw new ApiError({
         operation: exchange.operation,
         serviceMessage: `no response within ${exchange.timeoutMs} ms`,
@@ -66,6 +67,9 @@ export async function send(exchange: Exchange): Promise<Received> {
     throw networkError(exchange.operation, err, exchange.base.origin);
   }
 }
+
+/** Timeouts shorter than this get an exact deadline of their own. */
+const PRECISE_TIMEOUT_BELOW_MS = 5_000;
 
 function definedOnly(query: Record<string, string | number | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
