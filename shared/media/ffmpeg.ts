@@ -86,19 +86,28 @@ async function fromPackage(cacheDir: string, tried: string[]): Promise<string | 
   }
   const binary = path.join(pkgDir, 'ffmpeg');
   try {
-    const st = await fs.stat(binary);
-    if (await isExecutable(binary)) return binary;
-    // The copy's name carries size and mtime so an upgraded package gets a fresh copy.
-    const tag = createHash('sha1').update(`${binary}:${st.size}:${st.mtimeMs}`).digest('hex').slice(0, 12);
-    const target = path.join(cacheDir, `ffmpeg-${tag}`);
-    if (await isExecutable(target)) return target;
-    const partial = `${target}.${process.pid}.partial`;
-    await fs.copyFile(binary, partial);
-    await fs.chmod(partial, 0o755);
-    await fs.rename(partial, target);
-    return target;
+    return await executableCopy(binary, cacheDir);
   } catch (err) {
     tried.push(`${PACKAGED}: ${(err as Error).message}`);
     return undefined;
   }
+}
+
+/**
+ * Returns `binary` when it is executable; otherwise an executable copy of it in `cacheDir`
+ * (made once, reused). The copy's name carries size and mtime so an upgraded binary gets a fresh one.
+ */
+export async function executableCopy(binary: string, cacheDir: string): Promise<string> {
+  const st = await fs.stat(binary);
+  if (await isExecutable(binary)) return binary;
+  const tag = createHash('sha1').update(`${binary}:${st.size}:${st.mtimeMs}`).digest('hex').slice(0, 12);
+  const target = path.join(cacheDir, `${path.basename(binary)}-${tag}`);
+  if (await isExecutable(target)) return target;
+  await fs.mkdir(cacheDir, { recursive: true });
+  // Copy under a private name, then rename: concurrent processes never run a half-written file.
+  const partial = `${target}.${process.pid}.partial`;
+  await fs.copyFile(binary, partial);
+  await fs.chmod(partial, 0o755);
+  await fs.rename(partial, target);
+  return target;
 }

@@ -1,1 +1,1 @@
-export { findFfmpeg, FfmpegNotFoundError, type FfmpegLookup } from './ffmpeg';
+export { findFfmpeg, executableCopy, FfmpegNotFoundError, type FfmpegLookup } from './ffmpeg';

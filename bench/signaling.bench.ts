@@ -1,0 +1,213 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { startSandbox } from '../sandbox';
+import type { EncodedFrame } from '../shared/frames';
+import { Publisher, openVideoSource } from '../shared/publish';
+import { SignalingSession } from '../shared/signaling';
+import { StreamingClient } from '../shared/streaming';
+
+// Two figures of the streaming path, all on 127.0.0.1:
+// 1. join -> first key frame: a downstream session joins a room where a 640x480 VP8 stream is
+//    live; median over JOINS sequential joins (also join -> media connected).
+// 2. viewers one core carries: the sandbox (signaling + werift SFU) runs alone in a child process
+//    (one JS thread); viewers are added in steps until the worst viewer's frame rate falls below
+//    90 % of the nominal source rate or the SFU process uses a whole core. The publisher and the viewers
+//    live in this process, so when this side saturates first the report says so.
+// The last line printed is one JSON object with every figure.
+
+const JOINS = Number(process.env.BENCH_JOINS ?? 10);
+const STEPS = [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 64, 80, 96].filter((n) => n <= Number(process.env.BENCH_MAX_VIEWERS ?? 96));
+const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 3000);
+const FPS = 30;
+const GOP = 30;
+const WIDTH = 640;
+const HEIGHT = 480;
+const FPS_FLOOR = 0.9;
+const CPU_CEILING = 0.95;
+
+interface ChildCpu {
+  user: number;
+  system: number;
+}
+
+/** In the child: run the sandbox and answer CPU questions over IPC. */
+async function runSfuChild(): Promise<void> {
+  const sandbox = await startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    streaming: { maxConnections: 1000, maxConnectionsPerChannel: 1000, countDelayMs: 0 },
+  });
+  process.on('message', (msg: { type: string }) => {
+    if (msg.type === 'cpu') process.send?.({ type: 'cpu', cpu: process.cpuUsage() });
+    if (msg.type === 'stop') void sandbox.stop().then(() => process.exit(0));
+  });
+  process.send?.({ type: 'ready', url: sandbox.url });
+}
+
+function ask<T>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (msg: { type: string } & Record<string, unknown>): void => {
+      if (msg.type !== type) return;
+      child.off('message', on);
+      resolve(msg as T);
+    };
+    child.on('message', on);
+    child.send({ type });
+  });
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A downstream session counting frames. */
+class CountingViewer {
+  frames = 0;
+  firstKeyAt?: number;
+  readonly session: SignalingSession;
+
+  constructor(client: StreamingClient, roomId: string) {
+    this.session = new SignalingSession({
+      role: 'downstream',
+      video: { codec_type: 'VP8' },
+      getTicket: client.ticketSource(roomId, 'down'),
+      loopbackOnly: true,
+      rejoin: { baseDelayMs: 100, maxDelayMs: 1000, maxAttempts: 3 },
+    });
+    this.session.on('frame', (f: EncodedFrame) => {
+      this.frames++;
+      if (f.isKeyframe && this.firstKeyAt === undefined) this.firstKeyAt = performance.now();
+    });
+    this.session.on('error', () => undefined);
+  }
+}
+
+async function waitUntil(predicate: () => boolean, timeoutMs: number): Promise<boolean> {
+  const end = performance.now() + timeoutMs;
+  while (!predicate()) {
+    if (performance.now() > end) return false;
+    await sleep(20);
+  }
+  return true;
+}
+
+async function bench(): Promise<void> {
+  const child = fork(__filename, ['--sfu-child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m: { type: string; url: string }) => (m.type === 'ready' ? resolve(m.url) : reject(new Error('child failed'))));
+    child.once('exit', (code) => reject(new Error(`sandbox child exited with ${code}`)));
+  });
+  const client = new StreamingClient({ authUrl: url, sfuUrl: url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret' });
+  const viewers: CountingViewer[] = [];
+  let publisher: Publisher | undefined;
+  try {
+    const room = await client.createRoom();
+    const source = await openVideoSource({ testPattern: true, codec: 'VP8', width: WIDTH, height: HEIGHT, fps: FPS, gop: GOP, bitRateKbps: 1000 });
+    publisher = new Publisher({ source, getTicket: client.ticketSource(room.id, 'up'), loopbackOnly: true });
+    publisher.on('error', () => undefined);
+    await publisher.start();
+    await sleep(1000);
+
+    // 1. join -> first key frame
+    const toConnected: number[] = [];
+    const toKeyframe: number[] = [];
+    for (let i = 0; i < JOINS; i++) {
+      // Joins right after one another would line up with the GOP; a random pause spreads them over it.
+      await sleep(Math.random() * (1000 * GOP) / FPS);
+      const v = new CountingViewer(client, room.id);
+      const t0 = performance.now();
+      await v.session.start();
+      toConnected.push(performance.now() - t0);
+      if (await waitUntil(() => v.firstKeyAt !== undefined, 10_000)) toKeyframe.push((v.firstKeyAt as number) - t0);
+      await v.session.close();
+      console.log(`join ${i + 1}/${JOINS}: connected ${toConnected.at(-1)?.toFixed(0)} ms, first key frame ${toKeyframe.at(-1)?.toFixed(0) ?? '-'} ms`);
+    }
+
+    // 2. viewers carried
+    const steps: Record<string, number | string>[] = [];
+    let carried = 0;
+    let sfuCpuAtCarried = 0;
+    let limitedBy = `step list exhausted (${STEPS.at(-1)} viewers)`;
+    for (const target of STEPS) {
+      while (viewers.length < target) {
+        const v = new CountingViewer(client, room.id);
+        viewers.push(v);
+        await v.session.start().catch(() => undefined);
+      }
+      await waitUntil(() => viewers.every((v) => v.firstKeyAt !== undefined), 10_000);
+      // Joining is CPU-heavy (DTLS); let the publisher's pacing settle before measuring.
+      await sleep(1500);
+      const counts0 = viewers.map((v) => v.frames);
+      const sent0 = publisher.stats.frames;
+      const sfu0 = (await ask<{ cpu: ChildCpu }>(child, 'cpu')).cpu;
+      const own0 = process.cpuUsage();
+      const t0 = performance.now();
+      await sleep(WINDOW_MS);
+      const wall = performance.now() - t0;
+      const sfu1 = (await ask<{ cpu: ChildCpu }>(child, 'cpu')).cpu;
+      const own = process.cpuUsage(own0);
+      const sourceFps = ((publisher.stats.frames - sent0) * 1000) / wall;
+      const fps = viewers.map((v, i) => ((v.frames - counts0[i]) * 1000) / wall);
+      const sfuCpu = (sfu1.user - sfu0.user + sfu1.system - sfu0.system) / 1000 / wall;
+      const ownCpu = (own.user + own.system) / 1000 / wall;
+      const step = {
+        viewers: target,
+        sourceFps: +sourceFps.toFixed(1),
+        minViewerFps: +Math.min(...fps).toFixed(1),
+        medianViewerFps: +median(fps).toFixed(1),
+        sfuCpuCores: +sfuCpu.toFixed(2),
+        publisherAndViewersCpuCores: +ownCpu.toFixed(2),
+      };
+      steps.push(step);
+      console.log(JSON.stringify(step));
+      const fpsOk = Math.min(...fps) >= FPS_FLOOR * FPS;
+      if (fpsOk) {
+        carried = target;
+        sfuCpuAtCarried = sfuCpu;
+      }
+      if (!fpsOk || sfuCpu >= CPU_CEILING || ownCpu >= CPU_CEILING) {
+        limitedBy = !fpsOk
+          ? `worst viewer below ${FPS_FLOOR * 100}% of the source rate at ${target} viewers`
+          : sfuCpu >= CPU_CEILING
+            ? `SFU process at ${(sfuCpu * 100).toFixed(0)}% of one core at ${target} viewers`
+            : `the measuring process (publisher + viewers) saturated its core at ${target} viewers, before the SFU`;
+        break;
+      }
+    }
+    const result = {
+      bench: 'signaling',
+      source: { codec: 'VP8', width: WIDTH, height: HEIGHT, fps: FPS, gop: GOP },
+      joins: JOINS,
+      joinToConnectedMsMedian: +median(toConnected).toFixed(0),
+      joinToKeyframeMsMedian: toKeyframe.length ? +median(toKeyframe).toFixed(0) : null,
+      viewersCarriedByOneSfuCore: carried,
+      limitedBy,
+      sfuCpuCoresAtThatCount: +sfuCpuAtCarried.toFixed(2),
+      // Only meaningful when the measuring side, not the SFU, set the limit: SFU cost grows about linearly.
+      extrapolatedViewersAtFullSfuCore: carried && sfuCpuAtCarried > 0 ? Math.floor((carried * CPU_CEILING) / sfuCpuAtCarried) : null,
+      steps,
+    };
+    console.log(JSON.stringify(result));
+  } finally {
+    for (const v of viewers) await v.session.close();
+    await publisher?.close();
+    await client.close();
+    child.send({ type: 'stop' });
+    await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
+  }
+}
+
+if (process.argv.includes('--sfu-child')) {
+  runSfuChild().catch((err: unknown) => {
+    console.error('sandbox child failed:', err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  });
+} else {
+  bench().catch((err: unknown) => {
+    console.error('bench failed:', err instanceof Error ? err.message : String(err));
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,125 @@
+import { spawnSync } from 'node:child_process';
+import { constants as fsc } from 'node:fs';
+import { access, chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { InputError } from '../../shared/errors';
+import { FfmpegNotFoundError, executableCopy, findFfmpeg } from '../../shared/media';
+import { ffmpegArgs, ffmpegEncoders, openVideoSource, Publisher } from '../../shared/publish';
+import { decodeFrames, runFfmpeg, testFfmpeg } from './support/ffmpeg';
+import { startHarness, waitFor, type StreamingHarness } from './support/harness';
+import { FAST_REJOIN, Viewer } from './support/peers';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'streaming-publish-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('ffmpeg discovery', () => {
+  test('explicit path, FFMPEG_PATH, PATH, then the npm package', async () => {
+    const real = await testFfmpeg();
+    expect(await findFfmpeg({ ffmpegPath: real })).toBe(real);
+    await expect(findFfmpeg({ ffmpegPath: path.join(dir, 'missing') })).rejects.toBeInstanceOf(FfmpegNotFoundError);
+    expect(await findFfmpeg({ env: { FFMPEG_PATH: real, PATH: '' } })).toBe(real);
+    const binDir = path.join(dir, 'bin');
+    await mkdir(binDir, { recursive: true });
+    const named = path.join(binDir, 'ffmpeg');
+    await writeFile(named, '#!/bin/sh\n');
+    await chmod(named, 0o755);
+    expect(await findFfmpeg({ env: { PATH: binDir } })).toBe(named);
+    // Nothing configured: the optional package is used (this repository has it as a dev dependency).
+    const packaged = await findFfmpeg({ env: { PATH: '' }, cacheDir: path.join(dir, 'cache') });
+    await access(packaged, fsc.X_OK);
+  });
+
+  test('a binary without the executable bit is copied and made executable, once', async () => {
+    const file = path.join(dir, 'tool');
+    await writeFile(file, '#!/bin/sh\necho ok\n');
+    await chmod(file, 0o644);
+    const cache = path.join(dir, 'tool-cache');
+    const copy = await executableCopy(file, cache);
+    expect(copy).not.toBe(file);
+    expect((await stat(copy)).mode & 0o111).not.toBe(0);
+    expect((await stat(file)).mode & 0o111).toBe(0); // the original is left alone
+    expect(spawnSync(copy).stdout.toString().trim()).toBe('ok');
+    expect(await executableCopy(file, cache)).toBe(copy);
+  });
+
+  test('the ffmpeg at hand has the encoders the publisher needs', async () => {
+    const encoders = await ffmpegEncoders(await testFfmpeg());
+    expect(encoders.has('libvpx')).toBe(true);
+    expect(encoders.has('libx264')).toBe(true);
+  });
+});
+
+describe('sources', () => {
+  test('ffmpeg is asked for a short GOP (its output cannot honour PLI) and loops when told', () => {
+    const args = ffmpegArgs({ ffmpegPath: 'ffmpeg', input: { images: 'shots/*.jpg' }, codec: 'H264', fps: 10, gop: 5, width: 320, height: 240 });
+    expect(args.join(' ')).toContain('-g 5 -keyint_min 5');
+    expect(args.join(' ')).toContain('-pattern_type glob -f image2 -i shots/*.jpg');
+    expect(args).toContain('libx264');
+    expect(ffmpegArgs({ ffmpegPath: 'ffmpeg', input: { file: 'a.mp4' }, codec: 'VP8', loop: true }).join(' ')).toContain('-stream_loop -1 -i a.mp4');
+  });
+
+  test('bad source options are refused with the field named', async () => {
+    await expect(openVideoSource({})).rejects.toMatchObject({ name: 'InputError', field: 'source' });
+    await expect(openVideoSource({ testPattern: true, file: 'x.ivf' })).rejects.toBeInstanceOf(InputError);
+    await expect(openVideoSource({ testPattern: true, fps: 0 })).rejects.toMatchObject({ field: 'fps' });
+    await expect(openVideoSource({ testPattern: true, gop: 2.5 })).rejects.toMatchObject({ field: 'gop' });
+    await expect(openVideoSource({ testPattern: true, codec: 'AV1' as never })).rejects.toMatchObject({ field: 'codec' });
+  });
+
+  test('without ffmpeg, a file that needs encoding gets a clear error', async () => {
+    const err = await openVideoSource({ file: path.join(dir, 'clip.mp4'), ffmpegPath: path.join(dir, 'no-ffmpeg') }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FfmpegNotFoundError);
+    expect((err as Error).message).toMatch(/ffmpegPath/);
+    const direct = await openVideoSource({ file: path.join(dir, 'x.h264'), ffmpegPath: path.join(dir, 'no-ffmpeg') });
+    expect(direct.codec).toBe('H264');
+    await direct.close();
+  });
+});
+
+describe('publishing an image sequence', () => {
+  let h: StreamingHarness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  test.each([
+    ['png', 'VP8'],
+    ['jpg', 'H264'],
+  ] as const)('%s images encoded to %s reach a viewer as decodable frames', async (ext, codec) => {
+    const shots = path.join(dir, `shots-${ext}`);
+    await rm(shots, { recursive: true, force: true });
+    await mkdir(shots);
+    const made = await runFfmpeg(['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10', '-frames:v', '20', path.join(shots, `%03d.${ext}`)]);
+    expect(made.code).toBe(0);
+    const room = await h.client.createRoom();
+    const viewer = new Viewer(h.client, room.id, codec);
+    const source = await openVideoSource({ images: path.join(shots, `%03d.${ext}`), codec, fps: 10, gop: 5, loop: true });
+    const pub = new Publisher({ source, getTicket: h.client.ticketSource(room.id, 'up'), loopbackOnly: true, rejoin: FAST_REJOIN });
+    // A throwing host listener must not disturb the broadcast.
+    pub.on('connected', () => {
+      throw new Error('listener bug');
+    });
+    viewer.session.on('frame', () => {
+      throw new Error('listener bug');
+    });
+    try {
+      await pub.start();
+      await viewer.start();
+      await waitFor('frames', () => viewer.frames.length >= 12, 15_000);
+      expect(viewer.frames[0]).toMatchObject({ isKeyframe: true, width: 320, height: 240, codec });
+      expect(await decodeFrames(viewer.frames.slice(0, 12))).toEqual({ decoded: 12, errors: '' });
+    } finally {
+      await viewer.close();
+      await pub.close();
+    }
+  });
+});
