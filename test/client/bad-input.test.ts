@@ -3,7 +3,7 @@ import { MAX_BODY_BYTES } from '../../shared/http';
 import { MAX_IMAGE_BYTES } from '../../shared/image';
 import { VisionClient } from '../../shared/vision';
 import { CLIENT_ID, CLIENT_SECRET, FAST_RETRY, caught, closedPort, startHarness, type Harness } from './harness';
-import { startImageServer, type ImageServer } from './image-server';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server';
 import { paddedJpeg, tinyJpeg, tinyPng } from './images';
 
 /** What a refusal must look like. */
@@ -21,7 +21,7 @@ type Case = [name: string, run: (h: Harness, ctx: Context) => Promise<unknown>, 
 
 interface Context {
   collectionId: string;
-  images: ImageServer;
+  images: FixtureServer;
 }
 
 const jpg = tinyJpeg();
@@ -83,8 +83,8 @@ const cases: Case[] = [
   ['good source, bad target', (h) => h.client.compareFaces(png, Buffer.alloc(0)), input('target', /^target is empty/)],
   ['image of the wrong type (number)', (h) => h.client.detectFaces(42 as unknown as Buffer), input('image', /must be a Buffer, Uint8Array, base64 string, data URL or http\(s\) URL \(got number\)/)],
   ['image null', (h) => h.client.addFace('c', null as unknown as Buffer), input('image', /got null/)],
-  ['mixed comparison whose URL is missing', (h, c) => h.client.compareFaces(c.images.url('missing.jpg'), jpg), input('source', /source could not be downloaded: HTTP 404/)],
-  ['mixed comparison whose URL is not an image', (h, c) => h.client.compareFaces(jpg, c.images.url('text.txt')), input('target', /^target is not a JPEG or PNG/)],
+  ['mixed comparison whose URL is missing', (h, c) => h.client.compareFaces(c.images.urlOf('/missing.jpg'), jpg), input('source', /source could not be downloaded: HTTP 404/)],
+  ['mixed comparison whose URL is not an image', (h, c) => h.client.compareFaces(jpg, c.images.urlOf('/text.txt')), input('target', /^target is not a JPEG or PNG/)],
   [
     'body above 10485760 bytes on the raw client',
     (h) => h.http.request({ method: 'POST', path: '/v1/detect_faces', body: over10, headers: { 'content-type': 'image/jpeg' }, operation: 'detectFaces' }),
@@ -139,10 +139,10 @@ describe('bad input is refused with a clear error', () => {
   beforeAll(async () => {
     h = await startHarness();
     ctx.collectionId = (await h.client.createCollection()).collectionId;
-    ctx.images = await startImageServer({ 'text.txt': { body: Buffer.from('not an image'), type: 'text/plain' } });
+    ctx.images = await startFixtureServer({ '/text.txt': { body: Buffer.from('not an image'), contentType: 'text/plain' } });
   });
   afterAll(async () => {
-    await ctx.images.close();
+    await ctx.images.stop();
     await h.stop();
   });
 

@@ -1,16 +1,17 @@
 import { InputError } from '../../shared/errors';
 import { MAX_IMAGE_BYTES, resolveImage, sniffImage } from '../../shared/image';
-import { faceSample, paddedJpeg, tinyJpeg, tinyPng } from './images';
+import { faceApiSample } from '../support/images';
+import { paddedJpeg, tinyJpeg, tinyPng } from './images';
 
 describe('image sniffing', () => {
   it('recognises whole JPEG and PNG files', () => {
     expect(sniffImage(tinyJpeg())).toEqual({ mime: 'image/jpeg', complete: true });
     expect(sniffImage(tinyPng())).toEqual({ mime: 'image/png', complete: true });
-    expect(sniffImage(faceSample(1))).toEqual({ mime: 'image/jpeg', complete: true });
+    expect(sniffImage(faceApiSample(1))).toEqual({ mime: 'image/jpeg', complete: true });
   });
 
   it('flags files cut short', () => {
-    const jpg = faceSample(2);
+    const jpg = faceApiSample(2);
     expect(sniffImage(jpg.subarray(0, jpg.length - 100))).toEqual({ mime: 'image/jpeg', complete: false });
     expect(sniffImage(jpg.subarray(0, 200))).toEqual({ mime: 'image/jpeg', complete: false });
     const png = tinyPng();

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 
@@ -35,12 +33,4 @@ export function paddedJpeg(size: number): Buffer {
   }
   parts.push(base.subarray(2));
   return Buffer.concat(parts);
-}
-
-/**
- * Group photos shipped with @vladmandic/face-api's demo. Their licence is not stated, so they are
- * read from node_modules at test time and never copied into the repository.
- */
-export function faceSample(n: 1 | 2 | 3 | 4 | 5 | 6): Buffer {
-  return readFileSync(join(require.resolve('@vladmandic/face-api/package.json'), '..', 'demo', `sample${n}.jpg`));
 }
