@@ -105,6 +105,11 @@ export class HttpClient {
           signal: req.signal,
         });
         if (received.status >= 200 && received.status < 300) return parseSuccess<T>(req, received.status, received.text);
+        if (received.status === 404 && attempt > 0 && req.method === 'DELETE') {
+          // An earlier attempt failed with a 5xx or a reset after the service may have deleted the
+          // resource; "gone" is then the outcome the caller asked for.
+          return parseSuccess<T>({ ...req, expect: 'empty' }, received.status, '');
+        }
         if (received.status === 401 && !renewedAfter401) {
           // The token may have been revoked or expired early: renew once, and this is not a retry.
           renewedAfter401 = true;

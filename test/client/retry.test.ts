@@ -77,7 +77,7 @@ describe('retries on connection resets and Retry-After', () => {
   let h: Harness;
   let server: Server;
   let base: string;
-  let script: Array<'reset' | 'retry-after' | 'ok'> = [];
+  let script: Array<'reset' | 'retry-after' | 'not-found' | 'ok'> = [];
   let served = 0;
 
   beforeAll(async () => {
@@ -88,6 +88,10 @@ describe('retries on connection resets and Retry-After', () => {
       const step = script.shift() ?? 'ok';
       if (step === 'reset') {
         req.socket.destroy();
+        return;
+      }
+      if (step === 'not-found') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"resource_not_found","message":"The specified resource does not exist."}}');
         return;
       }
       if (step === 'retry-after') {
@@ -122,6 +126,17 @@ describe('retries on connection resets and Retry-After', () => {
     expect(err).toMatchObject({ status: undefined, retryable: true });
     expect((err as ApiError).code).toMatch(/ECONNRESET|UND_ERR_SOCKET|EPIPE/);
     await http.close();
+  });
+
+  it('takes a 404 on a repeated DELETE as done, but not on the first attempt', async () => {
+    const client = new VisionClient({ visionUrl: base, tokens: h.tokens, retry: FAST_RETRY });
+    script = ['reset', 'not-found'];
+    served = 0;
+    await expect(client.deleteCollection('c1')).resolves.toBeUndefined();
+    expect(served).toBe(2);
+    script = ['not-found'];
+    await expect(client.deleteCollection('c1')).rejects.toMatchObject({ status: 404, code: 'resource_not_found' });
+    await client.close();
   });
 
   it('keeps the Retry-After of a 503 on the error and retries after it', async () => {

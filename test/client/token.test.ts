@@ -1,5 +1,5 @@
 import { ApiError, InputError } from '../../shared/errors';
-import { TokenSource, VISION_SCOPES } from '../../shared/auth';
+import { TokenSource, VISION_SCOPES, acquireTokenSource } from '../../shared/auth';
 import { VisionClient } from '../../shared/vision';
 import { CLIENT_ID, CLIENT_SECRET, FAST_RETRY, caught, closedPort, startHarness, type Harness } from './harness';
 
@@ -46,6 +46,29 @@ describe('token source against the sandbox', () => {
     await expect(tokens.getToken()).resolves.toMatchObject({ accessToken: expect.any(String) });
     expect(h.hits('token')).toBe(2);
     await tokens.close();
+  });
+
+  it('shares one source (one token request) between users of the same credentials', async () => {
+    const options = { authUrl: h.sandbox.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: VISION_SCOPES, retry: FAST_RETRY };
+    const a = acquireTokenSource(options);
+    const b = acquireTokenSource({ ...options, authUrl: `${h.sandbox.url}/v1`, scopes: [...VISION_SCOPES].reverse() });
+    const other = acquireTokenSource({ ...options, scopes: ['sfu.api.ricoh/v1/sfu'] });
+    expect(b.tokens).toBe(a.tokens);
+    expect(other.tokens).not.toBe(a.tokens);
+    const tokens = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).tokens.getToken()));
+    expect(new Set(tokens.map((t) => t.accessToken)).size).toBe(1);
+    expect(h.hits('token')).toBe(1);
+    await a.release();
+    await a.release();
+    // Still held by b: the cached token is still served.
+    await b.tokens.getToken();
+    expect(h.hits('token')).toBe(1);
+    await b.release();
+    await expect(b.tokens.getToken()).rejects.toMatchObject({ code: 'closed' });
+    const again = acquireTokenSource(options);
+    expect(again.tokens).not.toBe(a.tokens);
+    await again.release();
+    await other.release();
   });
 
   it('accepts the auth address with or without /v1 and with a trailing slash', async () => {
