@@ -221,6 +221,7 @@ export class VisionClient {
     await this.#call({
       method: 'DELETE',
       path: `/v1/face_collections/${cid}/faces/${fid}`,
+      headers: JSON_TYPE,
       operation: 'removeFace',
       expect: 'empty',
       notFoundHint: `collectionId "${collectionId}" or faceId "${faceId}" does not exist`,

@@ -79,12 +79,14 @@ describe('retries on connection resets and Retry-After', () => {
   let base: string;
   let script: Array<'reset' | 'retry-after' | 'not-found' | 'ok'> = [];
   let served = 0;
+  const seen: Array<{ method?: string; url?: string; type?: string; length?: string }> = [];
 
   beforeAll(async () => {
     h = await startHarness();
     // A stand-in service in front of which the connection breaks; the token still comes from the sandbox.
     server = createServer((req, res) => {
       served += 1;
+      seen.push({ method: req.method, url: req.url, type: req.headers['content-type'], length: req.headers['content-length'] });
       const step = script.shift() ?? 'ok';
       if (step === 'reset') {
         req.socket.destroy();
@@ -136,6 +138,23 @@ describe('retries on connection resets and Retry-After', () => {
     expect(served).toBe(2);
     script = ['not-found'];
     await expect(client.deleteCollection('c1')).rejects.toMatchObject({ status: 404, code: 'resource_not_found' });
+    await client.close();
+  });
+
+  it('sends list, create and delete calls with Content-Type application/json and no body (spec rule 2)', async () => {
+    const client = new VisionClient({ visionUrl: `${base}/v1`, tokens: h.tokens, retry: FAST_RETRY });
+    script = [];
+    seen.length = 0;
+    await client.listCollections();
+    await client.deleteCollection('a b');
+    await client.removeFace('a', 'f');
+    await client.listFaces('a').catch(() => undefined);
+    expect(seen.map((r) => [r.method, r.url, r.type])).toEqual([
+      ['GET', '/v1/face_collections', 'application/json'],
+      ['DELETE', '/v1/face_collections/a%20b', 'application/json'],
+      ['DELETE', '/v1/face_collections/a/faces/f', 'application/json'],
+      ['GET', '/v1/face_collections/a/faces', 'application/json'],
+    ]);
     await client.close();
   });
 
