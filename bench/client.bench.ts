@@ -43,10 +43,13 @@ async function main(): Promise<void> {
       if (res.statusCode !== 200 || !Array.isArray(body.faces)) throw new Error(`raw call failed with HTTP ${res.statusCode}`);
     };
 
-    // Warm-up: loads the face model, fills the sandbox's digest cache, opens sockets on both sides.
+    // Warm-up: loads the face model, fills the sandbox's digest cache, opens sockets on both sides
+    // and lets the JIT settle, so the first measured round is not penalised.
     console.log(`warming up (sandbox at ${sandbox.url}) ...`);
-    await runBatch(viaClient, CONCURRENCY * 2);
-    await runBatch(viaRaw, CONCURRENCY * 2);
+    for (let i = 0; i < 2; i += 1) {
+      await runBatch(viaClient, PER_BATCH);
+      await runBatch(viaRaw, PER_BATCH);
+    }
 
     const sides: Record<'client' | 'raw', Batch[]> = { client: [], raw: [] };
     for (let round = 0; round < ROUNDS; round += 1) {
