@@ -174,6 +174,23 @@ describe('fault injection', () => {
     expect((await list()).status).toBe(200);
   });
 
+  test('stop() ends a request held by a latency fault', async () => {
+    const slow = await startSandbox({ port: 0 });
+    const slowToken = await fetchToken(slow.url);
+    slow.setFaults({ collections: { latencyMs: 60_000 } });
+    const pending = send(slow.url + '/v1/face_collections', { headers: visionHeaders(slowToken) }).then(
+      (res) => res.status,
+      () => 'connection closed',
+    );
+    // Let the request reach the server before stopping it.
+    for (let i = 0; i < 10_000 && slow.stats().byEndpoint.collections !== 1; i += 1) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(slow.stats().byEndpoint.collections).toBe(1);
+    await slow.stop();
+    expect(await pending).toBe('connection closed');
+  });
+
   test('the admin path validates and applies a configuration; {} clears it', async () => {
     const bad = await send(sandbox.url + '/_sandbox/faults', { method: 'POST', headers: json, body: JSON.stringify({ collections: { serverError: 2 } }) });
     expect(bad.status).toBe(400);
