@@ -55,8 +55,11 @@ function hasJpegEnd(bytes: Buffer): boolean {
 }
 
 function decodePng(bytes: Buffer): RgbImage {
+  // The size is read from the IHDR chunk first: a small, highly compressed PNG can inflate to gigabytes.
+  if (bytes.length >= 24 && bytes.readUInt32BE(16) * bytes.readUInt32BE(20) > MAX_MEGAPIXELS * 1_000_000) {
+    throw new UnreadableImageError(`The PNG image is larger than ${MAX_MEGAPIXELS} megapixels.`);
+  }
   const png = PNG.sync.read(bytes);
-  if (png.width * png.height > MAX_MEGAPIXELS * 1_000_000) throw new UnreadableImageError('The PNG image is too large to decode.');
   const rgb = new Uint8Array(png.width * png.height * 3);
   const rgba = png.data;
   for (let src = 0, dst = 0; src < rgba.length; src += 4, dst += 3) {
