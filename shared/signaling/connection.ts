@@ -212,6 +212,15 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     });
     await pc.setRemoteDescription({ type: 'offer', sdp: msg.sdp });
     this.prepareTransceivers(pc);
+    if (settings.role === 'upstream' && settings.video !== false && !this.sendTrack) {
+      throw new Error('the offer has no video m-line to publish on');
+    }
+    // A DTLS close alert from the server ends media at once; without one, ICE notices a vanished
+    // peer only when consent expires (30 s in werift).
+    const dtls = pc.getTransceivers()[0]?.dtlsTransport;
+    dtls?.onStateChange.subscribe((state) => {
+      if (state === 'closed' || state === 'failed') this.onPeerState('failed');
+    });
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
     this.send(JSON.stringify({ type: 'answer', sdp: pc.localDescription?.sdp ?? answer.sdp }));
