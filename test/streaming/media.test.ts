@@ -46,6 +46,8 @@ test('a viewer that joins late starts with a key frame; the room shows as on air
   const room = await h.client.createRoom();
   const pub = await startPublisher(h.client, room.id, { gop: 30 });
   closers.push(() => pub.close());
+  let pliAtPublisher = 0;
+  pub.on('keyframeRequest', () => pliAtPublisher++);
   await waitFor('publisher sending', () => pub.stats.frames > 40, 10_000);
   expect((await h.client.listRooms('onair')).map((r) => r.id)).toEqual([room.id]);
   const late = new Viewer(h.client, room.id, 'VP8');
@@ -54,6 +56,9 @@ test('a viewer that joins late starts with a key frame; the room shows as on air
   await waitFor('10 frames', () => late.frames.length >= 10, 10_000);
   expect(late.frames[0].isKeyframe).toBe(true);
   expect(await decodeFrames(late.frames.slice(0, 10))).toEqual({ decoded: 10, errors: '' });
+  // The viewer asked for a key frame on start, and the SFU passed the request on to the publisher.
+  expect(late.session.stats.keyframeRequests).toBeGreaterThanOrEqual(1);
+  await waitFor('PLI at the publisher', () => pliAtPublisher > 0, 5000);
   const listed = await h.client.getRoom(room.id);
   expect(listed).toMatchObject({ up_count: 1, down_count: 1 });
 });

@@ -91,6 +91,27 @@ describe('publishing an image sequence', () => {
     await h.stop();
   });
 
+  test('a video file (Matroska, MPEG-4 Part 2) is re-encoded to VP8 and reaches a viewer', async () => {
+    const clip = path.join(dir, 'clip.mkv');
+    const made = await runFfmpeg(['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=352x288:rate=25', '-frames:v', '25', '-c:v', 'mpeg4', clip]);
+    expect(made.code).toBe(0);
+    const room = await h.client.createRoom();
+    const viewer = new Viewer(h.client, room.id, 'VP8');
+    const source = await openVideoSource({ file: clip, codec: 'VP8', width: 320, height: 240, fps: 25, gop: 10, loop: true });
+    expect(source.constructor.name).toBe('FfmpegSource');
+    const pub = new Publisher({ source, getTicket: h.client.ticketSource(room.id, 'up'), loopbackOnly: true, rejoin: FAST_REJOIN });
+    try {
+      await pub.start();
+      await viewer.start();
+      await waitFor('frames', () => viewer.frames.length >= 15, 15_000);
+      expect(viewer.frames[0]).toMatchObject({ isKeyframe: true, width: 320, height: 240 });
+      expect(await decodeFrames(viewer.frames.slice(0, 15))).toEqual({ decoded: 15, errors: '' });
+    } finally {
+      await viewer.close();
+      await pub.close();
+    }
+  });
+
   test.each([
     ['png', 'VP8'],
     ['jpg', 'H264'],

@@ -173,6 +173,31 @@ describe('against a hand-made signaling server', () => {
     for (const text of [err?.message, JSON.stringify(err), inspect(err), err?.stack]) expect(text).not.toContain('secret-ticket-token-xyz');
   });
 
+  test('notify, push, unknown types and garbage from the server are ignored; pings still answered', async () => {
+    fake = await FakeSignaling.start((ws) => {
+      for (const text of [
+        JSON.stringify({ type: 'notify', event_type: 'connection.created' }),
+        JSON.stringify({ type: 'push', data: { hello: 1 } }),
+        JSON.stringify({ type: 'brand-new-type' }),
+        'not json at all',
+        JSON.stringify(['array']),
+        JSON.stringify({ type: 'offer' }), // no sdp: not an offer
+        JSON.stringify({ type: 'ping' }),
+      ]) {
+        ws.send(text);
+      }
+    });
+    const url = fake.url;
+    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), rejoin: false });
+    const closed = jest.fn();
+    session.on('closed', closed);
+    void session.start();
+    await waitFor('pong', () => fake!.messages.some((m) => m.type === 'pong'), 5000);
+    expect(closed).not.toHaveBeenCalled();
+    await session.close();
+    expect(closed).toHaveBeenCalledWith({ error: undefined });
+  });
+
   test('a server that stops talking after pinging counts as gone (SERVER-SILENT)', async () => {
     fake = await FakeSignaling.start((ws) => ws.send(JSON.stringify({ type: 'ping' })));
     const url = fake.url;
