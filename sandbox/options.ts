@@ -55,6 +55,8 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Sa
   if (lifetime !== undefined) out.tokenLifetimeSeconds = lifetime;
   const collections = envNumber(env, 'SANDBOX_COLLECTION_LIMIT');
   if (collections !== undefined) out.collectionLimit = collections;
+  const rooms = envNumber(env, 'SANDBOX_ROOM_LIMIT');
+  if (rooms !== undefined) out.streaming = { roomLimit: rooms };
   if (env.SANDBOX_EAGER_MODEL) out.eagerModel = env.SANDBOX_EAGER_MODEL === '1' || env.SANDBOX_EAGER_MODEL === 'true';
   return out;
 }
@@ -67,7 +69,8 @@ function requireInteger(name: string, value: number, min: number, max: number): 
 
 /** Merges env, explicit options and defaults (explicit wins) and checks the numbers. */
 export function resolveSandboxOptions(explicit: Partial<SandboxOptions> = {}, env: NodeJS.ProcessEnv = process.env): SandboxOptions {
-  const merged: SandboxOptions = { ...defaultSandboxOptions, streaming: {}, ...optionsFromEnv(env), ...stripUndefined(explicit) };
+  const fromEnv = optionsFromEnv(env);
+  const merged: SandboxOptions = { ...defaultSandboxOptions, ...fromEnv, ...stripUndefined(explicit), streaming: { ...fromEnv.streaming, ...explicit.streaming } };
   requireInteger('port', merged.port, 0, 65535);
   requireInteger('tokenLifetimeSeconds', merged.tokenLifetimeSeconds, 1, 31_536_000);
   requireInteger('collectionLimit', merged.collectionLimit, 0, 1_000_000);

@@ -1,0 +1,24 @@
+import { resolveSandboxOptions } from '../../sandbox/options';
+
+describe('sandbox options from the environment', () => {
+  it('reads SANDBOX_* variables, explicit options winning', () => {
+    const env = { SANDBOX_PORT: '9999', SANDBOX_CLIENT_ID: 'door-cam', SANDBOX_ROOM_LIMIT: '3', SANDBOX_TOKEN_LIFETIME: '60' };
+    const options = resolveSandboxOptions({ port: 0 }, env);
+    expect(options.port).toBe(0);
+    expect(options.clientId).toBe('door-cam');
+    expect(options.tokenLifetimeSeconds).toBe(60);
+    expect(options.streaming).toEqual({ roomLimit: 3 });
+  });
+
+  it('merges SANDBOX_ROOM_LIMIT with explicit streaming options', () => {
+    const options = resolveSandboxOptions({ streaming: { pingIntervalMs: 100 } }, { SANDBOX_ROOM_LIMIT: '2' });
+    expect(options.streaming).toEqual({ roomLimit: 2, pingIntervalMs: 100 });
+    const explicit = resolveSandboxOptions({ streaming: { roomLimit: 7 } }, { SANDBOX_ROOM_LIMIT: '2' });
+    expect(explicit.streaming.roomLimit).toBe(7);
+  });
+
+  it('refuses a variable that is not a number, naming it', () => {
+    expect(() => resolveSandboxOptions({}, { SANDBOX_ROOM_LIMIT: 'many' })).toThrow(/SANDBOX_ROOM_LIMIT must be a number/);
+    expect(() => resolveSandboxOptions({}, { SANDBOX_PORT: '70000' })).toThrow(/port must be an integer from 0 to 65535/);
+  });
+});
