@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SharedRegistry } from '../util/shared-registry';
 import { TokenSource, type TokenSourceOptions } from './token-source';
 
 /** A token source lent to one user; give it back with release(). */
@@ -8,12 +9,7 @@ export interface TokenSourceLease {
   release(): Promise<void>;
 }
 
-interface Entry {
-  tokens: TokenSource;
-  users: number;
-}
-
-const sources = new Map<string, Entry>();
+const sources = new SharedRegistry<TokenSource>((tokens) => tokens.close());
 
 /**
  * One TokenSource per credential set (auth address, client id, secret, scopes) for the whole
@@ -22,6 +18,7 @@ const sources = new Map<string, Entry>();
  * caller. The key holds a digest of the secret, never the secret itself.
  */
 export function acquireTokenSource(options: TokenSourceOptions): TokenSourceLease {
+  // Built first so that bad options throw, and so the key uses the normalised address and scopes.
   const created = new TokenSource(options);
   const key = JSON.stringify([
     created.authUrl,
@@ -29,25 +26,7 @@ export function acquireTokenSource(options: TokenSourceOptions): TokenSourceLeas
     createHash('sha256').update(options.clientSecret).digest('hex'),
     [...created.scopes].sort(),
   ]);
-  let entry = sources.get(key);
-  if (entry) {
-    void created.close();
-  } else {
-    entry = { tokens: created, users: 0 };
-    sources.set(key, entry);
-  }
-  entry.users += 1;
-  const current = entry;
-  let released = false;
-  return {
-    tokens: current.tokens,
-    async release(): Promise<void> {
-      if (released) return;
-      released = true;
-      current.users -= 1;
-      if (current.users > 0) return;
-      if (sources.get(key) === current) sources.delete(key);
-      await current.tokens.close();
-    },
-  };
+  const lease = sources.acquire(key, () => created);
+  if (lease.value !== created) void created.close();
+  return { tokens: lease.value, release: lease.release };
 }
