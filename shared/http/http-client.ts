@@ -14,6 +14,8 @@ export const MAX_BODY_BYTES = 10_485_760;
 export interface HttpClientOptions {
   /** Base address of the service; request paths start with `/v1/`. */
   baseUrl: string;
+  /** Name of the option the base address came from, for errors (default 'baseUrl'). */
+  baseUrlField?: string;
   tokens: TokenSource;
   /** Send `x-api-key` (the vision service wants it; streaming does not). */
   sendApiKey: boolean;
@@ -44,6 +46,11 @@ export interface HttpRequest {
    * only when the service surely did not act on them. Default true.
    */
   idempotent?: boolean;
+  /**
+   * false where a 429 from this endpoint is a hard limit rather than throttling (room creation):
+   * repeating it cannot help. Default true.
+   */
+  retryTooManyRequests?: boolean;
   /** Added to the message of a 404, e.g. which id was unknown. */
   notFoundHint?: string;
   signal?: AbortSignal;
@@ -63,7 +70,7 @@ export class HttpClient {
   readonly #lease?: DispatcherLease;
 
   constructor(options: HttpClientOptions) {
-    this.#base = parseServiceBase(options.baseUrl, 'baseUrl');
+    this.#base = parseServiceBase(options.baseUrl, options.baseUrlField ?? 'baseUrl');
     this.#tokens = options.tokens;
     this.#sendApiKey = options.sendApiKey;
     this.#retry = resolveRetryPolicy(options.retry);
@@ -138,6 +145,7 @@ export class HttpClient {
 
   #mayRetry(req: HttpRequest, failure: ApiError): boolean {
     if (!failure.retryable) return false;
+    if (failure.status === 429 && req.retryTooManyRequests === false) return false;
     if (req.idempotent !== false) return true;
     // Throttling (429 Too Many Requests) and a refused connection mean the service did not act.
     if (failure.status === 429 && !isQuotaExhausted(429, { message: failure.serviceMessage, code: failure.code })) return true;

@@ -1,9 +1,9 @@
 import { STREAMING_SCOPES } from '../auth/scopes';
-import { TokenSource } from '../auth/token-source';
+import { clientTokens, type CallerTokenSource, type ClientCredentials } from '../auth/client-tokens';
+import type { TokenSource } from '../auth/token-source';
 import { ApiError, InputError } from '../errors';
 import { HttpClient } from '../http/http-client';
-import { neverSent } from '../http/error-body';
-import { backoffDelay, resolveRetryPolicy, sleep, type RetryPolicy } from '../http/retry';
+import type { RetryPolicy } from '../http/retry';
 import { parseRoom, parseRooms, parseTicket } from './parse';
 import type { Room, RoomState, Ticket, TicketDirection } from './types';
 
@@ -16,16 +16,10 @@ interface StreamingCommonOptions {
 }
 
 /** Builds its own token source (streaming scope) from client credentials. */
-export interface StreamingCredentialsOptions extends StreamingCommonOptions {
-  authUrl: string;
-  clientId: string;
-  clientSecret: string;
-}
+export interface StreamingCredentialsOptions extends StreamingCommonOptions, ClientCredentials {}
 
 /** Uses a token source owned by the caller; it must have been made with STREAMING_SCOPES. */
-export interface StreamingTokenSourceOptions extends StreamingCommonOptions {
-  tokens: TokenSource;
-}
+export interface StreamingTokenSourceOptions extends StreamingCommonOptions, CallerTokenSource {}
 
 /** Either credentials or an existing token source. */
 export type StreamingClientOptions = StreamingCredentialsOptions | StreamingTokenSourceOptions;
@@ -37,31 +31,27 @@ const MAX_ID_LENGTH = 256;
 /** Rooms and tickets of the Live Streaming API (bearer token only, no API key). */
 export class StreamingClient {
   readonly #http: HttpClient;
-  /** Same service, no automatic retries: for room creation, which must not run twice. */
-  readonly #once: HttpClient;
   readonly #tokens: TokenSource;
   readonly #ownsTokens: boolean;
-  readonly #retry: RetryPolicy;
   #closed?: Promise<void>;
 
   constructor(options: StreamingClientOptions) {
     if (!options || typeof options !== 'object') throw new InputError('options', 'StreamingClient needs options', 'object');
-    if ('tokens' in options && options.tokens) {
-      this.#tokens = options.tokens;
-      this.#ownsTokens = false;
-    } else {
-      const c = options as StreamingCredentialsOptions;
-      this.#tokens = new TokenSource({ authUrl: c.authUrl, clientId: c.clientId, clientSecret: c.clientSecret, scopes: STREAMING_SCOPES, retry: options.retry });
-      this.#ownsTokens = true;
-    }
-    this.#retry = resolveRetryPolicy(options.retry);
+    const { tokens, owned } = clientTokens(options, STREAMING_SCOPES);
+    this.#tokens = tokens;
+    this.#ownsTokens = owned;
     try {
-      const common = { baseUrl: options.sfuUrl, tokens: this.#tokens, sendApiKey: false, timeoutMs: options.timeoutMs ?? 30_000 };
-      this.#http = new HttpClient({ ...common, retry: options.retry });
-      this.#once = new HttpClient({ ...common, retry: { ...this.#retry, retries: 0 } });
+      this.#http = new HttpClient({
+        baseUrl: options.sfuUrl,
+        baseUrlField: 'sfuUrl',
+        tokens,
+        sendApiKey: false,
+        retry: options.retry,
+        timeoutMs: options.timeoutMs ?? 30_000,
+      });
     } catch (err) {
-      if (this.#ownsTokens) void this.#tokens.close();
-      throw err instanceof InputError && err.field === 'baseUrl' ? new InputError('sfuUrl', err.message.replace('baseUrl', 'sfuUrl'), err.limit) : err;
+      if (owned) void tokens.close();
+      throw err;
     }
   }
 
@@ -85,16 +75,17 @@ export class StreamingClient {
    * did not reach the service, so a retry cannot create a second room.
    */
   async createRoom(): Promise<Room> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const body = await this.#once.request<unknown>({ method: 'POST', path: '/v1/rooms', operation: 'createRoom', idempotent: false });
-        return parseRoom(body, 'createRoom');
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        if (err.status === 429) throw roomLimitError(err);
-        if (attempt >= this.#retry.retries || !neverSent(err)) throw err;
-        await sleep(backoffDelay(attempt, this.#retry, err.retryAfterMs));
-      }
+    try {
+      const body = await this.#http.request<unknown>({
+        method: 'POST',
+        path: '/v1/rooms',
+        operation: 'createRoom',
+        idempotent: false,
+        retryTooManyRequests: false,
+      });
+      return parseRoom(body, 'createRoom');
+    } catch (err) {
+      throw err instanceof ApiError && err.status === 429 ? roomLimitError(err) : err;
     }
   }
 
@@ -133,7 +124,7 @@ export class StreamingClient {
   /** Releases connection pools (and the token source when this client made it). Idempotent. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      await Promise.all([this.#http.close(), this.#once.close()]);
+      await this.#http.close();
       if (this.#ownsTokens) await this.#tokens.close();
     })();
     return this.#closed;

@@ -1,7 +1,8 @@
 import { Blob } from 'node:buffer';
 import { FormData } from 'undici';
 import { VISION_SCOPES } from '../auth/scopes';
-import { TokenSource } from '../auth/token-source';
+import { clientTokens, type CallerTokenSource, type ClientCredentials } from '../auth/client-tokens';
+import type { TokenSource } from '../auth/token-source';
 import { InputError } from '../errors';
 import { HttpClient, type HttpRequest } from '../http/http-client';
 import type { RetryPolicy } from '../http/retry';
@@ -42,16 +43,10 @@ interface VisionCommonOptions {
 }
 
 /** Builds its own token source from client credentials. */
-export interface VisionCredentialsOptions extends VisionCommonOptions {
-  authUrl: string;
-  clientId: string;
-  clientSecret: string;
-}
+export interface VisionCredentialsOptions extends VisionCommonOptions, ClientCredentials {}
 
 /** Uses a token source owned by the caller (it is not closed by close()). */
-export interface VisionTokenSourceOptions extends VisionCommonOptions {
-  tokens: TokenSource;
-}
+export interface VisionTokenSourceOptions extends VisionCommonOptions, CallerTokenSource {}
 
 /** Either credentials or an existing token source. */
 export type VisionClientOptions = VisionCredentialsOptions | VisionTokenSourceOptions;
@@ -69,27 +64,21 @@ export class VisionClient {
 
   constructor(options: VisionClientOptions) {
     if (!options || typeof options !== 'object') throw new InputError('options', 'VisionClient needs options', 'object');
-    if ('tokens' in options && options.tokens) {
-      this.#tokens = options.tokens;
-      this.#ownsTokens = false;
-    } else {
-      const creds = options as VisionCredentialsOptions;
-      this.#tokens = new TokenSource({
-        authUrl: creds.authUrl,
-        clientId: creds.clientId,
-        clientSecret: creds.clientSecret,
-        scopes: VISION_SCOPES,
-        retry: options.retry,
-      });
-      this.#ownsTokens = true;
-    }
+    const { tokens, owned } = clientTokens(options, VISION_SCOPES);
+    this.#tokens = tokens;
+    this.#ownsTokens = owned;
     try {
-      this.#http = new HttpClient({ baseUrl: options.visionUrl, tokens: this.#tokens, sendApiKey: true, retry: options.retry, timeoutMs: options.timeoutMs });
+      this.#http = new HttpClient({
+        baseUrl: options.visionUrl,
+        baseUrlField: 'visionUrl',
+        tokens,
+        sendApiKey: true,
+        retry: options.retry,
+        timeoutMs: options.timeoutMs,
+      });
     } catch (err) {
-      if (this.#ownsTokens) void this.#tokens.close();
-      throw err instanceof InputError && err.field === 'baseUrl'
-        ? new InputError('visionUrl', err.message.replace('baseUrl', 'visionUrl'), err.limit)
-        : err;
+      if (owned) void tokens.close();
+      throw err;
     }
     this.#downloadTimeoutMs = options.downloadTimeoutMs ?? 15_000;
   }

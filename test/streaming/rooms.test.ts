@@ -82,6 +82,20 @@ describe('rooms', () => {
     await expect(h.client.createRoom()).resolves.toMatchObject({ up_count: 0 });
   });
 
+  test('any 429 of room creation is the limit, even one worded as throttling: sent once', async () => {
+    h.sandbox.setFaults({ rooms: { tooManyRequests: 1 } });
+    const before = requests();
+    const err = (await rejection(h.client.createRoom())) as ApiError;
+    expect(err).toMatchObject({ status: 429, retryable: false, operation: 'createRoom' });
+    expect(err.message).toMatch(/room creation limit/);
+    expect(requests()).toBe(before + 1);
+    // The same throttling answer on a read is retried per policy.
+    const read = (await rejection(h.client.listRooms())) as ApiError;
+    expect(read).toMatchObject({ status: 429, retryable: true });
+    expect(requests() - before).toBe(1 + 3);
+    h.sandbox.clearFaults();
+  });
+
   test('500 on reads is retried per policy; room creation is not repeated after a 500', async () => {
     h.sandbox.setFaults({ rooms: { serverError: 1 } });
     let before = requests();
