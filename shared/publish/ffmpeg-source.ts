@@ -13,11 +13,8 @@ export type FfmpegInput =
   /** A synthetic test pattern (lavfi testsrc), handy for demos and tests. */
   | { testPattern: true };
 
-/** Encoder settings of an ffmpeg source. */
-export interface FfmpegSourceOptions {
-  ffmpegPath: string;
-  input: FfmpegInput;
-  codec: VideoCodec;
+/** How a source is encoded and paced; every field is optional. */
+export interface EncodeSettings {
   width?: number;
   height?: number;
   /** Output frame rate (default 30). */
@@ -30,6 +27,13 @@ export interface FfmpegSourceOptions {
   loop?: boolean;
   /** Stop after this many frames (default: the end of the input). */
   maxFrames?: number;
+}
+
+/** Encoder settings of an ffmpeg source. */
+export interface FfmpegSourceOptions extends EncodeSettings {
+  ffmpegPath: string;
+  input: FfmpegInput;
+  codec: VideoCodec;
 }
 
 const CLOCK = 90000;

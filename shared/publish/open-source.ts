@@ -2,25 +2,18 @@ import path from 'node:path';
 import { InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
 import { FfmpegNotFoundError, findFfmpeg, type FfmpegLookup } from '../media/ffmpeg';
-import { FfmpegSource, ffmpegEncoders } from './ffmpeg-source';
+import { FfmpegSource, ffmpegEncoders, type EncodeSettings } from './ffmpeg-source';
 import { AnnexBFileSource, IvfFileSource } from './file-sources';
 import type { VideoSource } from './source';
 
 /** What to publish and how. Exactly one of file, images, testPattern. */
-export interface OpenSourceOptions extends FfmpegLookup {
+export interface OpenSourceOptions extends FfmpegLookup, EncodeSettings {
   file?: string;
   /** Image sequence: printf pattern ('img/%04d.jpg') or glob ('img/*.png'); needs ffmpeg. */
   images?: string;
   testPattern?: boolean;
   /** Codec to encode to (default VP8); ignored when an .ivf/.h264 file is sent as it is. */
   codec?: VideoCodec;
-  width?: number;
-  height?: number;
-  fps?: number;
-  gop?: number;
-  bitRateKbps?: number;
-  loop?: boolean;
-  maxFrames?: number;
   /** Re-encode even an .ivf/.h264 file that could be sent as it is (default false). */
   reencode?: boolean;
 }
@@ -74,7 +67,7 @@ export async function openVideoSource(o: OpenSourceOptions): Promise<VideoSource
   return new FfmpegSource({ ffmpegPath, input, codec, ...pick(o) });
 }
 
-function pick(o: OpenSourceOptions) {
+function pick(o: OpenSourceOptions): EncodeSettings {
   return { width: o.width, height: o.height, fps: o.fps, gop: o.gop, bitRateKbps: o.bitRateKbps, loop: o.loop, maxFrames: o.maxFrames };
 }
 
