@@ -48,10 +48,9 @@ export class ImageFetcher {
     try {
       for await (const chunk of response.body ?? []) {
         size += (chunk as Uint8Array).length;
-        if (size >= MAX_IMAGE_BYTES) {
-          await response.body?.cancel();
-          throw tooLong();
-        }
+        // Leaving the loop by a throw cancels the stream; cancel() itself would reject, the
+        // stream being locked to this loop's reader.
+        if (size >= MAX_IMAGE_BYTES) throw tooLong();
         chunks.push(Buffer.from(chunk as Uint8Array));
       }
     } catch (err) {

@@ -1,4 +1,5 @@
 import { startSandbox, type RunningSandbox } from '../../sandbox';
+import { startFixtureServer } from '../support/fixture-server';
 import { oversizePng } from '../support/images';
 import { type Token, fetchToken, send, visionHeaders } from '../support/vision-http';
 
@@ -46,6 +47,27 @@ describe('request size and media type', () => {
       body: big,
     });
     expect(res).toMatchObject({ status: 413, json: { message: 'Request Too Long' } });
+  });
+
+  test('an image URL of 4 MiB or more is the JSON 413, whether or not its size is declared', async () => {
+    const big = oversizePng();
+    const fixtures = await startFixtureServer({
+      '/declared.png': { body: big, contentType: 'image/png' },
+      '/chunked.png': { body: big, contentType: 'image/png', chunked: true },
+    });
+    try {
+      for (const path of ['/declared.png', '/chunked.png']) {
+        const res = await send(sandbox.url + '/v1/detect_faces', {
+          method: 'POST',
+          headers: { ...visionHeaders(token), ...json },
+          body: JSON.stringify({ image: fixtures.urlOf(path) }),
+        });
+        expect({ path, status: res.status, json: res.json }).toEqual({ path, status: 413, json: { message: 'Request Too Long' } });
+        expect(fixtures.hits.get(path)).toBe(1);
+      }
+    } finally {
+      await fixtures.stop();
+    }
   });
 
   test('an unsupported content type is 415 on detection, comparison and collection creation', async () => {

@@ -5,7 +5,15 @@ import type { AddressInfo } from 'node:net';
 export interface FixtureFile {
   body: Buffer;
   contentType: string;
+  /**
+   * Send the body in pieces without Content-Length (chunked transfer encoding), so a reader learns
+   * the size only while reading.
+   */
+  chunked?: boolean;
 }
+
+/** Piece size of a chunked body. */
+const CHUNK_BYTES = 64 * 1024;
 
 /** A running fixture server. */
 export interface FixtureServer {
@@ -34,8 +42,14 @@ export async function startFixtureServer(files: Record<string, FixtureFile>): Pr
       res.end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.body.length) });
-    res.end(file.body);
+    if (!file.chunked) {
+      res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.body.length) });
+      res.end(file.body);
+      return;
+    }
+    res.writeHead(200, { 'content-type': file.contentType });
+    for (let at = 0; at < file.body.length; at += CHUNK_BYTES) res.write(file.body.subarray(at, at + CHUNK_BYTES));
+    res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
