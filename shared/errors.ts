@@ -5,7 +5,13 @@
  */
 
 /** Longest service message kept on an error; bodies can be arbitrarily large. */
-const MAX_SERVICE_MESSAGE = 500;
+export const MAX_SERVICE_MESSAGE = 500;
+
+/** Longest error code kept; codes are short words, anything longer is not one. */
+const MAX_CODE = 100;
+
+/** Longest error message: room for the service message plus the sentence around it. */
+const MAX_MESSAGE = 1000;
 
 /** What an ApiError is built from. */
 export interface ApiErrorInit {
@@ -37,11 +43,12 @@ export class ApiError extends Error {
   readonly retryAfterMs?: number;
 
   constructor(init: ApiErrorInit) {
-    const serviceMessage = truncate(init.serviceMessage);
-    super(init.message ?? defaultMessage({ ...init, serviceMessage }));
+    const serviceMessage = shortenText(init.serviceMessage);
+    // Callers build messages from shortened text; the cap is the backstop for one that did not.
+    super(shortenText(init.message ?? defaultMessage({ ...init, serviceMessage }), MAX_MESSAGE));
     this.status = init.status;
     this.serviceMessage = serviceMessage;
-    this.code = init.code;
+    this.code = init.code === undefined ? undefined : shortenText(init.code, MAX_CODE);
     this.retryable = init.retryable;
     this.operation = init.operation;
     if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
@@ -93,7 +100,8 @@ function defaultMessage(init: ApiErrorInit): string {
   return `${init.operation} failed: ${where}${code}: ${init.serviceMessage}`;
 }
 
-function truncate(text: string): string {
+/** Text from a service, on one line and cut to `max` characters (an ellipsis marks the cut). */
+export function shortenText(text: string, max = MAX_SERVICE_MESSAGE): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > MAX_SERVICE_MESSAGE ? `${flat.slice(0, MAX_SERVICE_MESSAGE)}…` : flat;
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }

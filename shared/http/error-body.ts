@@ -1,4 +1,4 @@
-import { ApiError } from '../errors';
+import { ApiError, shortenText } from '../errors';
 import { parseRetryAfter } from './retry';
 
 /** The service's message and code, whichever of its body shapes carried them. */
@@ -55,6 +55,8 @@ export function responseError(operation: string, status: number, bodyText: strin
   const fault = parseErrorBody(bodyText, status);
   const retryAfterMs = parseRetryAfter(context.retryAfter);
   const hint = context.hint;
+  // An error page can be hundreds of kilobytes; the message quotes only its start.
+  const quoted = shortenText(fault.message);
   if (isQuotaExhausted(status, fault)) {
     return new ApiError({
       operation,
@@ -63,7 +65,7 @@ export function responseError(operation: string, status: number, bodyText: strin
       code: fault.code ?? 'quota_exceeded',
       retryable: false,
       retryAfterMs,
-      message: `${operation} failed: HTTP 429: quota exhausted (${fault.message}); retrying will not help until the quota resets`,
+      message: `${operation} failed: HTTP 429: quota exhausted (${quoted}); retrying will not help until the quota resets`,
     });
   }
   const retryable = RETRYABLE_STATUSES.has(status);
@@ -75,7 +77,7 @@ export function responseError(operation: string, status: number, bodyText: strin
     code: fault.code,
     retryable,
     retryAfterMs,
-    message: `${operation} failed: HTTP ${status}${fault.code ? ` [${fault.code}]` : ''}: ${fault.message}${suffix}`,
+    message: `${operation} failed: HTTP ${status}${fault.code ? ` [${shortenText(fault.code, 100)}]` : ''}: ${quoted}${suffix}`,
   });
 }
 
@@ -115,7 +117,7 @@ export function transportCode(err: unknown): string | undefined {
 export function networkError(operation: string, err: unknown, target: string): ApiError {
   const code = transportCode(err) ?? 'ENETWORK';
   const timedOut = /TIMEOUT|ETIMEDOUT|AbortError|TimeoutError/i.test(code) || isTimeoutAbort(err);
-  const text = err instanceof Error ? err.message : String(err);
+  const text = shortenText(err instanceof Error ? err.message : String(err));
   return new ApiError({
     operation,
     serviceMessage: text,

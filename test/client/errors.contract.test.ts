@@ -1,7 +1,9 @@
 import { Blob } from 'node:buffer';
 import { FormData, request } from 'undici';
+import { TokenSource, VISION_SCOPES } from '../../shared/auth';
 import { ApiError } from '../../shared/errors';
 import { HttpClient } from '../../shared/http';
+import { startStandIn, type StandIn } from '../support/stand-in';
 import { paddedJpeg, tinyJpeg } from './images';
 import { caught, startHarness, type Harness } from './harness';
 
@@ -98,5 +100,45 @@ describe('error table of the spec', () => {
     expect(err2).toMatchObject({ status: 404 });
     expect(err2.message).toContain('no-such-face');
     await h.client.deleteCollection(collectionId);
+  });
+});
+
+describe('large error bodies', () => {
+  let standIn: StandIn;
+  let tokens: TokenSource;
+  let http: HttpClient;
+  const page = `<html><head><title>502 Bad Gateway</title></head><body>${'<p>upstream trouble</p>\n'.repeat(8_000)}</body></html>`;
+  const longJson = JSON.stringify({ error: { code: 'resource_not_found', message: `missing ${'x'.repeat(100_000)}` } });
+
+  beforeAll(async () => {
+    standIn = await startStandIn((req, res) => {
+      if (req.path === '/v1/detect_faces') res.writeHead(502, { 'content-type': 'text/html' }).end(page);
+      else res.writeHead(404, { 'content-type': 'application/json' }).end(longJson);
+    });
+    tokens = new TokenSource({ authUrl: standIn.url, clientId: 'id', clientSecret: 'secret', scopes: VISION_SCOPES });
+    http = new HttpClient({ baseUrl: standIn.url, tokens, sendApiKey: true, retry: { retries: 0 } });
+  });
+  afterAll(async () => {
+    await http.close();
+    await tokens.close();
+    await standIn.stop();
+  });
+
+  it('keeps the message of a 200 kB HTML error page short', async () => {
+    expect(page.length).toBeGreaterThan(190_000);
+    const err = await caught(() => http.request({ method: 'POST', path: '/v1/detect_faces', body: tinyJpeg(), headers: { 'content-type': 'image/jpeg' }, operation: 'detectFaces' }));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 502, retryable: true });
+    expect((err as ApiError).serviceMessage.length).toBeLessThanOrEqual(501);
+    expect(err.message.length).toBeLessThanOrEqual(1001);
+    expect(err.message).toMatch(/^detectFaces failed: HTTP 502: <html><head><title>502 Bad Gateway/);
+    expect(JSON.stringify(err).length).toBeLessThan(3000);
+  });
+
+  it('keeps the hint at the end of a message built from a long service message', async () => {
+    const err = await caught(() => http.request({ method: 'GET', path: '/v1/face_collections/c1/faces', operation: 'listFaces', notFoundHint: 'collectionId "c1" does not exist' }));
+    expect(err).toMatchObject({ status: 404, code: 'resource_not_found' });
+    expect(err.message.length).toBeLessThanOrEqual(1001);
+    expect(err.message).toMatch(/… \(collectionId "c1" does not exist\)$/);
   });
 });
