@@ -2,7 +2,7 @@ import type { Pool } from 'undici';
 import type { TokenSource } from '../auth/token-source';
 import { ApiError, InputError } from '../errors';
 import { acquireDispatcher, type DispatcherLease } from './dispatchers';
-import { isQuotaExhausted, neverSent, parseErrorBody, responseError } from './error-body';
+import { neverSent, parseErrorBody, responseError } from './error-body';
 import { backoffDelay, resolveRetryPolicy, sleep, type RetryPolicy } from './retry';
 import { send, type RequestBody } from './send';
 import { parseServiceBase, type ServiceBase } from './url';
@@ -147,9 +147,9 @@ export class HttpClient {
     if (!failure.retryable) return false;
     if (failure.status === 429 && req.retryTooManyRequests === false) return false;
     if (req.idempotent !== false) return true;
-    // Throttling (429 Too Many Requests) and a refused connection mean the service did not act.
-    if (failure.status === 429 && !isQuotaExhausted(429, { message: failure.serviceMessage, code: failure.code })) return true;
-    return neverSent(failure);
+    // Throttling (429 Too Many Requests; a spent quota is not retryable at all) and a refused
+    // connection mean the service did not act.
+    return failure.status === 429 || neverSent(failure);
   }
 }
 
