@@ -1,8 +1,9 @@
 import type { Pool } from 'undici';
 import { ApiError, InputError } from '../errors';
-import { acquireDispatcher, type DispatcherLease } from '../http/dispatchers';
+import { usePool, type DispatcherLease } from '../http/dispatchers';
 import { responseError } from '../http/error-body';
-import { backoffDelay, resolveRetryPolicy, sleep, type RetryPolicy } from '../http/retry';
+import { resolveRetryPolicy, type RetryPolicy } from '../http/retry';
+import { closedError, withRetries } from '../http/retry-loop';
 import { send } from '../http/send';
 import { parseServiceBase, type ServiceBase } from '../http/url';
 
@@ -50,11 +51,10 @@ export class TokenSource {
   readonly #renewBeforeMs: number;
   readonly #retry: RetryPolicy;
   readonly #timeoutMs: number;
-  readonly #pool: Pool;
-  readonly #lease?: DispatcherLease;
+  readonly #lease: DispatcherLease;
+  readonly #closing = new AbortController();
   #cached?: Token & { renewAt: number };
   #inflight?: Promise<Token>;
-  #closed = false;
 
   constructor(options: TokenSourceOptions) {
     this.#base = parseServiceBase(options.authUrl, 'authUrl');
@@ -74,21 +74,14 @@ export class TokenSource {
     this.#renewBeforeMs = renewBefore * 1000;
     this.#retry = resolveRetryPolicy(options.retry);
     this.#timeoutMs = options.timeoutMs ?? 30_000;
-    if (options.dispatcher) {
-      this.#pool = options.dispatcher;
-    } else {
-      this.#lease = acquireDispatcher(this.#base.origin);
-      this.#pool = this.#lease.pool;
-    }
+    this.#lease = usePool(this.#base.origin, options.dispatcher);
   }
 
   /** A valid token, from the cache when it is not about to expire. */
   getToken(): Promise<Token> {
     const cached = this.#cached;
     if (cached && Date.now() < cached.renewAt) return Promise.resolve(publicView(cached));
-    if (this.#closed) {
-      return Promise.reject(new ApiError({ operation: 'getToken', serviceMessage: 'token source is closed', code: 'closed', retryable: false }));
-    }
+    if (this.#closing.signal.aborted) return Promise.reject(closedError('getToken', 'token source'));
     if (!this.#inflight) {
       // Cleared when settled so a failure reaches every waiter of this round but is not cached.
       this.#inflight = this.#renew(cached).finally(() => {
@@ -105,9 +98,9 @@ export class TokenSource {
 
   /** Releases the connection pool (when this source owns its lease). */
   async close(): Promise<void> {
-    this.#closed = true;
+    this.#closing.abort();
     this.#cached = undefined;
-    await this.#lease?.release();
+    await this.#lease.release();
   }
 
   async #renew(previous?: Token): Promise<Token> {
@@ -123,22 +116,15 @@ export class TokenSource {
     }
   }
 
-  async #requestWithRetry(): Promise<Token> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await this.#requestOnce();
-      } catch (err) {
-        if (!(err instanceof ApiError) || !err.retryable || attempt >= this.#retry.retries || this.#closed) throw err;
-        await sleep(backoffDelay(attempt, this.#retry, err.retryAfterMs));
-      }
-    }
+  #requestWithRetry(): Promise<Token> {
+    return withRetries({ operation: 'getToken', policy: this.#retry, closing: this.#closing.signal, owner: 'token source' }, () => this.#requestOnce());
   }
 
   async #requestOnce(): Promise<Token> {
     const startedAt = Date.now();
     const form = new URLSearchParams({ grant_type: 'client_credentials', scope: this.scopes.join(' ') });
     const received = await send({
-      pool: this.#pool,
+      pool: this.#lease.pool,
       base: this.#base,
       method: 'POST',
       path: '/v1/token',

@@ -29,3 +29,12 @@ export function acquireDispatcher(origin: string): DispatcherLease {
   );
   return { pool: lease.value, release: lease.release };
 }
+
+/**
+ * The caller's own pool (left open on release: the caller keeps ownership) or a lease of the
+ * shared pool for `origin`, so every client can treat its pool the same way.
+ */
+export function usePool(origin: string, own?: Pool): DispatcherLease {
+  if (own) return { pool: own, release: () => Promise.resolve() };
+  return acquireDispatcher(origin);
+}

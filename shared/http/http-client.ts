@@ -1,9 +1,10 @@
 import type { Pool } from 'undici';
 import type { TokenSource } from '../auth/token-source';
 import { ApiError, InputError } from '../errors';
-import { acquireDispatcher, type DispatcherLease } from './dispatchers';
+import { usePool, type DispatcherLease } from './dispatchers';
 import { neverSent, parseErrorBody, responseError } from './error-body';
-import { backoffDelay, resolveRetryPolicy, sleep, type RetryPolicy } from './retry';
+import { resolveRetryPolicy, type RetryPolicy } from './retry';
+import { withRetries } from './retry-loop';
 import { send, type RequestBody } from './send';
 import { parseServiceBase, type ServiceBase } from './url';
 
@@ -66,8 +67,7 @@ export class HttpClient {
   readonly #sendApiKey: boolean;
   readonly #retry: RetryPolicy;
   readonly #timeoutMs: number;
-  readonly #pool: Pool;
-  readonly #lease?: DispatcherLease;
+  readonly #lease: DispatcherLease;
 
   constructor(options: HttpClientOptions) {
     this.#base = parseServiceBase(options.baseUrl, options.baseUrlField ?? 'baseUrl');
@@ -75,12 +75,7 @@ export class HttpClient {
     this.#sendApiKey = options.sendApiKey;
     this.#retry = resolveRetryPolicy(options.retry);
     this.#timeoutMs = options.timeoutMs ?? 60_000;
-    if (options.dispatcher) {
-      this.#pool = options.dispatcher;
-    } else {
-      this.#lease = acquireDispatcher(this.#base.origin);
-      this.#pool = this.#lease.pool;
-    }
+    this.#lease = usePool(this.#base.origin, options.dispatcher);
   }
 
   /** The policy in force (defaults filled in). */
@@ -91,60 +86,56 @@ export class HttpClient {
   /** Sends the request, retrying per policy, and returns the parsed response. */
   async request<T>(req: HttpRequest): Promise<T> {
     const prepared = prepareBody(req);
-    let renewedAfter401 = false;
-    for (let attempt = 0; ; ) {
-      if (req.signal?.aborted) throw aborted(req.operation);
-      const token = await this.#tokens.getToken();
-      const headers: Record<string, string> = { authorization: `Bearer ${token.accessToken}`, ...prepared.headers };
-      if (this.#sendApiKey && token.apiKey !== undefined) headers['x-api-key'] = token.apiKey;
-      let failure: ApiError;
-      try {
-        const received = await send({
-          pool: this.#pool,
-          base: this.#base,
-          method: req.method,
-          path: req.path,
-          query: req.query,
-          headers,
-          body: prepared.body,
-          timeoutMs: this.#timeoutMs,
-          operation: req.operation,
-          signal: req.signal,
-        });
-        if (received.status >= 200 && received.status < 300) return parseSuccess<T>(req, received.status, received.text);
-        if (received.status === 404 && attempt > 0 && req.method === 'DELETE') {
-          // An earlier attempt failed with a 5xx or a reset after the service may have deleted the
-          // resource; "gone" is then the outcome the caller asked for.
-          return parseSuccess<T>({ ...req, expect: 'empty' }, received.status, '');
-        }
-        if (received.status === 401 && !renewedAfter401) {
-          // The token may have been revoked or expired early: renew once, and this is not a retry.
-          renewedAfter401 = true;
-          this.#tokens.invalidate(token.accessToken);
-          continue;
-        }
-        failure = responseError(req.operation, received.status, received.text, {
-          hint: hintFor(received.status, req, renewedAfter401),
-          retryAfter: received.headers['retry-after'],
-        });
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        failure = err;
-      }
-      if (req.signal?.aborted) throw aborted(req.operation);
-      if (attempt >= this.#retry.retries || !this.#mayRetry(req, failure)) throw failure;
-      await sleep(backoffDelay(attempt, this.#retry, failure.retryAfterMs));
-      attempt += 1;
-    }
+    // Renewing after a 401 is not a retry, and happens once per request, whatever the attempt.
+    const renewal = { done: false };
+    const loop = { operation: req.operation, policy: this.#retry, signal: req.signal, mayRetry: (failure: ApiError) => this.#mayRetry(req, failure) };
+    return withRetries(loop, (attempt) => this.#attempt<T>(req, prepared, attempt, renewal));
   }
 
   /** Releases the connection pool (when this client owns its lease). The token source is not closed. */
   async close(): Promise<void> {
-    await this.#lease?.release();
+    await this.#lease.release();
+  }
+
+  async #attempt<T>(req: HttpRequest, prepared: PreparedBody, attempt: number, renewal: { done: boolean }): Promise<T> {
+    for (;;) {
+      const token = await this.#tokens.getToken();
+      const headers: Record<string, string> = { authorization: `Bearer ${token.accessToken}`, ...prepared.headers };
+      if (this.#sendApiKey && token.apiKey !== undefined) headers['x-api-key'] = token.apiKey;
+      const received = await send({
+        pool: this.#lease.pool,
+        base: this.#base,
+        method: req.method,
+        path: req.path,
+        query: req.query,
+        headers,
+        body: prepared.body,
+        timeoutMs: this.#timeoutMs,
+        operation: req.operation,
+        signal: req.signal,
+      });
+      if (received.status >= 200 && received.status < 300) return parseSuccess<T>(req, received.status, received.text);
+      if (received.status === 404 && attempt > 0 && req.method === 'DELETE') {
+        // An earlier attempt failed with a 5xx or a reset after the service may have deleted the
+        // resource; "gone" is then the outcome the caller asked for.
+        return parseSuccess<T>({ ...req, expect: 'empty' }, received.status, '');
+      }
+      if (received.status === 401 && !renewal.done) {
+        // The token may have been revoked or expired early: renew once and send again.
+        renewal.done = true;
+        this.#tokens.invalidate(token.accessToken);
+        continue;
+      }
+      throw responseError(req.operation, received.status, received.text, {
+        hint: hintFor(received.status, req, renewal.done),
+        retryAfter: received.headers['retry-after'],
+      });
+    }
   }
 
   #mayRetry(req: HttpRequest, failure: ApiError): boolean {
-    if (!failure.retryable) return false;
+    // A token failure has been retried by the token source already.
+    if (failure.operation !== req.operation) return false;
     if (failure.status === 429 && req.retryTooManyRequests === false) return false;
     if (req.idempotent !== false) return true;
     // Throttling (429 Too Many Requests; a spent quota is not retryable at all) and a refused
@@ -198,8 +189,4 @@ function hintFor(status: number, req: HttpRequest, renewed: boolean): string | u
   if (status === 413) return `request body too large; images must be less than 4 MiB and bodies at most ${MAX_BODY_BYTES} bytes`;
   if (status === 415) return 'content type not supported; images must be JPEG or PNG';
   return undefined;
-}
-
-function aborted(operation: string): ApiError {
-  return new ApiError({ operation, serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false });
 }

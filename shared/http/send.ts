@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FormData, Pool } from 'undici';
 import { ApiError } from '../errors';
 import { networkError, transportCode } from './error-body';
+import { abortedError } from './retry-loop';
 import type { ServiceBase } from './url';
 
 /** A body undici can send again on a retry (FormData is re-serialised for every attempt). */
@@ -53,7 +54,7 @@ export async function send(exchange: Exchange): Promise<Received> {
     return { status: response.statusCode, headers: response.headers, text };
   } catch (err) {
     if (exchange.signal?.aborted) {
-      throw new ApiError({ operation: exchange.operation, serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false });
+      throw abortedError(exchange.operation);
     }
     if (deadline?.aborted || /UND_ERR_(HEADERS|BODY)_TIMEOUT/.test(transportCode(err) ?? '')) {
       throw new ApiError({

@@ -1,0 +1,48 @@
+import { ApiError } from '../errors';
+import { backoffDelay, sleep, type RetryPolicy } from './retry';
+
+/** What a retry loop needs besides the attempt itself. */
+export interface RetryLoop {
+  /** Client operation name, used in errors. */
+  operation: string;
+  policy: RetryPolicy;
+  /** Whether a retryable failure may be repeated for this request (default: always). */
+  mayRetry?: (failure: ApiError) => boolean;
+  /** The caller's abort signal: no attempt starts after it fired. */
+  signal?: AbortSignal;
+  /** Fires when the owner (client, token source) is closed: no attempt starts after it. */
+  closing?: AbortSignal;
+  /** Names the owner in the error after close, e.g. 'token source'. */
+  owner?: string;
+}
+
+/**
+ * Runs `attempt` (given its 0-based number) until it succeeds, fails for good, or the retries
+ * of the policy are spent, waiting a jittered backoff (or the server's Retry-After) in between.
+ * Only ApiErrors are retried, and only retryable ones; anything else is a bug and goes through.
+ */
+export async function withRetries<T>(loop: RetryLoop, attempt: (n: number) => Promise<T>): Promise<T> {
+  for (let n = 0; ; n += 1) {
+    if (loop.closing?.aborted) throw closedError(loop.operation, loop.owner);
+    if (loop.signal?.aborted) throw abortedError(loop.operation);
+    try {
+      return await attempt(n);
+    } catch (err) {
+      if (loop.signal?.aborted) throw abortedError(loop.operation);
+      if (!(err instanceof ApiError) || !err.retryable) throw err;
+      if (n >= loop.policy.retries || loop.closing?.aborted) throw err;
+      if (loop.mayRetry && !loop.mayRetry(err)) throw err;
+      await sleep(backoffDelay(n, loop.policy, err.retryAfterMs));
+    }
+  }
+}
+
+/** The error of a call made on (or still retrying in) a closed client or token source. */
+export function closedError(operation: string, owner = 'client'): ApiError {
+  return new ApiError({ operation, serviceMessage: `${owner} is closed`, code: 'closed', retryable: false });
+}
+
+/** The error of a call whose caller aborted it. */
+export function abortedError(operation: string): ApiError {
+  return new ApiError({ operation, serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false });
+}
