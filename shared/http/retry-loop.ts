@@ -32,6 +32,7 @@ export async function withRetries<T>(loop: RetryLoop, attempt: (n: number) => Pr
       if (!(err instanceof ApiError) || !err.retryable) throw err;
       if (n >= loop.policy.retries || loop.closing?.aborted) throw err;
       if (loop.mayRetry && !loop.mayRetry(err)) throw err;
+      if (err.retryAfterMs !== undefined && err.retryAfterMs > loop.policy.maxDelayMs) throw waitTooLong(err, loop.policy);
       await sleep(backoffDelay(n, loop.policy, err.retryAfterMs));
     }
   }
@@ -45,4 +46,19 @@ export function closedError(operation: string, owner = 'client'): ApiError {
 /** The error of a call whose caller aborted it. */
 export function abortedError(operation: string): ApiError {
   return new ApiError({ operation, serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false });
+}
+
+/** The failure, re-issued with a message that says when the server wants to be asked again. */
+function waitTooLong(err: ApiError, policy: RetryPolicy): ApiError {
+  const waitMs = err.retryAfterMs ?? 0;
+  const when = new Date(Date.now() + waitMs).toISOString();
+  return new ApiError({
+    operation: err.operation,
+    status: err.status,
+    serviceMessage: err.serviceMessage,
+    code: err.code,
+    retryable: true,
+    retryAfterMs: waitMs,
+    message: `${err.message}; the service asks to retry in ${Math.ceil(waitMs / 1000)} s (after ${when}), longer than retry.maxDelayMs (${policy.maxDelayMs} ms), so it was not retried`,
+  });
 }

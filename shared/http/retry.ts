@@ -4,7 +4,10 @@ export interface RetryPolicy {
   retries: number;
   /** Upper bound of the first backoff; doubles with every attempt. */
   baseDelayMs: number;
-  /** Cap on any single wait, including one asked for by Retry-After. */
+  /**
+   * Cap on any single wait. When a Retry-After asks for longer, the request is not retried: the
+   * error says when to try again instead of stalling a workflow.
+   */
   maxDelayMs: number;
 }
 
@@ -26,15 +29,14 @@ export function resolveRetryPolicy(partial?: Partial<RetryPolicy>): RetryPolicy 
 
 /**
  * Wait before retry number `attempt` (0-based). Full jitter (a uniform draw between zero and the
- * exponential bound) spreads clients that failed together so they do not retry in lockstep.
- * A Retry-After from the server is a floor, still capped so one response cannot stall a
- * workflow for minutes.
+ * exponential bound, itself capped by maxDelayMs) spreads clients that failed together so they do
+ * not retry in lockstep. A Retry-After from the server is a floor and is not capped here: the
+ * retry loop does not retry at all when the server asks for longer than maxDelayMs.
  */
 export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs?: number, random = Math.random): number {
   const bound = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   const jittered = random() * bound;
-  const floor = retryAfterMs === undefined ? 0 : retryAfterMs;
-  return Math.min(policy.maxDelayMs, Math.max(jittered, floor));
+  return Math.max(jittered, retryAfterMs ?? 0);
 }
 
 /** Reads a Retry-After header (delta seconds or an HTTP date) as milliseconds from `now`. */

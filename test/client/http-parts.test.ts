@@ -35,14 +35,16 @@ describe('Retry-After and backoff', () => {
     expect(parseRetryAfter(undefined)).toBeUndefined();
   });
 
-  it('draws full jitter under an exponential bound and caps everything', () => {
+  it('draws full jitter under an exponential bound, with Retry-After as a floor', () => {
     const policy = { retries: 5, baseDelayMs: 100, maxDelayMs: 1000 };
     expect(backoffDelay(0, policy, undefined, () => 0.999)).toBeCloseTo(99.9);
     expect(backoffDelay(3, policy, undefined, () => 0.5)).toBe(400);
     expect(backoffDelay(10, policy, undefined, () => 0.999)).toBeCloseTo(999);
     expect(backoffDelay(0, policy, undefined, () => 0)).toBe(0);
     expect(backoffDelay(0, policy, 700, () => 0)).toBe(700);
-    expect(backoffDelay(0, policy, 60_000, () => 0)).toBe(1000);
+    // A Retry-After is a floor, not capped: the retry loop refuses waits above maxDelayMs instead.
+    expect(backoffDelay(0, policy, 60_000, () => 0)).toBe(60_000);
+    expect(backoffDelay(3, policy, 300, () => 0.5)).toBe(400);
   });
 });
 

@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TokenSource, VISION_SCOPES } from '../../shared/auth';
 import { ApiError } from '../../shared/errors';
 import { HttpClient } from '../../shared/http';
 import { VisionClient } from '../../shared/vision';
+import { answerJson, startStandIn, type StandIn } from '../support/stand-in';
 import { tinyJpeg } from './images';
 import { FAST_RETRY, caught, startHarness, type Harness } from './harness';
 
@@ -172,5 +174,53 @@ describe('retries on connection resets and Retry-After', () => {
     expect(served).toBe(2);
     await noRetry.close();
     await withRetry.close();
+  });
+});
+
+describe('a Retry-After longer than the policy allows', () => {
+  let standIn: StandIn;
+  beforeAll(async () => {
+    standIn = await startStandIn(
+      (req, res) => {
+        if (req.path === '/v1/token') answerJson(res, 429, { message: 'Too Many Requests' }, { 'retry-after': '90' });
+        else answerJson(res, 503, { message: 'Service Unavailable' }, { 'retry-after': '120' });
+      },
+      { handleToken: true },
+    );
+  });
+  afterAll(() => standIn.stop());
+
+  it('is not waited for: one request, and the error says when to retry', async () => {
+    const tokens = new TokenSource({ authUrl: standIn.url, clientId: 'id', clientSecret: 'secret', scopes: VISION_SCOPES, retry: FAST_RETRY });
+    const tokenError = await caught(() => tokens.getToken());
+    expect(tokenError).toMatchObject({ name: 'ApiError', status: 429, retryable: true, retryAfterMs: 90_000 });
+    expect(tokenError.message).toMatch(/retry in 90 s \(after \d{4}-\d\d-\d\dT[\d:.]+Z\), longer than retry\.maxDelayMs \(50 ms\)/);
+    expect(standIn.count('/v1/token')).toBe(1);
+    await tokens.close();
+
+    const withToken = await startStandIn((req, res) => answerJson(res, 503, { message: 'Service Unavailable' }, { 'retry-after': '120' }));
+    const source = new TokenSource({ authUrl: withToken.url, clientId: 'id', clientSecret: 'secret', scopes: VISION_SCOPES });
+    const http = new HttpClient({ baseUrl: withToken.url, tokens: source, sendApiKey: true, retry: FAST_RETRY });
+    const err = await caught(() => http.request({ method: 'GET', path: '/v1/face_collections', operation: 'listCollections' }));
+    expect(err).toMatchObject({ name: 'ApiError', status: 503, retryable: true, retryAfterMs: 120_000, serviceMessage: 'Service Unavailable' });
+    expect(err.message).toMatch(/^listCollections failed: HTTP 503: Service Unavailable; the service asks to retry in 120 s/);
+    expect(withToken.count('/v1/face_collections')).toBe(1);
+    await http.close();
+    await source.close();
+    await withToken.stop();
+  });
+
+  it('within the policy is waited for and retried', async () => {
+    const short = await startStandIn((req, res) => {
+      if (short.count('/v1/face_collections') === 1) answerJson(res, 503, { message: 'Service Unavailable' }, { 'retry-after': '0.02' });
+      else answerJson(res, 200, { face_collections: [] });
+    });
+    const source = new TokenSource({ authUrl: short.url, clientId: 'id', clientSecret: 'secret', scopes: VISION_SCOPES });
+    const http = new HttpClient({ baseUrl: short.url, tokens: source, sendApiKey: true, retry: FAST_RETRY });
+    await expect(http.request({ method: 'GET', path: '/v1/face_collections', operation: 'listCollections' })).resolves.toEqual({ face_collections: [] });
+    expect(short.count('/v1/face_collections')).toBe(2);
+    await http.close();
+    await source.close();
+    await short.stop();
   });
 });
