@@ -68,6 +68,8 @@ export class HttpClient {
   readonly #retry: RetryPolicy;
   readonly #timeoutMs: number;
   readonly #lease: DispatcherLease;
+  /** Aborted by close(): stops retry loops and refuses new requests. */
+  readonly #closing = new AbortController();
 
   constructor(options: HttpClientOptions) {
     this.#base = parseServiceBase(options.baseUrl, options.baseUrlField ?? 'baseUrl');
@@ -88,12 +90,22 @@ export class HttpClient {
     const prepared = prepareBody(req);
     // Renewing after a 401 is not a retry, and happens once per request, whatever the attempt.
     const renewal = { done: false };
-    const loop = { operation: req.operation, policy: this.#retry, signal: req.signal, mayRetry: (failure: ApiError) => this.#mayRetry(req, failure) };
+    const loop = {
+      operation: req.operation,
+      policy: this.#retry,
+      signal: req.signal,
+      closing: this.#closing.signal,
+      mayRetry: (failure: ApiError) => this.#mayRetry(req, failure),
+    };
     return withRetries(loop, (attempt) => this.#attempt<T>(req, prepared, attempt, renewal));
   }
 
-  /** Releases the connection pool (when this client owns its lease). The token source is not closed. */
+  /**
+   * Stops retrying, refuses new requests (ApiError code 'closed') and releases the connection pool
+   * (when this client owns its lease). The token source is not closed.
+   */
   async close(): Promise<void> {
+    this.#closing.abort();
     await this.#lease.release();
   }
 

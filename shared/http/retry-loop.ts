@@ -29,18 +29,19 @@ export async function withRetries<T>(loop: RetryLoop, attempt: (n: number) => Pr
       return await attempt(n);
     } catch (err) {
       if (loop.signal?.aborted) throw abortedError(loop.operation);
-      if (!(err instanceof ApiError) || !err.retryable) throw err;
-      if (n >= loop.policy.retries || loop.closing?.aborted) throw err;
+      if (!(err instanceof ApiError) || !err.retryable || n >= loop.policy.retries) throw err;
+      if (loop.closing?.aborted) throw closedError(loop.operation, loop.owner);
       if (loop.mayRetry && !loop.mayRetry(err)) throw err;
       if (err.retryAfterMs !== undefined && err.retryAfterMs > loop.policy.maxDelayMs) throw waitTooLong(err, loop.policy);
-      await sleep(backoffDelay(n, loop.policy, err.retryAfterMs));
+      // Woken early by an abort or a close; the check at the top of the loop then ends it.
+      await sleep(backoffDelay(n, loop.policy, err.retryAfterMs), loop.signal, loop.closing);
     }
   }
 }
 
 /** The error of a call made on (or still retrying in) a closed client or token source. */
 export function closedError(operation: string, owner = 'client'): ApiError {
-  return new ApiError({ operation, serviceMessage: `${owner} is closed`, code: 'closed', retryable: false });
+  return new ApiError({ operation, serviceMessage: `${owner} is closed`, code: 'closed', retryable: false, message: `${operation} failed: the ${owner} was closed` });
 }
 
 /** The error of a call whose caller aborted it. */

@@ -50,10 +50,20 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Math.max(0, date - now);
 }
 
-/** Resolves after `ms`. The timer is kept referenced: a script whose only pending work is a retry must not exit. */
-export function sleep(ms: number): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
+/**
+ * Resolves after `ms`, or as soon as one of `signals` fires (the caller then checks which). The
+ * timer is kept referenced: a script whose only pending work is a retry must not exit.
+ */
+export function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): Promise<void> {
+  const watched = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  if (ms <= 0 || watched.some((signal) => signal.aborted)) return Promise.resolve();
   return new Promise((resolve) => {
-    setTimeout(resolve, ms);
+    const wake = (): void => {
+      clearTimeout(timer);
+      for (const signal of watched) signal.removeEventListener('abort', wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    for (const signal of watched) signal.addEventListener('abort', wake, { once: true });
   });
 }

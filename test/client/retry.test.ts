@@ -224,3 +224,81 @@ describe('a Retry-After longer than the policy allows', () => {
     await short.stop();
   });
 });
+
+describe('stopping a request that is retrying', () => {
+  let standIn: StandIn;
+  let onRequest: () => void = () => undefined;
+  let tokens: TokenSource;
+  beforeAll(async () => {
+    standIn = await startStandIn((req, res) => {
+      onRequest();
+      answerJson(res, 503, { message: 'Service Unavailable' }, req.headers['x-wait'] ? { 'retry-after': '300' } : {});
+    });
+    tokens = new TokenSource({ authUrl: standIn.url, clientId: 'id', clientSecret: 'secret', scopes: VISION_SCOPES });
+  });
+  afterAll(async () => {
+    await tokens.close();
+    await standIn.stop();
+  });
+  beforeEach(() => {
+    standIn.seen.length = 0;
+    onRequest = () => undefined;
+  });
+
+  const list = (client: HttpClient, extra: { wait?: boolean; signal?: AbortSignal } = {}) =>
+    client.request({
+      method: 'GET',
+      path: '/v1/face_collections',
+      operation: 'listCollections',
+      headers: extra.wait ? { 'x-wait': '1' } : {},
+      signal: extra.signal,
+    });
+
+  /** Runs `act` once a retry loop starts its 300 s wait (no other part of the client sets a timer that long). */
+  function whenWaiting(act: () => void): jest.SpyInstance {
+    const realSetTimeout = global.setTimeout;
+    return jest.spyOn(global, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      if (typeof ms === 'number' && ms >= 200_000) queueMicrotask(act);
+      return realSetTimeout(fn, ms);
+    }) as typeof setTimeout);
+  }
+
+  it('close() ends the retries, the shared pool staying open, and refuses later requests', async () => {
+    // A second user of the same origin keeps the shared pool open after `http` releases it.
+    const keeper = new HttpClient({ baseUrl: standIn.url, tokens, sendApiKey: true });
+    const http = new HttpClient({ baseUrl: standIn.url, tokens, sendApiKey: true, retry: { retries: 8, baseDelayMs: 1, maxDelayMs: 2 } });
+    onRequest = () => void http.close();
+    const err = await caught(() => list(http));
+    expect(err).toMatchObject({ name: 'ApiError', code: 'closed', retryable: false, operation: 'listCollections' });
+    expect(err.message).toBe('listCollections failed: the client was closed');
+    expect(standIn.count('/v1/face_collections')).toBe(1);
+    const refused = await caught(() => list(http));
+    expect(refused).toMatchObject({ code: 'closed' });
+    expect(standIn.count('/v1/face_collections')).toBe(1);
+    await keeper.close();
+  });
+
+  it('close() during a long backoff wait ends it at once', async () => {
+    const http = new HttpClient({ baseUrl: standIn.url, tokens, sendApiKey: true, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 600_000 } });
+    const spy = whenWaiting(() => void http.close());
+    try {
+      await expect(list(http, { wait: true })).rejects.toMatchObject({ code: 'closed' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(standIn.count('/v1/face_collections')).toBe(1);
+  }, 15_000);
+
+  it("the caller's abort during a long backoff wait ends it at once", async () => {
+    const http = new HttpClient({ baseUrl: standIn.url, tokens, sendApiKey: true, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 600_000 } });
+    const controller = new AbortController();
+    const spy = whenWaiting(() => controller.abort());
+    try {
+      await expect(list(http, { wait: true, signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED', retryable: false });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(standIn.count('/v1/face_collections')).toBe(1);
+    await http.close();
+  }, 15_000);
+});
