@@ -79,9 +79,9 @@ export class TokenSource {
 
   /** A valid token, from the cache when it is not about to expire. */
   getToken(): Promise<Token> {
+    if (this.#closing.signal.aborted) return Promise.reject(closedError('getToken', 'token source'));
     const cached = this.#cached;
     if (cached && Date.now() < cached.renewAt) return Promise.resolve(publicView(cached));
-    if (this.#closing.signal.aborted) return Promise.reject(closedError('getToken', 'token source'));
     if (!this.#inflight) {
       // Cleared when settled so a failure reaches every waiter of this round but is not cached.
       this.#inflight = this.#renew(cached).finally(() => {
@@ -96,7 +96,12 @@ export class TokenSource {
     if (this.#cached?.accessToken === accessToken) this.#cached = undefined;
   }
 
-  /** Releases the connection pool (when this source owns its lease). */
+  /** True once close() was called: getToken() then rejects with code 'closed'. */
+  get closed(): boolean {
+    return this.#closing.signal.aborted;
+  }
+
+  /** Drops the cached token, stops retries and releases the connection pool (when this source owns its lease). */
   async close(): Promise<void> {
     this.#closing.abort();
     this.#cached = undefined;
@@ -104,23 +109,27 @@ export class TokenSource {
   }
 
   async #renew(previous?: Token): Promise<Token> {
+    let token: Token & { renewAt: number };
     try {
-      const token = await this.#requestWithRetry();
-      return publicView(token);
+      token = await this.#requestWithRetry();
     } catch (err) {
       // A blip of the authorization server should not stop calls while the old token still works.
-      if (previous && Date.now() < previous.expiresAt - 1000 && err instanceof ApiError && err.retryable) {
+      if (previous && !this.closed && Date.now() < previous.expiresAt - 1000 && err instanceof ApiError && err.retryable) {
         return publicView(previous);
       }
       throw err;
     }
+    // A token that arrives after close() would outlive it in the cache: drop it.
+    if (this.closed) throw closedError('getToken', 'token source');
+    this.#cached = token;
+    return publicView(token);
   }
 
-  #requestWithRetry(): Promise<Token> {
+  #requestWithRetry(): Promise<Token & { renewAt: number }> {
     return withRetries({ operation: 'getToken', policy: this.#retry, closing: this.#closing.signal, owner: 'token source' }, () => this.#requestOnce());
   }
 
-  async #requestOnce(): Promise<Token> {
+  async #requestOnce(): Promise<Token & { renewAt: number }> {
     const startedAt = Date.now();
     const form = new URLSearchParams({ grant_type: 'client_credentials', scope: this.scopes.join(' ') });
     const received = await send({
@@ -155,9 +164,7 @@ export class TokenSource {
     const lifetimeMs = token.expiresInS * 1000;
     const expiresAt = startedAt + lifetimeMs;
     const margin = Math.min(this.#renewBeforeMs, lifetimeMs * MAX_MARGIN_FRACTION);
-    const cached = { accessToken: token.accessToken, apiKey: token.apiKey, expiresAt, renewAt: expiresAt - margin };
-    this.#cached = cached;
-    return cached;
+    return { accessToken: token.accessToken, apiKey: token.apiKey, expiresAt, renewAt: expiresAt - margin };
   }
 }
 

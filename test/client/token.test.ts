@@ -71,6 +71,22 @@ describe('token source against the sandbox', () => {
     await other.release();
   });
 
+  it('neither returns nor caches a token that arrives after close()', async () => {
+    const tokens = source();
+    // Held by the sandbox until the source is closed, so the request is surely in flight meanwhile.
+    h.sandbox.setFaults({ token: { latencyMs: 300 } });
+    const pending = tokens.getToken();
+    for (let i = 0; i < 10_000 && h.hits('token') === 0; i += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(h.hits('token')).toBe(1);
+    expect(tokens.closed).toBe(false);
+    await tokens.close();
+    expect(tokens.closed).toBe(true);
+    await expect(pending).rejects.toMatchObject({ name: 'ApiError', code: 'closed', operation: 'getToken' });
+    await expect(tokens.getToken()).rejects.toMatchObject({ code: 'closed' });
+    expect(h.sandbox.stats().tokensIssued).toBe(1);
+    expect(h.hits('token')).toBe(1);
+  });
+
   it('accepts the auth address with or without /v1 and with a trailing slash', async () => {
     for (const authUrl of [`${h.sandbox.url}/`, `${h.sandbox.url}/v1`, `${h.sandbox.url}/v1/token`]) {
       const tokens = source({ authUrl });
