@@ -4,6 +4,7 @@ import { ReorderBuffer } from './reorder';
 import { parseVp8Frame } from './vp8';
 import { parseVp9Frame } from './vp9';
 import { H264ParameterCache } from './h264';
+import { startsFrame } from './frame-start';
 
 /** Why the assembler wants a key frame from the sender. */
 export type KeyframeReason = 'start' | 'loss' | 'undecodable';
@@ -38,8 +39,13 @@ export class FrameAssembler {
   private lastTs?: number;
   private tsBase = 0;
   private started = false;
-  /** Frames emitted, frames dropped while waiting for a key frame, loss events seen. */
-  readonly stats = { frames: 0, keyframes: 0, dropped: 0, losses: 0 };
+  /**
+   * After a gap (or at the start), the first packet may sit in the middle of a picture. Until the
+   * picture it belongs to is over, its packets are thrown away: `afterGap` holds the timestamp of a
+   * picture cut short by the gap, `discardTs` the timestamp being thrown away.
+   */
+  private afterGap: { ts?: number } | undefined = {};
+  private discardTs?: number;
 
   constructor(private readonly options: FrameAssemblerOptions) {
     this.reorder = new ReorderBuffer((p) => p.header.sequenceNumber, options.reorderWindow ?? 32);
@@ -63,18 +69,33 @@ export class FrameAssembler {
     });
   }
 
-  /** Forgets partial state; the next frame must be a key frame (used when the sender changes). */
+  /** Forgets partial state; the next frame must be a key frame (used when the sender restarts). */
   reset(): void {
     this.reorder.reset();
     this.current = [];
     this.waiting = true;
     this.started = false;
+    this.afterGap = {};
+    this.discardTs = undefined;
     this.h264.reset();
   }
 
   private take(p: RtpPacket): void {
+    const ts = p.header.timestamp;
+    if (this.afterGap) {
+      const cut = this.afterGap.ts;
+      this.afterGap = undefined;
+      // The rest of a picture whose packets went missing; with H264 multi-slice pictures it can
+      // even hold whole IDR slices that would pass for a key frame.
+      if (ts === cut || !startsFrame(this.options.codec, p.payload)) this.discardTs = ts;
+    }
+    if (this.discardTs !== undefined) {
+      // Packets arrive contiguous here, so a new timestamp is a new picture.
+      if (ts === this.discardTs) return;
+      this.discardTs = undefined;
+    }
     const head = this.current[0];
-    if (head && head.header.timestamp !== p.header.timestamp) {
+    if (head && head.header.timestamp !== ts) {
       // The previous frame's last packet carried no marker; it is still complete (no gap).
       this.finish();
     }
@@ -83,12 +104,16 @@ export class FrameAssembler {
   }
 
   private onLoss(): void {
-    this.stats.losses++;
+    this.afterGap = { ts: this.current[0]?.header.timestamp ?? this.discardTs };
     this.current = [];
-    if (!this.waiting) {
-      this.waiting = true;
-      this.options.onKeyframeNeeded?.('loss');
-    }
+    this.discardTs = undefined;
+    this.needKeyframe('loss');
+  }
+
+  private needKeyframe(reason: KeyframeReason): void {
+    if (this.waiting) return;
+    this.waiting = true;
+    this.options.onKeyframeNeeded?.(reason);
   }
 
   private finish(): void {
@@ -102,16 +127,11 @@ export class FrameAssembler {
       frame = undefined;
     }
     if (!frame) {
-      this.onLoss();
+      this.needKeyframe('undecodable');
       return;
     }
-    if (this.waiting && !frame.isKeyframe) {
-      this.stats.dropped++;
-      return;
-    }
+    if (this.waiting && !frame.isKeyframe) return;
     this.waiting = false;
-    this.stats.frames++;
-    if (frame.isKeyframe) this.stats.keyframes++;
     this.options.onFrame(frame);
   }
 

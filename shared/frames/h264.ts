@@ -1,4 +1,4 @@
-import { NAL, joinAnnexB, nalType, splitAnnexB } from './annexb';
+import { NAL, isVcl, joinAnnexB, nalType, splitAnnexB } from './annexb';
 import { parseSps } from './h264-sps';
 
 /** An H.264 access unit made ready for a decoder. */
@@ -23,7 +23,7 @@ export class H264ParameterCache {
     const units = splitAnnexB(accessUnit);
     let hasSps = false;
     let hasPps = false;
-    let hasIdr = false;
+    let firstSlice: Buffer | undefined;
     for (const u of units) {
       const t = nalType(u);
       if (t === NAL.sps) {
@@ -33,11 +33,12 @@ export class H264ParameterCache {
       } else if (t === NAL.pps) {
         hasPps = true;
         this.pps = Buffer.from(u);
-      } else if (t === NAL.idr) {
-        hasIdr = true;
       }
+      if (!firstSlice && isVcl(t)) firstSlice = u;
     }
-    if (!hasIdr || !this.sps || !this.pps) {
+    // A key frame must begin with the IDR's first slice (first_mb_in_slice 0): anything else lost its start.
+    const startsWithIdr = firstSlice !== undefined && nalType(firstSlice) === NAL.idr && firstSlice.length > 1 && (firstSlice[1] & 0x80) !== 0;
+    if (!startsWithIdr || !this.sps || !this.pps) {
       return { data: accessUnit, isKeyframe: false, ...this.size };
     }
     if (hasSps && hasPps) return { data: accessUnit, isKeyframe: true, ...this.size };

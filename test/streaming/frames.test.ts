@@ -19,8 +19,8 @@ interface Source {
   ts: number;
 }
 
-function packetize(codec: VideoCodec, frames: Source[]): RtpPacket[] {
-  const opts = { maxPayloadSize: 400, payloadType: 96, ssrc: 1234, sequenceNumber: 65500 };
+function packetize(codec: VideoCodec, frames: Source[], sequenceNumber = 65500): RtpPacket[] {
+  const opts = { maxPayloadSize: 400, payloadType: 96, ssrc: 1234, sequenceNumber };
   const p = codec === 'VP8' ? new Vp8Packetizer(opts) : codec === 'VP9' ? new Vp9Packetizer(opts) : new H264Packetizer(opts);
   // Round trip through bytes so the assembler sees what a socket would deliver.
   return frames.flatMap((f) => p.packetize(f.data, f.ts).map((pkt) => RtpPacket.deSerialize(pkt.serialize())));
@@ -41,9 +41,9 @@ async function ivfSources(codec: 'VP8' | 'VP9', n: number): Promise<Source[]> {
   return frames.map((f, i) => ({ data: f.data, ts: (0xfffff000 + i * 3000) >>> 0 }));
 }
 
-async function h264Sources(n: number): Promise<Source[]> {
+async function h264Sources(n: number, slices?: number): Promise<Source[]> {
   const splitter = new AccessUnitSplitter();
-  const stream = await encodeTestPattern({ codec: 'H264', frames: n, gop: 10 });
+  const stream = await encodeTestPattern({ codec: 'H264', frames: n, gop: 10, slices });
   // Feed in odd-sized chunks as a pipe would.
   const aus: Buffer[] = [];
   for (let i = 0; i < stream.length; i += 777) aus.push(...splitter.push(stream.subarray(i, i + 777)));
@@ -131,5 +131,46 @@ describe('RTP to frames', () => {
     const { frames } = assemble('VP8', packets);
     expect(frames[0].isKeyframe).toBe(true);
     expect(frames).toHaveLength(15);
+  });
+});
+
+describe('loss inside a picture', () => {
+  const sources = (codec: VideoCodec, n: number): Promise<Source[]> => (codec === 'H264' ? h264Sources(n, 2) : ivfSources(codec, n));
+  const indexOf = (src: Source[], f: EncodedFrame): number => src.findIndex((s) => s.ts === f.timestamp % 0x100000000);
+
+  test.each(['H264', 'VP8', 'VP9'] as const)('%s: a packet lost in the middle of a key frame drops the whole picture and PLIs go on', async (codec) => {
+    const src = await sources(codec, 25);
+    if (codec === 'H264') {
+      // Two slices per picture: the IDR's second slice alone must not pass for a key frame.
+      expect(splitAnnexB(src[10].data).filter((u) => nalType(u) === 5)).toHaveLength(2);
+    }
+    const packets = packetize(codec, src);
+    const ofKey = packets.filter((p) => p.header.timestamp === src[10].ts);
+    expect(ofKey.length).toBeGreaterThanOrEqual(3);
+    const lost = ofKey[Math.floor(ofKey.length / 2)];
+    const frames: EncodedFrame[] = [];
+    const requests: KeyframeReason[] = [];
+    const a = new FrameAssembler({ codec, onFrame: (f) => frames.push(f), onKeyframeNeeded: (r) => requests.push(r), reorderWindow: 8 });
+    const waitingDuringGop: boolean[] = [];
+    for (const p of packets) {
+      if (p === lost) continue;
+      a.push(p);
+      if (p.header.timestamp === src[15].ts && p.header.marker) waitingDuringGop.push(a.waitingForKeyframe);
+    }
+    expect(requests).toEqual(['start', 'loss']);
+    // Still waiting halfway through the broken GOP, so the session keeps sending PLIs.
+    expect(waitingDuringGop).toEqual([true]);
+    expect(frames.map((f) => indexOf(src, f))).toEqual([...Array.from({ length: 10 }, (_, i) => i), 20, 21, 22, 23, 24]);
+    expect(frames.filter((f) => f.isKeyframe).map((f) => indexOf(src, f))).toEqual([0, 20]);
+    expect((await decodeFrames(frames)).errors).toBe('');
+  });
+
+  test('a packet lost at the start of a picture: the rest of that picture is not taken for a frame', async () => {
+    const src = await ivfSources('VP8', 25);
+    const packets = packetize('VP8', src);
+    const firstOfKey = packets.findIndex((p) => p.header.timestamp === src[10].ts);
+    const { frames, requests } = assemble('VP8', packets.filter((_, i) => i !== firstOfKey));
+    expect(requests).toEqual(['start', 'loss']);
+    expect(frames.map((f) => indexOf(src, f))).toEqual([...Array.from({ length: 10 }, (_, i) => i), 20, 21, 22, 23, 24]);
   });
 });

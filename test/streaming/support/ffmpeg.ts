@@ -35,12 +35,15 @@ export async function encodeTestPattern(opts: {
   height?: number;
   fps?: number;
   gop?: number;
+  /** H264 only: slices per picture. */
+  slices?: number;
 }): Promise<Buffer> {
   const { width = 320, height = 240, fps = 30, gop = 10 } = opts;
   const src = ['-f', 'lavfi', '-i', `testsrc=size=${width}x${height}:rate=${fps}`, '-frames:v', String(opts.frames)];
   const enc =
     opts.codec === 'H264'
-      ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p', '-g', String(gop), '-f', 'h264']
+      ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p', '-g', String(gop)]
+          .concat(opts.slices ? ['-slices', String(opts.slices)] : [], ['-f', 'h264'])
       : ['-c:v', opts.codec === 'VP8' ? 'libvpx' : 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-g', String(gop), '-keyint_min', String(gop), '-b:v', '500k', '-f', 'ivf'];
   const r = await runFfmpeg(['-v', 'error', ...src, ...enc, 'pipe:1']);
   if (r.code !== 0) throw new Error(`ffmpeg encode failed: ${r.stderr}`);
