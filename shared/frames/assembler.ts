@@ -62,7 +62,15 @@ export class FrameAssembler {
       this.started = true;
       this.options.onKeyframeNeeded?.('start');
     }
-    const { ready, lostAt } = this.reorder.push(packet);
+    const { ready, lostAt, restart } = this.reorder.push(packet);
+    if (restart) {
+      // The sender restarted (or the stream broke off for thousands of packets): a new stream.
+      this.reset();
+      this.started = true;
+      this.options.onKeyframeNeeded?.('loss');
+      for (const p of restart) this.push(p);
+      return;
+    }
     ready.forEach((p, i) => {
       if (i === lostAt) this.onLoss();
       this.take(p);

@@ -4,9 +4,19 @@ export interface ReorderOutput<T> {
   ready: T[];
   /** Set when packets were given up on: the gap lies just before ready[lostAt]. */
   lostAt?: number;
+  /**
+   * Set when the sequence numbers jumped so far (either way) that the sender must have restarted or
+   * the stream broke off. The buffer has forgotten the old stream; these packets begin the new one:
+   * the caller resets its own state and pushes them again.
+   */
+  restart?: T[];
 }
 
 const SEQ_MOD = 0x10000;
+/** Forward jumps up to this are loss to wait for; beyond it the stream restarted (RFC 3550 A.1). */
+const MAX_DROPOUT = 3000;
+/** Packets this far behind are not late retransmissions any more but a restarted sender. */
+const MIN_MISORDER = 100;
 
 /** Distance from a to b in 16-bit sequence space, in [-32768, 32767]. */
 export function seqDiff(a: number, b: number): number {
@@ -20,23 +30,36 @@ export function seqDiff(a: number, b: number): number {
 export class ReorderBuffer<T> {
   private readonly pending = new Map<number, T>();
   private next?: number;
+  /** A far-off packet seen once; a second one right after it confirms a restart. */
+  private probe?: { seq: number; packet: T };
+  private lateInARow = 0;
+  private readonly maxMisorder: number;
 
   constructor(
     private readonly seqOf: (packet: T) => number,
     private readonly window = 32,
-  ) {}
+  ) {
+    this.maxMisorder = Math.max(MIN_MISORDER, 2 * window);
+  }
 
   /** Adds a packet; returns whatever is now contiguous. Duplicates and late packets are dropped. */
   push(packet: T): ReorderOutput<T> {
     const seq = this.seqOf(packet);
     if (this.next === undefined) this.next = seq;
     const d = seqDiff(this.next, seq);
-    if (d < 0) return { ready: [] };
-    if (d > 0x4000) {
-      // A jump this large is a restarted sender, not loss to wait for.
-      this.pending.clear();
-      this.next = seq;
+    if (d > MAX_DROPOUT || d < -this.maxMisorder) {
+      // One stray packet must not throw the stream away: only two in a row confirm the jump.
+      const probe = this.probe;
+      if (probe && seqDiff(probe.seq, seq) === 1) return this.restart([probe.packet, packet]);
+      this.probe = { seq, packet };
+      return { ready: [] };
     }
+    this.probe = undefined;
+    if (d < 0) {
+      // Late packets keep coming when the sender restarted just behind the old numbers.
+      return ++this.lateInARow >= this.window ? this.restart([packet]) : { ready: [] };
+    }
+    this.lateInARow = 0;
     this.pending.set(seq, packet);
     const out = this.drain();
     if (this.pending.size <= this.window) return { ready: out };
@@ -49,6 +72,13 @@ export class ReorderBuffer<T> {
   reset(): void {
     this.pending.clear();
     this.next = undefined;
+    this.probe = undefined;
+    this.lateInARow = 0;
+  }
+
+  private restart(first: T[]): ReorderOutput<T> {
+    this.reset();
+    return { ready: [], restart: first };
   }
 
   private drain(): T[] {

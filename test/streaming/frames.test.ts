@@ -12,6 +12,7 @@ import {
   type KeyframeReason,
   type VideoCodec,
 } from '../../shared/frames';
+import { ReorderBuffer } from '../../shared/frames/reorder';
 import { decodeFrames, encodeTestPattern } from './support/ffmpeg';
 
 interface Source {
@@ -134,7 +135,7 @@ describe('RTP to frames', () => {
   });
 });
 
-describe('loss inside a picture', () => {
+describe('loss inside a picture and restarted senders', () => {
   const sources = (codec: VideoCodec, n: number): Promise<Source[]> => (codec === 'H264' ? h264Sources(n, 2) : ivfSources(codec, n));
   const indexOf = (src: Source[], f: EncodedFrame): number => src.findIndex((s) => s.ts === f.timestamp % 0x100000000);
 
@@ -172,5 +173,44 @@ describe('loss inside a picture', () => {
     const { frames, requests } = assemble('VP8', packets.filter((_, i) => i !== firstOfKey));
     expect(requests).toEqual(['start', 'loss']);
     expect(frames.map((f) => indexOf(src, f))).toEqual([...Array.from({ length: 10 }, (_, i) => i), 20, 21, 22, 23, 24]);
+  });
+
+  test('a sender that restarts with lower sequence numbers is followed from its next key frame', async () => {
+    const src = await ivfSources('VP8', 30);
+    const before = packetize('VP8', src.slice(0, 15), 30000);
+    const after = packetize('VP8', src.slice(15), 100);
+    const { frames, requests } = assemble('VP8', [...before, ...after]);
+    expect(requests).toEqual(['start', 'loss']);
+    expect(frames.map((f) => indexOf(src, f))).toEqual([...Array.from({ length: 15 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => i + 20)]);
+    expect((await decodeFrames(frames)).errors).toBe('');
+  });
+
+  test('a forward jump in the middle of a key frame reports loss instead of emitting half a frame', async () => {
+    const src = await ivfSources('VP8', 30);
+    const head = packetize('VP8', src.slice(0, 11), 1000);
+    const ofKey = head.filter((p) => p.header.timestamp === src[10].ts);
+    expect(ofKey.length).toBeGreaterThanOrEqual(2);
+    const cut = head.slice(0, head.length - Math.ceil(ofKey.length / 2));
+    const tail = packetize('VP8', src.slice(11), 1000 + 20000);
+    const { frames, requests } = assemble('VP8', [...cut, ...tail]);
+    expect(requests).toEqual(['start', 'loss']);
+    expect(frames.map((f) => indexOf(src, f))).toEqual([...Array.from({ length: 10 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => i + 20)]);
+    expect((await decodeFrames(frames)).errors).toBe('');
+  });
+
+  test('the reorder buffer ignores one stray far-off packet but follows a confirmed jump', () => {
+    const buf = new ReorderBuffer<number>((n) => n, 8);
+    for (let s = 1; s <= 10; s++) expect(buf.push(s)).toEqual({ ready: [s] });
+    expect(buf.push(40000)).toEqual({ ready: [] });
+    expect(buf.push(11)).toEqual({ ready: [11] });
+    expect(buf.push(5)).toEqual({ ready: [] }); // late: dropped
+    expect(buf.push(20000)).toEqual({ ready: [] });
+    expect(buf.push(20001)).toEqual({ ready: [], restart: [20000, 20001] });
+    // Backwards by a little, many times in a row: the sender started again just behind.
+    const b = new ReorderBuffer<number>((n) => n, 4);
+    for (let s = 500; s < 510; s++) b.push(s);
+    const outs = [490, 491, 492, 493].map((s) => b.push(s));
+    expect(outs.slice(0, 3)).toEqual([{ ready: [] }, { ready: [] }, { ready: [] }]);
+    expect(outs[3]).toEqual({ ready: [], restart: [493] });
   });
 });
