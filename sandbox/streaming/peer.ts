@@ -10,6 +10,12 @@ import {
 import type { AudioCodec, VideoCodec } from './connect-message';
 
 const LOOPBACK = '127.0.0.1';
+/**
+ * werift queries a public STUN server whenever none is configured, even with `iceServers: []`. An
+ * IPv6 loopback address takes its place: the IPv4-only sockets below refuse to query it before
+ * anything is sent, so there is no DNS lookup and no packet beyond 127.0.0.1.
+ */
+const NO_STUN = { urls: 'stun:[::1]:9' };
 
 /** RTP parameters the SFU offers for each video codec (payload types follow common browser numbering). */
 export function videoCodecParameters(codec: VideoCodec): RTCRtpCodecParameters {
@@ -52,7 +58,8 @@ function ownAddresses(): Set<string> {
 export function createLoopbackPeer(codecs: { video?: VideoCodec; audio?: AudioCodec }): RTCPeerConnection {
   const own = ownAddresses();
   const config: Partial<PeerConfig> = {
-    iceServers: [],
+    iceServers: [NO_STUN],
+    iceStunGatherTimeout: 1,
     iceUseIpv4: true,
     iceUseIpv6: false,
     iceUseTcp: false,

@@ -5,7 +5,7 @@ import type { Ticket } from '../streaming/types';
 import { connectMessage, type ResolvedConnectSettings } from './connect';
 import { SignalingError, errorFromClose } from './close-reasons';
 import { parseServerMessage, type ServerMessage } from './messages';
-import { candidateAllowed, createPeer } from './peer';
+import { candidateAllowed, createPeer, loopbackCandidatesOnly } from './peer';
 
 /** Timers of one signaling attempt, in ms. */
 export interface ConnectionTimeouts {
@@ -223,7 +223,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     });
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
-    this.send(JSON.stringify({ type: 'answer', sdp: pc.localDescription?.sdp ?? answer.sdp }));
+    this.send(JSON.stringify({ type: 'answer', sdp: this.outgoingSdp(pc.localDescription?.sdp ?? answer.sdp) }));
     this.answerSent = true;
     for (const c of this.queuedCandidates.splice(0)) this.send(JSON.stringify({ type: 'candidate', candidate: c }));
   }
@@ -255,8 +255,13 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     await pc.setRemoteDescription({ type: 'offer', sdp });
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
-    this.send(JSON.stringify({ type: replyType, sdp: pc.localDescription?.sdp ?? answer.sdp }));
+    this.send(JSON.stringify({ type: replyType, sdp: this.outgoingSdp(pc.localDescription?.sdp ?? answer.sdp) }));
     this.emit('renegotiated');
+  }
+
+  // Loopback mode promises 127.0.0.1 only: werift also lists the machine's other addresses.
+  private outgoingSdp(sdp: string): string {
+    return this.options.loopbackOnly ? loopbackCandidatesOnly(sdp) : sdp;
   }
 
   private onPeerState(state: string): void {

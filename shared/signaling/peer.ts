@@ -13,11 +13,21 @@ import type { OfferIceServer } from './messages';
 
 const LOOPBACK = '127.0.0.1';
 
+/**
+ * werift always queries a STUN server and falls back to a public one when none is configured. This
+ * entry takes that place when nobody configured one: an IPv6 loopback address, which werift refuses
+ * to query from the IPv4 sockets before sending anything (no DNS lookup, no packet, no wait), and
+ * which from an IPv6 socket never leaves the machine. The result: host candidates only.
+ */
+const NO_STUN: RTCIceServer = { urls: 'stun:[::1]:9' };
+/** Seconds werift waits for that query from an IPv6 socket before gathering counts as complete. */
+const NO_STUN_GATHER_TIMEOUT = 1;
+
 /** How the answering peer connection is set up. */
 export interface PeerSettings {
   video: boolean | VideoSettings;
   audio: boolean | AudioSettings;
-  /** Use only 127.0.0.1 host candidates (tests, a local sandbox); no STUN/TURN, no IPv6. */
+  /** Use only 127.0.0.1 host candidates (tests, a local sandbox); no STUN/TURN, no IPv6, nothing sent elsewhere. */
   loopbackOnly?: boolean;
   /** ICE servers to use instead of the ones in the offer's config. */
   iceServers?: RTCIceServer[];
@@ -58,7 +68,8 @@ export function createPeer(settings: PeerSettings, offerIceServers: OfferIceServ
   const config: Partial<PeerConfig> = { bundlePolicy: 'max-bundle', codecs: { video, audio } };
   if (settings.loopbackOnly) {
     Object.assign(config, {
-      iceServers: [],
+      iceServers: [NO_STUN],
+      iceStunGatherTimeout: NO_STUN_GATHER_TIMEOUT,
       iceUseIpv4: true,
       iceUseIpv6: false,
       iceUseTcp: false,
@@ -68,9 +79,22 @@ export function createPeer(settings: PeerSettings, offerIceServers: OfferIceServ
         pair.localCandidate.host === LOOPBACK && pair.remoteCandidate.host === LOOPBACK,
     } satisfies Partial<PeerConfig>);
   } else {
-    config.iceServers = settings.iceServers ?? offerIceServers.filter((s) => s && (typeof s.urls === 'string' || Array.isArray(s.urls)));
+    const servers = settings.iceServers ?? offerIceServers.filter((s) => s && (typeof s.urls === 'string' || Array.isArray(s.urls)));
+    // Nobody asked for STUN: gather host (and configured TURN) candidates, query no public server.
+    const hasStun = servers.some((s) => [s.urls].flat().some((u) => /^stuns?:/i.test(String(u).trim())));
+    config.iceServers = hasStun ? servers : [...servers, NO_STUN];
+    if (!hasStun) config.iceStunGatherTimeout = NO_STUN_GATHER_TIMEOUT;
   }
   return new RTCPeerConnection(config);
+}
+
+/** Drops the `a=candidate` lines of an SDP whose address is not 127.0.0.1 or that are not host candidates. */
+export function loopbackCandidatesOnly(sdp: string): string {
+  const eol = sdp.includes('\r\n') ? '\r\n' : '\n';
+  return sdp
+    .split(eol)
+    .filter((line) => !line.startsWith('a=candidate:') || candidateAllowed(line.slice(2), true))
+    .join(eol);
 }
 
 /** True when a trickled candidate may be sent under the loopback restriction. */

@@ -13,6 +13,8 @@ import {
 } from 'werift';
 
 const LOOPBACK = '127.0.0.1';
+/** Replaces werift's public STUN default: IPv4-only sockets refuse this address before sending. */
+export const NO_STUN = { urls: 'stun:[::1]:9' };
 
 /** Video codecs the tests publish. */
 export type TestCodec = 'VP8' | 'VP9' | 'H264';
@@ -34,7 +36,8 @@ function codecParameters(codec: TestCodec): RTCRtpCodecParameters {
 /** A werift peer for tests that only gathers, offers and accepts 127.0.0.1 candidates. */
 export function loopbackPeer(codec: TestCodec = 'VP8'): RTCPeerConnection {
   return new RTCPeerConnection({
-    iceServers: [],
+    iceServers: [NO_STUN],
+    iceStunGatherTimeout: 1,
     iceUseIpv6: false,
     iceInterfaceAddresses: { udp4: LOOPBACK },
     iceAdditionalHostAddresses: [LOOPBACK],

@@ -2,6 +2,8 @@ import { RTCPeerConnection, useVP8 } from 'werift';
 import type { WebSocket } from 'ws';
 
 const LOOPBACK = '127.0.0.1';
+/** Replaces werift's public STUN default: IPv4-only sockets refuse this address before sending. */
+const NO_STUN = { urls: 'stun:[::1]:9' };
 
 /**
  * A minimal server side of signaling for cases the sandbox does not stage: it offers one VP8
@@ -10,6 +12,8 @@ const LOOPBACK = '127.0.0.1';
 export function offerOnConnect(onPeer: (pc: RTCPeerConnection, ws: WebSocket) => void) {
   return (ws: WebSocket): void => {
     const pc = new RTCPeerConnection({
+      iceServers: [NO_STUN],
+      iceStunGatherTimeout: 1,
       iceUseIpv6: false,
       iceAdditionalHostAddresses: [LOOPBACK],
       iceInterfaceAddresses: { udp4: LOOPBACK },
