@@ -19,6 +19,7 @@ export interface ConnectionTimeouts {
 
 /** Everything one attempt needs. */
 export interface ConnectionOptions {
+  /** Only its url and id are kept as they are; the token goes to a private field. */
   ticket: Ticket;
   settings: ResolvedConnectSettings;
   timeouts: ConnectionTimeouts;
@@ -60,9 +61,17 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
   private sendTrack?: MediaStreamTrack;
   private clientId?: string;
   private closedPromise?: Promise<void>;
+  private readonly options: Omit<ConnectionOptions, 'ticket'>;
+  private readonly ticket: { id: string; url: string };
+  // A private field: util.inspect and JSON.stringify of the connection never reach it.
+  readonly #token: string;
 
-  constructor(private readonly options: ConnectionOptions) {
+  constructor(options: ConnectionOptions) {
     super();
+    const { ticket, ...rest } = options;
+    this.options = rest;
+    this.ticket = { id: ticket.id, url: ticket.url };
+    this.#token = ticket.access_token;
   }
 
   /** The track to write outgoing RTP into (upstream only, once the offer is answered). */
@@ -72,7 +81,8 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
 
   /** Opens the socket and sends connect. Failures arrive as `ended`, never as a throw. */
   start(): void {
-    const { ticket, timeouts } = this.options;
+    const { timeouts } = this.options;
+    const ticket = this.ticket;
     this.signalingTimer = setTimeout(
       () => this.fail(new SignalingError({ reason: 'SIGNALING-TIMEOUT', detail: `${timeouts.signalingMs} ms` })),
       timeouts.signalingMs,
@@ -89,7 +99,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     let socketError: string | undefined;
     ws.on('open', () => {
       opened = true;
-      this.send(connectMessage(this.options.settings, ticket.id, ticket.access_token));
+      this.send(connectMessage(this.options.settings, ticket.id, this.#token));
     });
     ws.on('message', (data, isBinary) => {
       if (!isBinary) this.onMessage(data.toString());

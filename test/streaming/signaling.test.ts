@@ -32,6 +32,19 @@ const SPEC_REASONS: Record<string, 'new-ticket' | 'backoff' | 'never'> = {
   'UNKNOWN-TYPE': 'never',
 };
 
+/** JSON of an object graph with cycles (cycles and functions left out). */
+function safeJson(value: unknown): string {
+  const seen = new WeakSet<object>();
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === 'bigint') return String(v);
+    if (v && typeof v === 'object') {
+      if (seen.has(v)) return undefined;
+      seen.add(v);
+    }
+    return v;
+  });
+}
+
 function closedWith(session: SignalingSession): Promise<SignalingError | undefined> {
   return new Promise((resolve) => session.once('closed', ({ error }) => resolve(error)));
 }
@@ -131,6 +144,23 @@ describe('against a hand-made signaling server', () => {
     await session.close(); // idempotent
     expect(await closed).toBeUndefined();
     await waitFor('disconnect', () => fake!.messages.some((m) => m.type === 'disconnect'), 5000);
+  });
+
+  test('a plain-object ticket: its token shows up in no inspection or serialisation of session and connection', async () => {
+    fake = await FakeSignaling.start(() => undefined);
+    const url = fake.url;
+    const token = 'plain-object-ticket-token-987';
+    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url, token), rejoin: false });
+    void session.start();
+    await waitFor('connect', () => fake!.messages.some((m) => m.type === 'connect'), 5000);
+    expect(fake.messages[0]).toMatchObject({ metadata: { access_token: token } });
+    const connection = (session as unknown as { connection: object }).connection;
+    expect(connection).toBeDefined();
+    for (const target of [session, connection]) {
+      expect(inspect(target, { depth: 8, showHidden: true })).not.toContain(token);
+      expect(safeJson(target)).not.toContain(token);
+    }
+    await session.close();
   });
 
   test("a 'never' reason stops the session at once: no rejoin loop", async () => {
