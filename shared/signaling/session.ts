@@ -124,7 +124,11 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       this.once('closed', ({ error }) => reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' })));
     });
     this.firstJoin.catch(() => undefined);
-    this.loopDone = this.loop();
+    this.loopDone = this.loop().catch((err: unknown) => {
+      // Only a bug gets here; the session still ends with a typed error instead of an unhandled rejection.
+      this.stopped = true;
+      this.finish(new SignalingError({ reason: 'CONNECTION-LOST', detail: `internal error: ${describeError(err)}`, rejoin: 'never' }));
+    });
     return this.firstJoin;
   }
 
@@ -215,10 +219,11 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
         throw new TypeError('getTicket returned something that is not a ticket');
       }
     } catch (err) {
-      const retryable = (err as { retryable?: unknown }).retryable;
+      // getTicket is the host's code: it may reject with anything, undefined and null included.
+      const retryable = (err as { retryable?: unknown } | null | undefined)?.retryable;
       return new SignalingError({
         reason: 'TICKET-FAILED',
-        detail: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 200) : 'unknown error',
+        detail: describeError(err),
         rejoin: retryable === false || err instanceof TypeError || err instanceof InputError ? 'never' : 'backoff',
       });
     }
@@ -282,6 +287,11 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     for (const t of this.keyframeTimers) clearInterval(t);
     this.keyframeTimers.clear();
   }
+}
+
+function describeError(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 200);
+  return err === undefined || err === null ? `rejected with ${String(err)}` : 'unknown error';
 }
 
 function checkPolicy(p: RejoinPolicy): void {

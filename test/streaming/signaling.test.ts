@@ -254,6 +254,15 @@ describe('against a hand-made signaling server', () => {
     expect(calls).toBe(1);
   });
 
+  test.each([undefined, null, 'a string', 42])('a ticket source rejecting with %p ends the session with TICKET-FAILED', async (reason) => {
+    const session = new SignalingSession({ role: 'downstream', getTicket: () => Promise.reject(reason), rejoin: false });
+    const closed = closedWith(session);
+    const err = await session.start().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SignalingError);
+    expect(err).toMatchObject({ reason: 'TICKET-FAILED' });
+    expect(await closed).toBe(err);
+  });
+
   test('close() before start and start() after close are harmless', async () => {
     const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor('ws://127.0.0.1:9/') });
     const closed = closedWith(session);
