@@ -86,6 +86,8 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   private readonly keyframeTimers = new Set<NodeJS.Timeout>();
   private loopDone?: Promise<void>;
   private firstJoin?: Promise<ConnectedInfo>;
+  /** Settles firstJoin from the session's own code, so no host listener can keep it pending. */
+  private settleFirstJoin?: { resolve: (info: ConnectedInfo) => void; reject: (error: SignalingError) => void };
   private closeDone?: Promise<void>;
 
   /** Validates everything up front: a bad option throws InputError before any connection is made. */
@@ -120,8 +122,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       return this.firstJoin;
     }
     this.firstJoin = new Promise<ConnectedInfo>((resolve, reject) => {
-      this.once('connected', resolve);
-      this.once('closed', ({ error }) => reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' })));
+      this.settleFirstJoin = { resolve, reject };
     });
     this.firstJoin.catch(() => undefined);
     this.loopDone = this.loop().catch((err: unknown) => {
@@ -196,16 +197,21 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   private finish(error: SignalingError | undefined): void {
     if (this.closedEmitted) return;
     this.closedEmitted = true;
+    this.clearKeyframeTimers();
+    this.settleFirstJoin?.reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' }));
     if (error && this.listenerCount('error') > 0) this.safeEmit('error', error);
     this.safeEmit('closed', { error });
   }
 
-  // A throwing listener belongs to the host; it must not break the session's own bookkeeping.
+  // A throwing listener belongs to the host: it must neither break the session's bookkeeping nor
+  // keep the listeners after it from running, so each one is called on its own.
   private safeEmit<K extends keyof SessionEvents>(event: K, ...args: SessionEvents[K]): void {
-    try {
-      (this.emit as (e: K, ...a: SessionEvents[K]) => boolean)(event, ...args);
-    } catch {
-      // Swallowed on purpose: the host's listener failed, the session keeps its promises.
+    for (const listener of this.rawListeners(event) as ((...a: unknown[]) => unknown)[]) {
+      try {
+        listener.apply(this, args);
+      } catch {
+        // Swallowed on purpose: the host's listener failed, the session keeps its promises.
+      }
     }
   }
 
@@ -242,7 +248,9 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       this.joins++;
       this.stats.joins = this.joins;
       this.isConnected = true;
-      this.safeEmit('connected', { clientId, joins: this.joins });
+      const info = { clientId, joins: this.joins };
+      this.settleFirstJoin?.resolve(info);
+      this.safeEmit('connected', info);
     });
     conn.on('track', (track, receiver) => this.receive(conn, track, receiver));
     conn.on('keyframeRequest', () => this.safeEmit('keyframeRequest'));

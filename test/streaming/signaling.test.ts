@@ -1,8 +1,10 @@
 import { inspect } from 'node:util';
+import type { RTCPeerConnection } from 'werift';
 import { InputError } from '../../shared/errors';
 import { CLOSE_REASONS, SignalingError, SignalingSession, errorFromClose, rejoinDelay, type SessionOptions } from '../../shared/signaling';
 import type { Ticket } from '../../shared/streaming';
 import { FakeSignaling } from './support/fake-signaling';
+import { offerOnConnect } from './support/fake-offerer';
 import { startHarness, waitFor, type StreamingHarness } from './support/harness';
 import { FAST_REJOIN, Viewer } from './support/peers';
 
@@ -252,6 +254,43 @@ describe('against a hand-made signaling server', () => {
     void flaky.start();
     expect(await closed).toMatchObject({ reason: 'TICKET-FAILED', rejoin: 'never' });
     expect(calls).toBe(1);
+  });
+
+  test("host listeners that throw, added before start(), neither stop the listeners after them nor keep start() pending", async () => {
+    const peers: RTCPeerConnection[] = [];
+    fake = await FakeSignaling.start(offerOnConnect((pc) => peers.push(pc)));
+    const url = fake.url;
+    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), loopbackOnly: true, rejoin: false });
+    const seen: string[] = [];
+    session.on('connected', () => {
+      throw new Error('host bug in a connected listener');
+    });
+    session.on('connected', () => seen.push('connected after the throwing one'));
+    session.on('closed', () => {
+      throw new Error('host bug in a closed listener');
+    });
+    session.on('closed', () => seen.push('closed after the throwing one'));
+    try {
+      await expect(session.start()).resolves.toMatchObject({ joins: 1 });
+      await session.close();
+      expect(seen).toEqual(['connected after the throwing one', 'closed after the throwing one']);
+    } finally {
+      await session.close();
+      for (const pc of peers) await pc.close();
+    }
+  });
+
+  test('a throwing closed or error listener does not keep a failed start() pending', async () => {
+    fake = await FakeSignaling.start((ws) => ws.close(4400, 'FAILURE-SDP-PARSE'));
+    const url = fake.url;
+    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), rejoin: false });
+    session.on('error', () => {
+      throw new Error('host bug in an error listener');
+    });
+    session.on('closed', () => {
+      throw new Error('host bug in a closed listener');
+    });
+    await expect(session.start()).rejects.toMatchObject({ reason: 'FAILURE-SDP-PARSE' });
   });
 
   test.each([undefined, null, 'a string', 42])('a ticket source rejecting with %p ends the session with TICKET-FAILED', async (reason) => {
