@@ -83,7 +83,8 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   private readonly stopSignal: Promise<SignalingError>;
   private signalStop!: () => void;
   private sleepTimer?: NodeJS.Timeout;
-  private readonly keyframeTimers = new Set<NodeJS.Timeout>();
+  /** One entry per received track: werift announces a track again after its m-line was inactive. */
+  private readonly receivers = new Map<MediaStreamTrack, Receiving>();
   private loopDone?: Promise<void>;
   private firstJoin?: Promise<ConnectedInfo>;
   /** Settles firstJoin from the session's own code, so no host listener can keep it pending. */
@@ -197,7 +198,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   private finish(error: SignalingError | undefined): void {
     if (this.closedEmitted) return;
     this.closedEmitted = true;
-    this.clearKeyframeTimers();
+    this.clearReceivers();
     this.settleFirstJoin?.reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' }));
     if (error && this.listenerCount('error') > 0) this.safeEmit('error', error);
     this.safeEmit('closed', { error });
@@ -258,7 +259,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     conn.start();
     const error = await Promise.race([ended, this.stopSignal]);
     this.isConnected = false;
-    this.clearKeyframeTimers();
+    this.clearReceivers();
     await conn.close();
     return error;
   }
@@ -267,6 +268,8 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     if (track.kind !== 'video') return;
     const codec = codecFromMime(track.codec?.mimeType);
     if (!codec) return;
+    // A track announced again (its m-line went inactive and back) starts over with one assembler.
+    this.dropReceiver(track);
     const requestKeyframe = (): void => {
       if (track.ssrc === undefined) return;
       this.stats.keyframeRequests++;
@@ -284,17 +287,29 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     const retry = setInterval(() => {
       if (assembler.waitingForKeyframe) requestKeyframe();
     }, this.options.keyframeRetryMs ?? 1000);
-    this.keyframeTimers.add(retry);
-    conn.once('ended', () => this.clearKeyframeTimers());
-    track.onReceiveRtp.subscribe((rtp) => {
+    const { unSubscribe } = track.onReceiveRtp.subscribe((rtp) => {
       if (this.connection === conn) assembler.push(rtp);
     });
+    this.receivers.set(track, { retry, unsubscribe: unSubscribe });
   }
 
-  private clearKeyframeTimers(): void {
-    for (const t of this.keyframeTimers) clearInterval(t);
-    this.keyframeTimers.clear();
+  private dropReceiver(track: MediaStreamTrack): void {
+    const r = this.receivers.get(track);
+    if (!r) return;
+    clearInterval(r.retry);
+    r.unsubscribe();
+    this.receivers.delete(track);
   }
+
+  private clearReceivers(): void {
+    for (const track of [...this.receivers.keys()]) this.dropReceiver(track);
+  }
+}
+
+/** What the session holds for one received track. */
+interface Receiving {
+  retry: NodeJS.Timeout;
+  unsubscribe: () => void;
 }
 
 function describeError(err: unknown): string {

@@ -24,7 +24,8 @@ export function offerOnConnect(onPeer: (pc: RTCPeerConnection, ws: WebSocket) =>
     ws.on('close', () => void pc.close());
     ws.on('message', (data) => {
       const msg = JSON.parse(data.toString()) as { type: string; sdp?: string; candidate?: string };
-      if (msg.type === 'answer' && msg.sdp) void pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp });
+      // The client answers an `update` offer with an `update` message.
+      if ((msg.type === 'answer' || msg.type === 'update') && msg.sdp) void pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp });
       if (msg.type === 'candidate' && msg.candidate) void pc.addIceCandidate({ candidate: msg.candidate, sdpMLineIndex: 0 }).catch(() => undefined);
     });
     void (async () => {
@@ -34,4 +35,23 @@ export function offerOnConnect(onPeer: (pc: RTCPeerConnection, ws: WebSocket) =>
       onPeer(pc, ws);
     })();
   };
+}
+
+/**
+ * Sends an `update` offer that sets the first m-line's direction, and resolves once the client's
+ * answer to it is applied.
+ */
+export async function renegotiate(pc: RTCPeerConnection, ws: WebSocket, direction: 'sendonly' | 'inactive'): Promise<void> {
+  pc.getTransceivers()[0].setDirection(direction);
+  await pc.setLocalDescription(await pc.createOffer());
+  const applied = new Promise<void>((resolve) => {
+    const { unSubscribe } = pc.signalingStateChange.subscribe((state) => {
+      if (state === 'stable') {
+        unSubscribe();
+        resolve();
+      }
+    });
+  });
+  ws.send(JSON.stringify({ type: 'update', sdp: pc.localDescription?.sdp }));
+  await applied;
 }
