@@ -37,7 +37,7 @@ export interface ConnectionEvents {
   keyframeRequest: [];
   /** The server's update (or re-offer) was answered. */
   renegotiated: [];
-  /** A notify or push message, passed through as received. */
+  /** A notify or push message, passed through as received, with the ticket token masked. */
   notice: [Record<string, unknown>];
   /** The attempt is over; emitted once, unless close() ended it. */
   ended: [SignalingError];
@@ -174,7 +174,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
         break;
       case 'notify':
       case 'push':
-        this.emit('notice', msg as Record<string, unknown>);
+        this.emit('notice', maskSecret(msg, this.#token) as Record<string, unknown>);
         break;
       default:
         break;
@@ -305,6 +305,16 @@ function waitForSocketClose(ws: WebSocket): Promise<void> {
       resolve();
     });
   });
+}
+
+/** Copies a server message with every string equal to (or containing) the token masked. */
+function maskSecret(value: unknown, secret: string): unknown {
+  if (typeof value === 'string') return secret && value.includes(secret) ? value.split(secret).join('[redacted]') : value;
+  if (Array.isArray(value)) return value.map((v) => maskSecret(v, secret));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecret(v, secret)]));
+  }
+  return value;
 }
 
 // Error texts from ws/werift carry addresses at most; the ticket token is never part of them.

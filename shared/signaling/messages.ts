@@ -11,7 +11,8 @@ export type ServerMessage =
   | { type: 'update' | 're-offer'; sdp: string }
   | { type: 'ping'; stats?: boolean }
   | { type: 'notify' | 'push'; [key: string]: unknown }
-  | { type: 'other'; original: string };
+  /** Any other type: not acted on, but it still shows the server is alive (idle timer). */
+  | { type: 'other' };
 
 /** Parses one signaling text frame; returns undefined for anything that is not a JSON object with a type. */
 export function parseServerMessage(text: string): ServerMessage | undefined {
@@ -33,6 +34,6 @@ export function parseServerMessage(text: string): ServerMessage | undefined {
     case 'push':
       return msg as ServerMessage;
     default:
-      return { type: 'other', original: String(msg.type).slice(0, 40) };
+      return { type: 'other' };
   }
 }

@@ -54,6 +54,8 @@ export interface SessionEvents {
   frame: [EncodedFrame];
   /** The server asked the publisher for a key frame (upstream). */
   keyframeRequest: [];
+  /** A `notify` or `push` message of the server, as received (the ticket token, should it appear, is masked). */
+  notice: [Record<string, unknown>];
   rejoining: [RejoiningInfo];
   /** A failure that ends the session; emitted only when someone listens, then `closed` follows. */
   error: [SignalingError];
@@ -256,6 +258,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     conn.on('track', (track, receiver) => this.receive(conn, track, receiver));
     conn.on('keyframeRequest', () => this.safeEmit('keyframeRequest'));
     conn.on('renegotiated', () => this.stats.renegotiations++);
+    conn.on('notice', (notice) => this.safeEmit('notice', notice));
     conn.start();
     const error = await Promise.race([ended, this.stopSignal]);
     this.isConnected = false;

@@ -205,11 +205,12 @@ describe('against a hand-made signaling server', () => {
     for (const text of [err?.message, JSON.stringify(err), inspect(err), err?.stack]) expect(text).not.toContain('secret-ticket-token-xyz');
   });
 
-  test('notify, push, unknown types and garbage from the server are ignored; pings still answered', async () => {
+  test('notify and push are passed on as notice events (token masked); unknown types and garbage are ignored; pings still answered', async () => {
+    const token = 'ticket-token-in-a-notice';
     fake = await FakeSignaling.start((ws) => {
       for (const text of [
         JSON.stringify({ type: 'notify', event_type: 'connection.created' }),
-        JSON.stringify({ type: 'push', data: { hello: 1 } }),
+        JSON.stringify({ type: 'push', data: { hello: 1, echo: [`token=${token}`] } }),
         JSON.stringify({ type: 'brand-new-type' }),
         'not json at all',
         JSON.stringify(['array']),
@@ -220,11 +221,17 @@ describe('against a hand-made signaling server', () => {
       }
     });
     const url = fake.url;
-    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), rejoin: false });
+    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url, token), rejoin: false });
     const closed = jest.fn();
     session.on('closed', closed);
+    const notices: Record<string, unknown>[] = [];
+    session.on('notice', (n) => notices.push(n));
     void session.start();
     await waitFor('pong', () => fake!.messages.some((m) => m.type === 'pong'), 5000);
+    expect(notices).toEqual([
+      { type: 'notify', event_type: 'connection.created' },
+      { type: 'push', data: { hello: 1, echo: ['token=[redacted]'] } },
+    ]);
     expect(closed).not.toHaveBeenCalled();
     await session.close();
     expect(closed).toHaveBeenCalledWith({ error: undefined });
