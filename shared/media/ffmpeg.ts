@@ -1,5 +1,5 @@
 import { constants as fsc, promises as fs } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -9,7 +9,10 @@ export interface FfmpegLookup {
   ffmpegPath?: string;
   /** Environment to read FFMPEG_PATH and PATH from (default process.env). */
   env?: NodeJS.ProcessEnv;
-  /** Directory where a non-executable packaged binary is copied (default: os temp dir). */
+  /**
+   * Directory where a non-executable packaged binary is copied. It must belong to this user and be
+   * writable by nobody else (default: a private per-user directory in the OS temp dir, mode 0700).
+   */
   cacheDir?: string;
 }
 
@@ -51,7 +54,7 @@ export async function findFfmpeg(lookup: FfmpegLookup = {}): Promise<string> {
   const onPath = await searchPath('ffmpeg', env.PATH ?? '');
   if (onPath) return onPath;
   tried.push('PATH: no ffmpeg');
-  const packaged = await fromPackage(lookup.cacheDir ?? os.tmpdir(), tried);
+  const packaged = await fromPackage(lookup.cacheDir ?? defaultCacheDir(), tried);
   if (packaged) return packaged;
   throw new FfmpegNotFoundError(tried);
 }
@@ -94,20 +97,63 @@ async function fromPackage(cacheDir: string, tried: string[]): Promise<string | 
 }
 
 /**
+ * The default cache: one private directory per user, directly in the (sticky) temp directory so no
+ * other user can rename it away; its owner and mode are checked before a file in it is trusted.
+ */
+function defaultCacheDir(): string {
+  const user = typeof process.getuid === 'function' ? String(process.getuid()) : os.userInfo().username;
+  return path.join(os.tmpdir(), `n8n-nodes-vision-streaming-ffmpeg-${user}`);
+}
+
+/**
  * Returns `binary` when it is executable; otherwise an executable copy of it in `cacheDir`
  * (made once, reused). The copy's name carries size and mtime so an upgraded binary gets a fresh one.
+ * A copy is only trusted in a directory this user owns and nobody else can write to; it is written
+ * under a random name and renamed into place, so no one runs a half-written or swapped file.
  */
 export async function executableCopy(binary: string, cacheDir: string): Promise<string> {
   const st = await fs.stat(binary);
   if (await isExecutable(binary)) return binary;
+  await privateDirectory(cacheDir);
   const tag = createHash('sha1').update(`${binary}:${st.size}:${st.mtimeMs}`).digest('hex').slice(0, 12);
   const target = path.join(cacheDir, `${path.basename(binary)}-${tag}`);
-  if (await isExecutable(target)) return target;
-  await fs.mkdir(cacheDir, { recursive: true });
-  // Copy under a private name, then rename: concurrent processes never run a half-written file.
-  const partial = `${target}.${process.pid}.partial`;
-  await fs.copyFile(binary, partial);
-  await fs.chmod(partial, 0o755);
-  await fs.rename(partial, target);
+  if ((await trustedFile(target)) && (await isExecutable(target))) return target;
+  const partial = `${target}.${randomBytes(6).toString('hex')}.partial`;
+  try {
+    await fs.copyFile(binary, partial, fsc.COPYFILE_EXCL);
+    await fs.chmod(partial, 0o700);
+    await fs.rename(partial, target);
+  } catch (err) {
+    await fs.rm(partial, { force: true });
+    throw err;
+  }
   return target;
+}
+
+/** Creates `dir` (mode 0700) if needed and checks that it is a real directory only this user can write to. */
+async function privateDirectory(dir: string): Promise<void> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const st = await fs.lstat(dir);
+  if (!st.isDirectory()) throw new Error(`cache directory ${dir} is not a directory (a symbolic link is not accepted)`);
+  const problem = ownershipProblem(st);
+  if (problem) throw new Error(`cache directory ${dir} ${problem}; pass another cacheDir`);
+}
+
+/** True when `file` exists as a regular file of this user that nobody else can write to. */
+async function trustedFile(file: string): Promise<boolean> {
+  let st: Awaited<ReturnType<typeof fs.lstat>>;
+  try {
+    st = await fs.lstat(file);
+  } catch {
+    return false;
+  }
+  // Anything else is replaced by a fresh copy (the rename swaps it out atomically).
+  return st.isFile() && ownershipProblem(st) === undefined;
+}
+
+function ownershipProblem(st: { uid: number; mode: number }): string | undefined {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  if (uid !== undefined && st.uid !== uid) return `belongs to user ${st.uid}, not to this user (${uid})`;
+  if ((st.mode & 0o022) !== 0) return 'is writable by group or others';
+  return undefined;
 }

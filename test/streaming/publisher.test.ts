@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { constants as fsc } from 'node:fs';
-import { access, chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { InputError } from '../../shared/errors';
@@ -46,6 +46,30 @@ describe('ffmpeg discovery', () => {
     expect((await stat(file)).mode & 0o111).toBe(0); // the original is left alone
     expect(spawnSync(copy).stdout.toString().trim()).toBe('ok');
     expect(await executableCopy(file, cache)).toBe(copy);
+  });
+
+  test('the copy lives in a private directory; a planted or loosened copy is replaced, a shared directory refused', async () => {
+    const file = path.join(dir, 'tool2');
+    await writeFile(file, '#!/bin/sh\necho genuine\n');
+    await chmod(file, 0o644);
+    const cache = path.join(dir, 'fresh-cache');
+    const copy = await executableCopy(file, cache);
+    expect((await stat(cache)).mode & 0o777).toBe(0o700);
+    expect((await stat(copy)).mode & 0o077).toBe(0);
+    // Someone made the copy writable and changed it: it is not trusted, a fresh copy replaces it.
+    await writeFile(copy, '#!/bin/sh\necho planted\n');
+    await chmod(copy, 0o777);
+    expect(await executableCopy(file, cache)).toBe(copy);
+    expect(spawnSync(copy).stdout.toString().trim()).toBe('genuine');
+    expect((await readdir(cache)).filter((n) => n.endsWith('.partial'))).toEqual([]);
+    // A directory others can write to, or a symbolic link, is refused.
+    const shared = path.join(dir, 'shared-cache');
+    await mkdir(shared);
+    await chmod(shared, 0o777);
+    await expect(executableCopy(file, shared)).rejects.toThrow(/writable by group or others/);
+    const link = path.join(dir, 'linked-cache');
+    await symlink(cache, link);
+    await expect(executableCopy(file, link)).rejects.toThrow(/not a directory/);
   });
 
   test('the ffmpeg at hand has the encoders the publisher needs', async () => {
