@@ -27,8 +27,9 @@ const CODECS: readonly VideoCodec[] = ['VP8', 'VP9', 'H264'];
  * when neither applies.
  */
 export async function openVideoSource(o: OpenSourceOptions): Promise<VideoSource> {
-  const kinds = [o.file, o.images, o.testPattern ? true : undefined].filter((x) => x !== undefined);
-  if (kinds.length !== 1) throw new InputError('source', 'give exactly one of file, images, testPattern', 'exactly one');
+  checkSource(o);
+  const file = nonEmpty(o.file);
+  const images = nonEmpty(o.images);
   if (o.codec !== undefined && !CODECS.includes(o.codec)) throw new InputError('codec', 'codec must be VP8, VP9 or H264', 'VP8 | VP9 | H264');
   checkPositiveInt('width', o.width, 4096);
   checkPositiveInt('height', o.height, 4096);
@@ -36,15 +37,15 @@ export async function openVideoSource(o: OpenSourceOptions): Promise<VideoSource
   checkPositiveInt('gop', o.gop, 1000);
   checkPositiveInt('bitRateKbps', o.bitRateKbps, 100_000);
   checkPositiveInt('maxFrames', o.maxFrames, Number.MAX_SAFE_INTEGER);
-  const ext = o.file ? path.extname(o.file).toLowerCase() : '';
+  const ext = file ? path.extname(file).toLowerCase() : '';
   const direct = ext === '.ivf' || ext === '.h264' || ext === '.264';
-  if (o.file && direct && !o.reencode) {
+  if (file && direct && !o.reencode) {
     if (ext === '.ivf') {
-      const src = new IvfFileSource(o.file, { loop: o.loop });
+      const src = new IvfFileSource(file, { loop: o.loop });
       await src.open();
       return src;
     }
-    return new AnnexBFileSource(o.file, { loop: o.loop, fps: o.fps });
+    return new AnnexBFileSource(file, { loop: o.loop, fps: o.fps });
   }
   let ffmpegPath: string;
   try {
@@ -63,8 +64,29 @@ export async function openVideoSource(o: OpenSourceOptions): Promise<VideoSource
   if (!encoders.has(ENCODER[codec])) {
     throw new Error(`the ffmpeg at hand has no ${ENCODER[codec]} encoder, needed for ${codec}`);
   }
-  const input = o.file ? { file: o.file } : o.images ? { images: o.images } : { testPattern: true as const };
+  const input = file ? { file } : images ? { images } : { testPattern: true as const };
   return new FfmpegSource({ ffmpegPath, input, codec, ...pick(o) });
+}
+
+// An empty file or images string counts as not given (a form field left blank), never as a source.
+function checkSource(o: OpenSourceOptions): void {
+  if (!o || typeof o !== 'object') throw new InputError('options', 'openVideoSource needs an options object', 'an object');
+  for (const field of ['file', 'images'] as const) {
+    const v = o[field];
+    if (v !== undefined && typeof v !== 'string') throw new InputError(field, `${field} must be a path string`, 'a non-empty string');
+  }
+  const given = (['file', 'images'] as const).filter((f) => nonEmpty(o[f]) !== undefined);
+  const count = given.length + (o.testPattern === true ? 1 : 0);
+  if (count === 1) return;
+  const blank = (['file', 'images'] as const).find((f) => o[f] !== undefined && o[f]?.trim() === '');
+  if (count === 0 && blank) {
+    throw new InputError(blank, `${blank} is empty: give a path, or use exactly one of file, images, testPattern`, 'a non-empty string');
+  }
+  throw new InputError('source', `give exactly one of file, images, testPattern (got ${count})`, 'exactly one');
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v !== undefined && v.trim() !== '' ? v : undefined;
 }
 
 function pick(o: OpenSourceOptions): EncodeSettings {

@@ -90,6 +90,14 @@ describe('sources', () => {
 
   test('bad source options are refused with the field named', async () => {
     await expect(openVideoSource({})).rejects.toMatchObject({ name: 'InputError', field: 'source' });
+    // A blank path is no source at all, and never a reason to fall back to the test pattern.
+    await expect(openVideoSource({ file: '' })).rejects.toMatchObject({ name: 'InputError', field: 'file' });
+    await expect(openVideoSource({ file: '', testPattern: false })).rejects.toMatchObject({ field: 'file' });
+    await expect(openVideoSource({ images: '  ' })).rejects.toMatchObject({ field: 'images' });
+    await expect(openVideoSource({ file: '', images: '' })).rejects.toMatchObject({ field: 'file' });
+    await expect(openVideoSource({ file: 'a.ivf', images: 'b/%03d.png' })).rejects.toMatchObject({ field: 'source' });
+    await expect(openVideoSource({ file: 42 as never })).rejects.toMatchObject({ field: 'file' });
+    await expect(openVideoSource(undefined as never)).rejects.toMatchObject({ field: 'options' });
     await expect(openVideoSource({ testPattern: true, file: 'x.ivf' })).rejects.toBeInstanceOf(InputError);
     await expect(openVideoSource({ testPattern: true, fps: 0 })).rejects.toMatchObject({ field: 'fps' });
     await expect(openVideoSource({ testPattern: true, gop: 2.5 })).rejects.toMatchObject({ field: 'gop' });
