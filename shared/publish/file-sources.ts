@@ -56,6 +56,7 @@ export class IvfFileSource implements VideoSource {
           yield { data: f.data, timestamp };
         }
       }
+      if (first === undefined && !this.closed) throw noFrames(this.file, 'IVF');
       offset = lastTs + step;
     } while (this.options.loop && !this.closed);
   }
@@ -80,15 +81,22 @@ export class AnnexBFileSource implements VideoSource {
     let n = 0;
     do {
       const splitter = new AccessUnitSplitter();
+      const before = n;
       for await (const chunk of createReadStream(this.file)) {
         if (this.closed) return;
         for (const au of splitter.push(chunk as Buffer)) yield { data: au, timestamp: Math.round(n++ * step) };
       }
       for (const au of splitter.flush()) yield { data: au, timestamp: Math.round(n++ * step) };
+      if (n === before && !this.closed) throw noFrames(this.file, 'H264');
     } while (this.options.loop && !this.closed);
   }
 
   async close(): Promise<void> {
     this.closed = true;
   }
+}
+
+// Looping over a file without a single frame would spin for ever without yielding anything.
+function noFrames(file: string, kind: string): Error {
+  return new Error(`${kind} file ${JSON.stringify(file)} holds no frames`);
 }

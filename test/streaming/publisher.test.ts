@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InputError } from '../../shared/errors';
 import { FfmpegNotFoundError, executableCopy, findFfmpeg } from '../../shared/media';
+import { ivfFileHeader } from '../../shared/frames';
 import { ffmpegArgs, ffmpegEncoders, openVideoSource, Publisher } from '../../shared/publish';
 import { decodeFrames, runFfmpeg, testFfmpeg } from './support/ffmpeg';
 import { startHarness, waitFor, type StreamingHarness } from './support/harness';
@@ -102,6 +103,23 @@ describe('sources', () => {
     await expect(openVideoSource({ testPattern: true, fps: 0 })).rejects.toMatchObject({ field: 'fps' });
     await expect(openVideoSource({ testPattern: true, gop: 2.5 })).rejects.toMatchObject({ field: 'gop' });
     await expect(openVideoSource({ testPattern: true, codec: 'AV1' as never })).rejects.toMatchObject({ field: 'codec' });
+  });
+
+  test.each([true, false])('a file without a single frame ends with a clear error (loop: %p), not an endless loop', async (loop) => {
+    const ivf = path.join(dir, `empty-${loop}.ivf`);
+    const h264 = path.join(dir, `empty-${loop}.h264`);
+    await writeFile(ivf, ivfFileHeader({ codec: 'VP8', width: 320, height: 240, timebaseDen: 30, timebaseNum: 1 }));
+    await writeFile(h264, Buffer.alloc(0));
+    for (const file of [ivf, h264]) {
+      const source = await openVideoSource({ file, loop, ffmpegPath: path.join(dir, 'no-ffmpeg') });
+      let frames = 0;
+      const run = async (): Promise<void> => {
+        for await (const frame of source.frames()) if (frame) frames++;
+      };
+      await expect(run()).rejects.toThrow(/holds no frames/);
+      expect(frames).toBe(0);
+      await source.close();
+    }
   });
 
   test('without ffmpeg, a file that needs encoding gets a clear error', async () => {
