@@ -150,7 +150,7 @@ export class TokenSource {
       const fault = responseError('getToken', received.status, received.text);
       throw new ApiError({
         operation: 'getToken',
-        status: 401,
+        status: received.status,
         serviceMessage: fault.serviceMessage,
         code: fault.code ?? 'invalid_client',
         retryable: false,

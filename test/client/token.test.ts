@@ -1,6 +1,7 @@
 import { ApiError, InputError } from '../../shared/errors';
 import { TokenSource, VISION_SCOPES, acquireTokenSource } from '../../shared/auth';
 import { VisionClient } from '../../shared/vision';
+import { answerJson, startStandIn } from '../support/stand-in';
 import { CLIENT_ID, CLIENT_SECRET, FAST_RETRY, caught, closedPort, startHarness, type Harness } from './harness';
 
 describe('token source against the sandbox', () => {
@@ -73,7 +74,7 @@ describe('token source against the sandbox', () => {
 
   it('neither returns nor caches a token that arrives after close()', async () => {
     const tokens = source();
-    // Held by the sandbox until the source is closed, so the request is surely in flight meanwhile.
+    // Held 300 ms by the sandbox, so the request is surely still in flight when the source closes.
     h.sandbox.setFaults({ token: { latencyMs: 300 } });
     const pending = tokens.getToken();
     for (let i = 0; i < 10_000 && h.hits('token') === 0; i += 1) await new Promise((resolve) => setImmediate(resolve));
@@ -162,6 +163,27 @@ describe('credential failures', () => {
     expect(err.message).toMatch(/client id or client secret was rejected/);
     expect(JSON.stringify(err) + err.message + err.stack).not.toContain(wrong);
     await client.close();
+  });
+
+  it('keeps the status of a 400 invalid_client or a 403 from the token endpoint', async () => {
+    const refusals: Array<[number, unknown]> = [
+      [400, { error: 'invalid_client', error_description: 'Client authentication failed.' }],
+      [403, { message: 'Forbidden' }],
+    ];
+    for (const [status, body] of refusals) {
+      const standIn = await startStandIn((req, res) => answerJson(res, status, body), { handleToken: true });
+      const tokens = new TokenSource({ authUrl: standIn.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: VISION_SCOPES, retry: FAST_RETRY });
+      try {
+        const err = await caught(() => tokens.getToken());
+        expect(err).toBeInstanceOf(ApiError);
+        expect(err).toMatchObject({ status, retryable: false, operation: 'getToken' });
+        expect(err.message).toMatch(new RegExp(`client id or client secret was rejected by .*\\(HTTP ${status}: `));
+        expect(standIn.count('/v1/token')).toBe(1);
+      } finally {
+        await tokens.close();
+        await standIn.stop();
+      }
+    }
   });
 
   it('reports an unreachable authorization server as a retryable network error', async () => {
