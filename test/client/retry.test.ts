@@ -192,22 +192,24 @@ describe('a Retry-After longer than the policy allows', () => {
 
   it('is not waited for: one request, and the error says when to retry', async () => {
     const tokens = new TokenSource({ authUrl: standIn.url, clientId: 'id', clientSecret: 'secret', scopes: VISION_SCOPES, retry: FAST_RETRY });
-    const tokenError = await caught(() => tokens.getToken());
+    const tokenError = await caught(() => tokens.getToken()).finally(() => tokens.close());
     expect(tokenError).toMatchObject({ name: 'ApiError', status: 429, retryable: true, retryAfterMs: 90_000 });
     expect(tokenError.message).toMatch(/retry in 90 s \(after \d{4}-\d\d-\d\dT[\d:.]+Z\), longer than retry\.maxDelayMs \(50 ms\)/);
     expect(standIn.count('/v1/token')).toBe(1);
-    await tokens.close();
 
     const withToken = await startStandIn((req, res) => answerJson(res, 503, { message: 'Service Unavailable' }, { 'retry-after': '120' }));
     const source = new TokenSource({ authUrl: withToken.url, clientId: 'id', clientSecret: 'secret', scopes: VISION_SCOPES });
     const http = new HttpClient({ baseUrl: withToken.url, tokens: source, sendApiKey: true, retry: FAST_RETRY });
-    const err = await caught(() => http.request({ method: 'GET', path: '/v1/face_collections', operation: 'listCollections' }));
-    expect(err).toMatchObject({ name: 'ApiError', status: 503, retryable: true, retryAfterMs: 120_000, serviceMessage: 'Service Unavailable' });
-    expect(err.message).toMatch(/^listCollections failed: HTTP 503: Service Unavailable; the service asks to retry in 120 s/);
-    expect(withToken.count('/v1/face_collections')).toBe(1);
-    await http.close();
-    await source.close();
-    await withToken.stop();
+    try {
+      const err = await caught(() => http.request({ method: 'GET', path: '/v1/face_collections', operation: 'listCollections' }));
+      expect(err).toMatchObject({ name: 'ApiError', status: 503, retryable: true, retryAfterMs: 120_000, serviceMessage: 'Service Unavailable' });
+      expect(err.message).toMatch(/^listCollections failed: HTTP 503: Service Unavailable; the service asks to retry in 120 s/);
+      expect(withToken.count('/v1/face_collections')).toBe(1);
+    } finally {
+      await http.close();
+      await source.close();
+      await withToken.stop();
+    }
   });
 
   it('within the policy is waited for and retried', async () => {
@@ -217,11 +219,14 @@ describe('a Retry-After longer than the policy allows', () => {
     });
     const source = new TokenSource({ authUrl: short.url, clientId: 'id', clientSecret: 'secret', scopes: VISION_SCOPES });
     const http = new HttpClient({ baseUrl: short.url, tokens: source, sendApiKey: true, retry: FAST_RETRY });
-    await expect(http.request({ method: 'GET', path: '/v1/face_collections', operation: 'listCollections' })).resolves.toEqual({ face_collections: [] });
-    expect(short.count('/v1/face_collections')).toBe(2);
-    await http.close();
-    await source.close();
-    await short.stop();
+    try {
+      await expect(http.request({ method: 'GET', path: '/v1/face_collections', operation: 'listCollections' })).resolves.toEqual({ face_collections: [] });
+      expect(short.count('/v1/face_collections')).toBe(2);
+    } finally {
+      await http.close();
+      await source.close();
+      await short.stop();
+    }
   });
 });
 
