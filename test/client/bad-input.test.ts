@@ -4,7 +4,7 @@ import { MAX_IMAGE_BYTES } from '../../shared/image';
 import { VisionClient } from '../../shared/vision';
 import { CLIENT_ID, CLIENT_SECRET, FAST_RETRY, caught, closedPort, startHarness, type Harness } from './harness';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server';
-import { paddedJpeg, tinyJpeg, tinyPng } from './images';
+import { paddedJpeg, tinyJpeg, tinyPng } from '../support/images';
 
 /** What a refusal must look like. */
 interface Expectation {

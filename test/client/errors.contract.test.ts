@@ -4,7 +4,7 @@ import { TokenSource, VISION_SCOPES } from '../../shared/auth';
 import { ApiError } from '../../shared/errors';
 import { HttpClient } from '../../shared/http';
 import { startStandIn, type StandIn } from '../support/stand-in';
-import { paddedJpeg, tinyJpeg } from './images';
+import { paddedJpeg, tinyJpeg } from '../support/images';
 import { caught, startHarness, type Harness } from './harness';
 
 /** One row per error of the spec's table, produced by the sandbox and read by the client. */

@@ -1,7 +1,6 @@
 import { InputError } from '../../shared/errors';
 import { MAX_IMAGE_BYTES, resolveImage, sniffImage } from '../../shared/image';
-import { faceApiSample } from '../support/images';
-import { paddedJpeg, tinyJpeg, tinyPng } from './images';
+import { faceApiSample, paddedJpeg, tinyJpeg, tinyPng } from '../support/images';
 
 describe('image sniffing', () => {
   it('recognises whole JPEG and PNG files', () => {

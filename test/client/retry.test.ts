@@ -5,7 +5,7 @@ import { ApiError } from '../../shared/errors';
 import { HttpClient } from '../../shared/http';
 import { VisionClient } from '../../shared/vision';
 import { answerJson, startStandIn, type StandIn } from '../support/stand-in';
-import { tinyJpeg } from './images';
+import { tinyJpeg } from '../support/images';
 import { FAST_RETRY, caught, startHarness, type Harness } from './harness';
 
 describe('retries against injected faults', () => {

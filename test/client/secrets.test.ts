@@ -3,7 +3,7 @@ import { TokenSource } from '../../shared/auth';
 import { HttpClient } from '../../shared/http';
 import { VisionClient } from '../../shared/vision';
 import { CLIENT_ID, CLIENT_SECRET, caught, closedPort, startHarness, type Harness } from './harness';
-import { tinyJpeg } from './images';
+import { tinyJpeg } from '../support/images';
 
 /** Every rendering of an error (or object) a host might log or show. */
 function renderings(value: unknown): string[] {

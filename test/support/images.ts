@@ -181,3 +181,39 @@ export function oversizePng(minBytes = 4 * 1024 * 1024 + 1024): Buffer {
   png.data = Buffer.alloc(side * side * 4, 200);
   return PNG.sync.write(png, { deflateLevel: 0, filterType: 0 });
 }
+
+/** A solid-grey JPEG; `shade` varies the bytes so digests differ. */
+export function tinyJpeg(width = 32, height = 32, shade = 128): Buffer {
+  return encodeJpeg(solid(width, height, shade), 80);
+}
+
+/** A solid-grey PNG. */
+export function tinyPng(width = 32, height = 32, shade = 96): Buffer {
+  return encodePng(solid(width, height, shade));
+}
+
+/**
+ * A structurally valid JPEG of about `size` bytes (at least `size`, at most 4 bytes more): comment
+ * segments (at most 65533 bytes of payload each) are inserted after SOI, so sniffing and decoding
+ * pass and only the size rules apply.
+ */
+export function paddedJpeg(size: number): Buffer {
+  const base = tinyJpeg();
+  const parts: Buffer[] = [base.subarray(0, 2)];
+  let total = base.length;
+  while (total < size) {
+    const payload = Math.min(65533, Math.max(1, size - total - 4));
+    const header = Buffer.from([0xff, 0xfe, 0, 0]);
+    header.writeUInt16BE(payload + 2, 2);
+    parts.push(header, Buffer.alloc(payload, 0x20));
+    total += payload + 4;
+  }
+  parts.push(base.subarray(2));
+  return Buffer.concat(parts);
+}
+
+function solid(width: number, height: number, shade: number): Rgba {
+  const data = new Uint8Array(width * height * 4).fill(shade);
+  for (let i = 3; i < data.length; i += 4) data[i] = 255;
+  return { width, height, data };
+}
