@@ -27,7 +27,8 @@ export async function readDetectionImage(req: IncomingMessage, body: Buffer, fet
 
 /**
  * Reads the images of a comparison or collection endpoint: multipart parts named `names`, or JSON fields
- * holding URLs. Their total size must stay below 4 MB. max_results is read when `withMaxResults`.
+ * holding URLs. Their total size (the images' bytes, whatever the framing) must stay below 4 MB.
+ * max_results is read when `withMaxResults`.
  */
 export async function readNamedImages(
   req: IncomingMessage,
@@ -41,7 +42,7 @@ export async function readNamedImages(
   // Checked before any image is fetched or analysed, so a bad value costs nothing.
   let maxResults: number;
   if (type === 'multipart/form-data') {
-    if (body.length >= MAX_IMAGE_BYTES) throw tooLong();
+    // The limit is on the images, not on the multipart framing around them: checked below.
     const form = await parseMultipart(req, body);
     maxResults = withMaxResults ? parseMaxResults(form.get('max_results') ?? undefined) : MAX_RESULTS.default;
     for (const name of names) {

@@ -1,7 +1,7 @@
 import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { startFixtureServer } from '../support/fixture-server';
-import { oversizePng } from '../support/images';
-import { type Token, fetchToken, send, visionHeaders } from '../support/vision-http';
+import { oversizePng, paddedJpeg } from '../support/images';
+import { type Token, fetchToken, multipart, send, visionHeaders } from '../support/vision-http';
 
 let sandbox: RunningSandbox;
 let token: Token;
@@ -68,6 +68,22 @@ describe('request size and media type', () => {
     } finally {
       await fixtures.stop();
     }
+  });
+
+  test('for two images the limit is on their total, not on the multipart body around them', async () => {
+    const limit = 4 * 1024 * 1024;
+    const source = paddedJpeg(2_000_000);
+    const target = paddedJpeg(limit - source.length - 5);
+    expect(source.length + target.length).toBeLessThan(limit);
+    const under = await multipart({ source, target });
+    expect(under.body.length).toBeGreaterThanOrEqual(limit);
+    const compare = (form: { body: Buffer; contentType: string }) =>
+      send(sandbox.url + '/v1/compare_faces', { method: 'POST', headers: { ...visionHeaders(token), 'content-type': form.contentType }, body: form.body });
+    // Past the size rule, the grey images reach the model, which finds no face in them.
+    const accepted = await compare(under);
+    expect(accepted).toMatchObject({ status: 400, json: { error: { code: 'face_not_found' } } });
+    const over = await multipart({ source, target: paddedJpeg(limit - source.length) });
+    expect(await compare(over)).toMatchObject({ status: 413, json: { message: 'Request Too Long' } });
   });
 
   test('an unsupported content type is 415 on detection, comparison and collection creation', async () => {
