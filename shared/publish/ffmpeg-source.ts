@@ -90,7 +90,9 @@ export class FfmpegSource implements VideoSource {
     this.codec = options.codec;
   }
 
+  /** Starts ffmpeg and yields its frames; one encoder per source, so a second call is refused. */
   async *frames(): AsyncIterable<SourceFrame> {
+    if (this.child) throw new Error('FfmpegSource.frames() was already called: a source runs one ffmpeg; open another source instead');
     if (this.closed) return;
     const child = spawn(this.options.ffmpegPath, ffmpegArgs(this.options), { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
@@ -101,16 +103,27 @@ export class FfmpegSource implements VideoSource {
         resolve(-1);
       });
     });
-    this.exited = exitCode.then(() => undefined);
+    // 'close' waits for stdout to be read to its end; close() must not depend on a reader, so it waits for 'exit'.
+    this.exited = new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.once('error', () => resolve());
+    });
     child.stderr?.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString()).slice(-2000)));
     const step = CLOCK / (this.options.fps ?? 30);
     const ivf = this.codec === 'H264' ? undefined : new IvfReader();
     const h264 = this.codec === 'H264' ? new AccessUnitSplitter() : undefined;
     let n = 0;
     try {
-      for await (const chunk of child.stdout!) {
-        const datas = ivf ? ivf.push(chunk as Buffer).map((f) => f.data) : h264!.push(chunk as Buffer);
-        for (const data of datas) yield { data, timestamp: Math.round(n++ * step) };
+      try {
+        for await (const chunk of child.stdout!) {
+          const datas = ivf ? ivf.push(chunk as Buffer).map((f) => f.data) : h264!.push(chunk as Buffer);
+          for (const data of datas) yield { data, timestamp: Math.round(n++ * step) };
+          if (this.closed) return;
+        }
+      } catch (err) {
+        // close() discards unread output; the stream then ends early, which is no error.
+        if (this.closed) return;
+        throw err;
       }
       if (h264) for (const data of h264.flush()) yield { data, timestamp: Math.round(n++ * step) };
       const code = await exitCode;
@@ -120,14 +133,19 @@ export class FfmpegSource implements VideoSource {
     }
   }
 
+  /** Stops ffmpeg (SIGTERM, then SIGKILL after 2 s) and discards output nobody read. Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return this.exited;
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 2000);
-    await this.exited;
-    clearTimeout(killer);
+    if (!child) return;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 2000);
+      await this.exited;
+      clearTimeout(killer);
+    }
+    child.stdout?.destroy();
+    child.stderr?.destroy();
   }
 }
 

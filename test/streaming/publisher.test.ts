@@ -122,6 +122,21 @@ describe('sources', () => {
     }
   });
 
+  test('an ffmpeg source runs one encoder: a second frames() is refused, close() stops the first', async () => {
+    const source = await openVideoSource({ testPattern: true, codec: 'VP8', width: 160, height: 120, maxFrames: 1000 });
+    const first = source.frames()[Symbol.asyncIterator]();
+    try {
+      expect((await first.next()).done).toBe(false);
+      const second = source.frames()[Symbol.asyncIterator]();
+      await expect(second.next()).rejects.toThrow(/already called/);
+    } finally {
+      await source.close();
+    }
+    let rest = 0;
+    while (!(await first.next()).done) rest++;
+    expect(rest).toBeLessThan(1000);
+  });
+
   test('without ffmpeg, a file that needs encoding gets a clear error', async () => {
     const err = await openVideoSource({ file: path.join(dir, 'clip.mp4'), ffmpegPath: path.join(dir, 'no-ffmpeg') }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FfmpegNotFoundError);
