@@ -26,8 +26,15 @@ export class TokenStore {
     return this.issued;
   }
 
+  /** Number of tokens remembered (valid ones, and expired ones not yet pruned). */
+  get storedCount(): number {
+    return this.tokens.size;
+  }
+
   /** Issues a fresh token for a client with the granted scopes. */
   issue(clientId: string, scopes: ReadonlySet<string>): { accessToken: string; apiKey: string; expiresIn: number } {
+    // Issuing is where the map grows, so it is also where expired tokens go: a long-running sandbox stays bounded.
+    this.pruneExpired();
     const accessToken = randomBytes(32).toString('base64url');
     this.tokens.set(accessToken, { clientId, scopes, expiresAt: this.now() + this.lifetimeSeconds * 1000 });
     this.issued += 1;
@@ -53,6 +60,13 @@ export class TokenStore {
     this.tokens.clear();
     this.apiKeys.clear();
     this.issued = 0;
+  }
+
+  private pruneExpired(): void {
+    const now = this.now();
+    for (const [accessToken, token] of this.tokens) {
+      if (token.expiresAt <= now) this.tokens.delete(accessToken);
+    }
   }
 
   private apiKeyFor(clientId: string): string {
