@@ -36,11 +36,11 @@ export class RoomsApi {
     if (ROOMS.test(path)) {
       await this.guarded(req, res, 'rooms', () => this.rooms(req, res, url));
     } else if ((match = TICKETS.exec(path))) {
-      const roomId = decodeURIComponent(match[1]);
-      await this.guarded(req, res, 'tickets', () => this.tickets(req, res, roomId, body));
+      const roomId = decodeSegment(match[1]);
+      await this.guarded(req, res, 'tickets', () => (roomId === undefined ? notFound(this.ctx, res) : this.tickets(req, res, roomId, body)));
     } else if ((match = ROOM.exec(path))) {
-      const roomId = decodeURIComponent(match[1]);
-      await this.guarded(req, res, 'rooms', () => this.room(req, res, roomId));
+      const roomId = decodeSegment(match[1]);
+      await this.guarded(req, res, 'rooms', () => (roomId === undefined ? notFound(this.ctx, res) : this.room(req, res, roomId)));
     } else {
       return false;
     }
@@ -113,6 +113,15 @@ export class RoomsApi {
     }
     // The spec calls the ticket's id the room identifier.
     this.ctx.json(res, 200, { id: roomId, access_token: token, direction, url: this.signalingUrl(roomId) });
+  }
+}
+
+/** Decodes a path segment; a malformed escape (a stray '%') names no room, so it is undefined. */
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
 }
 

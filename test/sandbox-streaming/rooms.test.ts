@@ -55,6 +55,22 @@ describe('streaming sandbox: rooms and tickets REST', () => {
     expect(missing.json()).toEqual({ error: { code: 'resource_not_found', message: 'The specified resource does not exist.' } });
   });
 
+  test('a room id with a malformed escape names no room: 404, not a server error', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/rooms/%E0%A4%A'],
+      ['DELETE', '/v1/rooms/abc%'],
+      ['POST', '/v1/rooms/%zz/tickets'],
+    ]) {
+      const reply = await fx.call(method, path, method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {});
+      expect({ method, path, status: reply.status, body: reply.json() }).toEqual({
+        method,
+        path,
+        status: 404,
+        body: { error: { code: 'resource_not_found', message: 'The specified resource does not exist.' } },
+      });
+    }
+  });
+
   test('DELETE /v1/rooms/{id} answers 204 with no body, then 404', async () => {
     const room = await fx.createRoom();
     const deleted = await fx.call('DELETE', `/v1/rooms/${room.id}`);
