@@ -84,10 +84,23 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   baseUrl = `http://${host}:${port}`;
 
-  modules.set('auth', createTokenModule(ctx, tokens, { clientId: settings.clientId, clientSecret: settings.clientSecret }));
-  modules.set('vision', createVisionModule(ctx, tokens, model, settings));
-  modules.set('streaming', createStreamingModule(ctx, settings.streaming));
-  if (settings.eagerModel) await model.warmUp();
+  const closeAll = async (): Promise<void> => {
+    faults.wakeAll();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    for (const module of modules.values()) await module.close();
+    await closed;
+  };
+  try {
+    modules.set('auth', createTokenModule(ctx, tokens, { clientId: settings.clientId, clientSecret: settings.clientSecret }));
+    modules.set('vision', createVisionModule(ctx, tokens, model, settings));
+    modules.set('streaming', createStreamingModule(ctx, settings.streaming));
+    if (settings.eagerModel) await model.warmUp();
+  } catch (err) {
+    // The server already listens: a failed start must not leave it (or a built module) open.
+    await closeAll().catch(() => undefined);
+    throw err;
+  }
 
   let stopping: Promise<void> | undefined;
   return {
@@ -99,13 +112,7 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
     reset,
     stats,
     stop: () => {
-      stopping ??= (async () => {
-        faults.wakeAll();
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeAllConnections();
-        for (const module of modules.values()) await module.close();
-        await closed;
-      })();
+      stopping ??= closeAll();
       return stopping;
     },
   };

@@ -1,3 +1,5 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { startSandbox } from '../../sandbox';
 import { resolveSandboxOptions } from '../../sandbox/options';
 
 describe('sandbox options from the environment', () => {
@@ -22,3 +24,25 @@ describe('sandbox options from the environment', () => {
     expect(() => resolveSandboxOptions({}, { SANDBOX_PORT: '70000' })).toThrow(/port must be an integer from 0 to 65535/);
   });
 });
+
+describe('a sandbox that fails to start', () => {
+  it('closes its server when a module cannot be built after listening', async () => {
+    const port = await freePort();
+    await expect(startSandbox({ port, streaming: { roomLimit: -1 } })).rejects.toThrow(/roomLimit/);
+    // The port is free again: the half-started server did not stay behind.
+    const probe = createServer();
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen(port, '127.0.0.1', resolve);
+    });
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+  });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
