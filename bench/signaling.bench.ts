@@ -36,10 +36,18 @@ async function runSfuChild(): Promise<void> {
     port: 0,
     streaming: { maxConnections: 1000, maxConnectionsPerChannel: 1000, countDelayMs: 0 },
   });
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void sandbox.stop().then(() => process.exit(0));
+  };
   process.on('message', (msg: { type: string }) => {
     if (msg.type === 'cpu') process.send?.({ type: 'cpu', cpu: process.cpuUsage() });
-    if (msg.type === 'stop') void sandbox.stop().then(() => process.exit(0));
+    if (msg.type === 'stop') stop();
   });
+  // A parent that dies (crash, Ctrl-C) closes the IPC channel: the child must not outlive it.
+  process.on('disconnect', stop);
   process.send?.({ type: 'ready', url: sandbox.url });
 }
 
