@@ -1,6 +1,7 @@
 import { Agent, fetch } from 'undici';
 import { InputError } from '../errors';
-import { checkImageBytes, type ResolvedImage } from './input';
+import { transportCode } from '../http/error-body';
+import { checkImageBytes, checkImageUrl, type ResolvedImage } from './input';
 
 /** Bounds for fetching an image URL on the client side. */
 export interface DownloadLimits {
@@ -15,6 +16,7 @@ export interface DownloadLimits {
  * off at `maxBytes` and `timeoutMs`, and its own short-lived agent is closed afterwards.
  */
 export async function downloadImage(url: string, field: string, limits: DownloadLimits): Promise<ResolvedImage & { kind: 'bytes' }> {
+  checkImageUrl(url, field);
   const agent = new Agent({ connect: { timeout: limits.timeoutMs } });
   try {
     const response = await fetch(url, { dispatcher: agent, redirect: 'follow', signal: AbortSignal.timeout(limits.timeoutMs) });
@@ -39,8 +41,8 @@ export async function downloadImage(url: string, field: string, limits: Download
     return checkImageBytes(Buffer.concat(chunks, total), field);
   } catch (err) {
     if (err instanceof InputError) throw err;
-    const why = err instanceof Error ? err.message : String(err);
-    throw new InputError(field, `${field} could not be downloaded from ${safeOrigin(url)}: ${why}`, `reachable http(s) URL, ${limits.timeoutMs} ms`);
+    // Only a code: the transport's own message can quote the whole URL, signature and all.
+    throw new InputError(field, `${field} could not be downloaded from ${safeOrigin(url)} (${failureCode(err)})`, `reachable http(s) URL, ${limits.timeoutMs} ms`);
   } finally {
     await agent.destroy().catch(() => undefined);
   }
@@ -48,6 +50,11 @@ export async function downloadImage(url: string, field: string, limits: Download
 
 function tooLarge(field: string, maxBytes: number): InputError {
   return new InputError(field, `${field} download exceeds ${maxBytes} bytes (the room left under the 4 MiB total)`, `less than ${maxBytes} bytes`);
+}
+
+function failureCode(err: unknown): string {
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'timed out';
+  return transportCode(err) ?? 'network failure';
 }
 
 /** Only the origin goes into messages: a URL's path or query may hold a signed token. */

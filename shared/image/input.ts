@@ -45,7 +45,7 @@ export function checkImageBytes(bytes: Buffer, field: string): ResolvedImage & {
 function resolveString(raw: string, field: string): ResolvedImage {
   const text = raw.trim();
   if (text === '') throw new InputError(field, `${field} is an empty string`, 'non-empty base64, data URL or http(s) URL');
-  if (/^https?:\/\//i.test(text)) return { kind: 'url', url: checkUrl(text, field) };
+  if (/^https?:\/\//i.test(text)) return { kind: 'url', url: checkImageUrl(text, field) };
   if (/^data:/i.test(text)) return resolveDataUrl(text, field);
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text);
   if (scheme) {
@@ -54,7 +54,11 @@ function resolveString(raw: string, field: string): ResolvedImage {
   return checkImageBytes(decodeBase64(text, field), field);
 }
 
-function checkUrl(text: string, field: string): string {
+/**
+ * Checks an image URL: http(s), a host, a sane length, and no user name or password (which would
+ * travel to the service and into logs). Errors never repeat the URL.
+ */
+export function checkImageUrl(text: string, field: string): string {
   if (text.length > MAX_URL_LENGTH) throw new InputError(field, `${field} URL is longer than ${MAX_URL_LENGTH} characters`, `${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
@@ -62,7 +66,11 @@ function checkUrl(text: string, field: string): string {
   } catch {
     throw new InputError(field, `${field} is not a valid http(s) URL`, 'http(s) URL');
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InputError(field, `${field} must be an http(s) URL`, 'http(s) URL');
   if (url.hostname === '') throw new InputError(field, `${field} URL has no host`, 'http(s) URL');
+  if (url.username !== '' || url.password !== '') {
+    throw new InputError(field, `${field} URL must not carry a user name or password (user:pass@host); use a signed URL instead`, 'http(s) URL without credentials');
+  }
   return url.href;
 }
 

@@ -1,8 +1,10 @@
 import { inspect } from 'node:util';
 import { TokenSource } from '../../shared/auth';
 import { HttpClient } from '../../shared/http';
+import { downloadImage } from '../../shared/image';
 import { VisionClient } from '../../shared/vision';
 import { CLIENT_ID, CLIENT_SECRET, caught, closedPort, startHarness, type Harness } from './harness';
+import { startFixtureServer } from '../support/fixture-server';
 import { tinyJpeg } from '../support/images';
 
 /** Every rendering of an error (or object) a host might log or show. */
@@ -76,6 +78,40 @@ describe('no secret in errors or objects', () => {
       expect(err.name).toMatch(/ApiError|InputError/);
       for (const text of renderings(err)) {
         for (const secret of [...secrets, wrongSecret]) expect(text).not.toContain(secret);
+      }
+    }
+  });
+
+  it('keeps URL credentials, paths and signed queries out of image download errors', async () => {
+    const signature = `SIG${Math.random().toString(36).slice(2)}xyz`;
+    const password = `pw${Math.random().toString(36).slice(2)}`;
+    const port = await closedPort();
+    const fixtures = await startFixtureServer({});
+    const limits = { maxBytes: 1_000_000, timeoutMs: 5_000 };
+    const errors: Error[] = [];
+    try {
+      // Mixed comparisons make the client download the URL itself.
+      errors.push(await caught(() => h.client.compareFaces(`http://127.0.0.1:${port}/private/a.jpg?sig=${signature}`, tinyJpeg())));
+      errors.push(await caught(() => h.client.compareFaces(tinyJpeg(), `${fixtures.url}/private/b.jpg?X-Amz-Signature=${signature}`)));
+      errors.push(await caught(() => h.client.compareFaces(`http://user:${password}@127.0.0.1:${port}/private/a.jpg?sig=${signature}`, tinyJpeg())));
+      errors.push(await caught(() => downloadImage(`http://user:${password}@127.0.0.1:${port}/private/a.jpg?sig=${signature}`, 'image', limits)));
+      errors.push(await caught(() => downloadImage(`http://127.0.0.1:${port}/private/a.jpg?sig=${signature}`, 'image', limits)));
+    } finally {
+      await fixtures.stop();
+    }
+    expect(errors.map((err) => [err.name, (err as { field?: string }).field])).toEqual([
+      ['InputError', 'source'],
+      ['InputError', 'target'],
+      ['InputError', 'source'],
+      ['InputError', 'image'],
+      ['InputError', 'image'],
+    ]);
+    expect(errors[0].message).toContain('ECONNREFUSED');
+    expect(errors[1].message).toContain('HTTP 404');
+    expect(errors[2].message).toMatch(/user name or password/);
+    for (const err of errors) {
+      for (const text of renderings(err)) {
+        for (const secret of [signature, password, '@127.0.0.1', '/private/', 'sig=']) expect(text).not.toContain(secret);
       }
     }
   });
