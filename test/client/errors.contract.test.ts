@@ -80,15 +80,22 @@ describe('error table of the spec', () => {
 
   it('500 Internal server error is retried, then reported', async () => {
     h.sandbox.setFaults({ detect_faces: { serverError: 1 } });
+    const before = h.requests();
     const err = await caught(() => h.client.detectFaces(tinyJpeg()));
     expect(err).toMatchObject({ status: 500, retryable: true });
     expect((err as ApiError).serviceMessage).toMatch(/Internal server error/i);
+    // The first try and the 2 retries of the policy, nothing else (the token is cached).
+    expect(h.requests() - before).toBe(3);
+    expect(h.hits('detect_faces')).toBe(3);
   });
 
   it('504 Endpoint request timed out is retried, then reported', async () => {
     h.sandbox.setFaults({ detect_faces: { timeout: 1 } });
+    const before = h.requests();
     const err = await caught(() => h.client.detectFaces(tinyJpeg()));
     expect(err).toMatchObject({ status: 504, serviceMessage: 'Endpoint request timed out', retryable: true });
+    expect(h.requests() - before).toBe(3);
+    expect(h.hits('detect_faces')).toBe(3);
   });
 
   it('404 for an unknown collection or face names the id', async () => {
