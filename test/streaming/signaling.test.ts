@@ -47,6 +47,20 @@ function safeJson(value: unknown): string {
   });
 }
 
+/** Reasons the client raises itself; the service never sends them. */
+const CLIENT_REASONS = ['CONNECTION-LOST', 'CONNECT-FAILED', 'SIGNALING-TIMEOUT', 'SERVER-SILENT', 'ICE-FAILED', 'PROTOCOL-ERROR', 'TICKET-FAILED', 'UNKNOWN-REASON'];
+
+/** Sessions and viewers of the running test; closed after it whether it passed or not. */
+const closers: (() => Promise<unknown>)[] = [];
+/** Registers something to close after the test, and returns it. */
+function closing<T extends { close(): Promise<unknown> }>(thing: T): T {
+  closers.push(() => thing.close());
+  return thing;
+}
+async function closeAll(): Promise<void> {
+  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
+}
+
 function closedWith(session: SignalingSession): Promise<SignalingError | undefined> {
   return new Promise((resolve) => session.once('closed', ({ error }) => resolve(error)));
 }
@@ -60,7 +74,10 @@ describe('close reasons', () => {
   });
 
   test('the table covers the spec exactly, plus client-side reasons', () => {
-    for (const reason of Object.keys(SPEC_REASONS)) expect(CLOSE_REASONS[reason]).toBeDefined();
+    expect(Object.keys(SPEC_REASONS)).toHaveLength(23);
+    const serverSide = Object.keys(CLOSE_REASONS).filter((r) => !CLIENT_REASONS.includes(r));
+    expect(serverSide.sort()).toEqual(Object.keys(SPEC_REASONS).sort());
+    for (const reason of CLIENT_REASONS) expect(CLOSE_REASONS[reason]).toBeDefined();
   });
 
   test('unknown, empty and hostile reasons are handled sanely', () => {
@@ -121,6 +138,7 @@ describe('connect settings are checked before anything is sent', () => {
 describe('against a hand-made signaling server', () => {
   let fake: FakeSignaling | undefined;
   afterEach(async () => {
+    await closeAll();
     await fake?.stop();
     fake = undefined;
   });
@@ -130,7 +148,7 @@ describe('against a hand-made signaling server', () => {
   test('connect carries role, channel, token and media; disconnect is sent on close', async () => {
     fake = await FakeSignaling.start(() => undefined);
     const url = fake.url;
-    const session = new SignalingSession({ role: 'upstream', video: { codec_type: 'H264', bit_rate: 800 }, getTicket: async () => ticketFor(url) });
+    const session = closing(new SignalingSession({ role: 'upstream', video: { codec_type: 'H264', bit_rate: 800 }, getTicket: async () => ticketFor(url) }));
     void session.start();
     await waitFor('connect', () => fake!.messages.length > 0, 5000);
     expect(fake.messages[0]).toEqual({
@@ -152,7 +170,7 @@ describe('against a hand-made signaling server', () => {
     fake = await FakeSignaling.start(() => undefined);
     const url = fake.url;
     const token = 'plain-object-ticket-token-987';
-    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url, token), rejoin: false });
+    const session = closing(new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url, token), rejoin: false }));
     void session.start();
     await waitFor('connect', () => fake!.messages.some((m) => m.type === 'connect'), 5000);
     expect(fake.messages[0]).toMatchObject({ metadata: { access_token: token } });
@@ -169,7 +187,7 @@ describe('against a hand-made signaling server', () => {
     fake = await FakeSignaling.start((ws) => ws.close(4400, 'FAILURE-SDP-PARSE'));
     const url = fake.url;
     let tickets = 0;
-    const session = new SignalingSession({ role: 'downstream', getTicket: async () => (tickets++, ticketFor(url)), rejoin: FAST_REJOIN });
+    const session = closing(new SignalingSession({ role: 'downstream', getTicket: async () => (tickets++, ticketFor(url)), rejoin: FAST_REJOIN }));
     const rejoins: unknown[] = [];
     session.on('rejoining', (r) => rejoins.push(r));
     const errors: SignalingError[] = [];
@@ -188,11 +206,11 @@ describe('against a hand-made signaling server', () => {
     fake = await FakeSignaling.start((ws) => ws.close(4000, 'SOMETHING-NEW'));
     const url = fake.url;
     let tickets = 0;
-    const session = new SignalingSession({
+    const session = closing(new SignalingSession({
       role: 'downstream',
       getTicket: async () => (tickets++, ticketFor(url, 'secret-ticket-token-xyz')),
       rejoin: { ...FAST_REJOIN, maxAttempts: 2 },
-    });
+    }));
     const rejoins: number[] = [];
     session.on('rejoining', (r) => rejoins.push(r.attempt));
     const closed = closedWith(session);
@@ -221,7 +239,7 @@ describe('against a hand-made signaling server', () => {
       }
     });
     const url = fake.url;
-    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url, token), rejoin: false });
+    const session = closing(new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url, token), rejoin: false }));
     const closed = jest.fn();
     session.on('closed', closed);
     const notices: Record<string, unknown>[] = [];
@@ -240,7 +258,7 @@ describe('against a hand-made signaling server', () => {
   test('a server that stops talking after pinging counts as gone (SERVER-SILENT)', async () => {
     fake = await FakeSignaling.start((ws) => ws.send(JSON.stringify({ type: 'ping' })));
     const url = fake.url;
-    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), rejoin: false, timeouts: { idleMs: 300 } });
+    const session = closing(new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), rejoin: false, timeouts: { idleMs: 300 } }));
     const closed = closedWith(session);
     void session.start();
     expect(await closed).toMatchObject({ reason: 'SERVER-SILENT', rejoin: 'backoff' });
@@ -249,14 +267,14 @@ describe('against a hand-made signaling server', () => {
 
   test('a failing ticket source: retryable errors back off, final ones stop', async () => {
     let calls = 0;
-    const flaky = new SignalingSession({
+    const flaky = closing(new SignalingSession({
       role: 'downstream',
       getTicket: async () => {
         calls++;
         throw Object.assign(new Error('HTTP 404'), { retryable: false });
       },
       rejoin: FAST_REJOIN,
-    });
+    }));
     const closed = closedWith(flaky);
     void flaky.start();
     expect(await closed).toMatchObject({ reason: 'TICKET-FAILED', rejoin: 'never' });
@@ -267,7 +285,7 @@ describe('against a hand-made signaling server', () => {
     const peers: RTCPeerConnection[] = [];
     fake = await FakeSignaling.start(offerOnConnect((pc) => peers.push(pc)));
     const url = fake.url;
-    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), loopbackOnly: true, rejoin: false });
+    const session = closing(new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), loopbackOnly: true, rejoin: false }));
     const seen: string[] = [];
     session.on('connected', () => {
       throw new Error('host bug in a connected listener');
@@ -290,7 +308,7 @@ describe('against a hand-made signaling server', () => {
   test('a throwing closed or error listener does not keep a failed start() pending', async () => {
     fake = await FakeSignaling.start((ws) => ws.close(4400, 'FAILURE-SDP-PARSE'));
     const url = fake.url;
-    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), rejoin: false });
+    const session = closing(new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), rejoin: false }));
     session.on('error', () => {
       throw new Error('host bug in an error listener');
     });
@@ -301,7 +319,7 @@ describe('against a hand-made signaling server', () => {
   });
 
   test.each([undefined, null, 'a string', 42])('a ticket source rejecting with %p ends the session with TICKET-FAILED', async (reason) => {
-    const session = new SignalingSession({ role: 'downstream', getTicket: () => Promise.reject(reason), rejoin: false });
+    const session = closing(new SignalingSession({ role: 'downstream', getTicket: () => Promise.reject(reason), rejoin: false }));
     const closed = closedWith(session);
     const err = await session.start().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SignalingError);
@@ -310,7 +328,7 @@ describe('against a hand-made signaling server', () => {
   });
 
   test('close() before start and start() after close are harmless', async () => {
-    const session = new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor('ws://127.0.0.1:9/') });
+    const session = closing(new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor('ws://127.0.0.1:9/') }));
     const closed = closedWith(session);
     await session.close();
     expect(await closed).toBeUndefined();
@@ -321,6 +339,7 @@ describe('against a hand-made signaling server', () => {
 describe('close reasons the sandbox produces', () => {
   let h: StreamingHarness | undefined;
   afterEach(async () => {
+    await closeAll();
     await h?.stop();
     h = undefined;
   });
@@ -334,12 +353,12 @@ describe('close reasons the sandbox produces', () => {
       const t = await client.createTicket(room.id);
       return n++ === 0 ? { id: t.id, url: t.url, direction: t.direction, access_token: 'forged-token' } : t;
     };
-    const strict = new SignalingSession({ role: 'downstream', getTicket: forged, loopbackOnly: true, rejoin: false });
+    const strict = closing(new SignalingSession({ role: 'downstream', getTicket: forged, loopbackOnly: true, rejoin: false }));
     const err = await strict.start().catch((e: unknown) => e);
     expect(err).toMatchObject({ reason: 'RAPI-INVALID-TOKEN', rejoin: 'new-ticket' });
     expect(JSON.stringify(err)).not.toContain('forged-token');
     n = 0;
-    const patient = new SignalingSession({ role: 'downstream', getTicket: forged, loopbackOnly: true, rejoin: FAST_REJOIN });
+    const patient = closing(new SignalingSession({ role: 'downstream', getTicket: forged, loopbackOnly: true, rejoin: FAST_REJOIN }));
     const rejoins: { delayMs: number; reason: string }[] = [];
     patient.on('rejoining', (r) => rejoins.push({ delayMs: r.delayMs, reason: r.error.reason }));
     await expect(patient.start()).resolves.toMatchObject({ joins: 1 });
@@ -350,11 +369,11 @@ describe('close reasons the sandbox produces', () => {
   test('a bit rate above the limit and a full channel: RAPI-EXCEED-MAX-CHANNEL-CONNECTIONS', async () => {
     h = await startHarness({ maxConnectionsPerChannel: 1, bitRateLimitKbps: 2000 });
     const room = await h.client.createRoom();
-    const tooFast = new Viewer(h.client, room.id, 'VP8', { video: { codec_type: 'VP8', bit_rate: 2500 }, rejoin: { ...FAST_REJOIN, maxAttempts: 1 } });
+    const tooFast = closing(new Viewer(h.client, room.id, 'VP8', { video: { codec_type: 'VP8', bit_rate: 2500 }, rejoin: { ...FAST_REJOIN, maxAttempts: 1 } }));
     await expect(tooFast.start()).rejects.toMatchObject({ reason: 'RAPI-EXCEED-MAX-CHANNEL-CONNECTIONS', rejoin: 'backoff' });
-    const first = new Viewer(h.client, room.id, 'VP8');
+    const first = closing(new Viewer(h.client, room.id, 'VP8'));
     await first.start();
-    const second = new Viewer(h.client, room.id, 'VP8', { rejoin: false });
+    const second = closing(new Viewer(h.client, room.id, 'VP8', { rejoin: false }));
     await expect(second.start()).rejects.toMatchObject({ reason: 'RAPI-EXCEED-MAX-CHANNEL-CONNECTIONS', closeCode: 4429 });
     await first.close();
   });
@@ -362,9 +381,9 @@ describe('close reasons the sandbox produces', () => {
   test('EXCEED-MAX-CONNECTIONS when the server is full', async () => {
     h = await startHarness({ maxConnections: 1 });
     const [a, b] = [await h.client.createRoom(), await h.client.createRoom()];
-    const first = new Viewer(h.client, a.id, 'VP8');
+    const first = closing(new Viewer(h.client, a.id, 'VP8'));
     await first.start();
-    const second = new Viewer(h.client, b.id, 'VP8', { rejoin: false });
+    const second = closing(new Viewer(h.client, b.id, 'VP8', { rejoin: false }));
     await expect(second.start()).rejects.toMatchObject({ reason: 'EXCEED-MAX-CONNECTIONS', rejoin: 'backoff' });
     await first.close();
   });
@@ -372,14 +391,14 @@ describe('close reasons the sandbox produces', () => {
   test('CONNECTION-CREATED-WAIT-TIMEOUT-ERROR when the answer is too late for the server', async () => {
     h = await startHarness({ answerWaitTimeoutMs: 1 });
     const room = await h.client.createRoom();
-    const v = new Viewer(h.client, room.id, 'VP8', { rejoin: false });
+    const v = closing(new Viewer(h.client, room.id, 'VP8', { rejoin: false }));
     await expect(v.start()).rejects.toMatchObject({ reason: 'CONNECTION-CREATED-WAIT-TIMEOUT-ERROR', rejoin: 'backoff' });
   });
 
   test('pongs keep the session alive; ignored pongs give PONG-TIMEOUT-ERROR and a rejoin', async () => {
     h = await startHarness({ pingIntervalMs: 100, pongTimeoutMs: 600 });
     const room = await h.client.createRoom();
-    const v = new Viewer(h.client, room.id, 'VP8');
+    const v = closing(new Viewer(h.client, room.id, 'VP8'));
     const reasons: string[] = [];
     v.session.on('rejoining', (r) => reasons.push(r.error.reason));
     let joins = 0;
@@ -400,7 +419,7 @@ describe('close reasons the sandbox produces', () => {
   test('a deleted room ends the session: the rejoin cannot get a ticket (404)', async () => {
     h = await startHarness();
     const room = await h.client.createRoom();
-    const v = new Viewer(h.client, room.id, 'VP8');
+    const v = closing(new Viewer(h.client, room.id, 'VP8'));
     await v.start();
     const closed = closedWith(v.session);
     await h.client.deleteRoom(room.id);
