@@ -25,6 +25,7 @@ export interface RunningSandbox {
   readonly port: number;
   /** Same as POST /_sandbox/faults; throws a RangeError naming a bad field. */
   setFaults(faults: FaultConfig): void;
+  /** Drops every fault rule; requests still held by an injected delay go on at once. */
   clearFaults(): void;
   /** Every issued token becomes invalid (the next call gets 401). */
   expireTokens(): void;

@@ -23,9 +23,10 @@ export class FaultInjector {
     );
   }
 
-  /** Drops every rule. */
+  /** Drops every rule and ends the injected delays still running (their requests go on unharmed). */
   clear(): void {
     this.rules.clear();
+    this.wakeAll();
   }
 
   /** The configuration in force (for the stats page). */
@@ -68,7 +69,7 @@ export class FaultInjector {
     return false;
   }
 
-  /** Wakes every pending latency sleep so a stopping server leaves no timers behind. */
+  /** Wakes every pending latency sleep, e.g. so a stopping server leaves no timers behind. */
   wakeAll(): void {
     for (const sleeper of this.sleepers) {
       clearTimeout(sleeper.timer);

@@ -207,9 +207,23 @@ describe('fault injection', () => {
     await expect(fetchToken(sandbox.url)).rejects.toThrow('500');
   });
 
-  test('latency delays without failing', async () => {
-    sandbox.setFaults({ collections: { latencyMs: 50 } });
-    expect((await list()).status).toBe(200);
+  test('latency holds a request while others are answered, and does not fail it', async () => {
+    sandbox.setFaults({ collections: { latencyMs: 60_000 } });
+    let settled = false;
+    const slow = list().then((res) => {
+      settled = true;
+      return res;
+    });
+    for (let i = 0; i < 10_000 && sandbox.stats().byEndpoint.collections !== 1; i += 1) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(sandbox.stats().byEndpoint.collections).toBe(1);
+    // A whole exchange with an endpoint without latency completes while the delayed one waits.
+    await fetchToken(sandbox.url);
+    expect(settled).toBe(false);
+    // Clearing the faults ends the delay; the request then goes on like any other.
+    sandbox.clearFaults();
+    expect(await slow).toMatchObject({ status: 200, json: { face_collections: [] } });
   });
 
   test('stop() ends a request held by a latency fault', async () => {
