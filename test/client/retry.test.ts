@@ -79,7 +79,7 @@ describe('retries on connection resets and Retry-After', () => {
   let h: Harness;
   let server: Server;
   let base: string;
-  let script: Array<'reset' | 'retry-after' | 'not-found' | 'ok'> = [];
+  let script: Array<'reset' | 'retry-after' | 'not-found' | 'created' | 'ok'> = [];
   let served = 0;
   const seen: Array<{ method?: string; url?: string; type?: string; length?: string }> = [];
 
@@ -96,6 +96,10 @@ describe('retries on connection resets and Retry-After', () => {
       }
       if (step === 'not-found') {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"resource_not_found","message":"The specified resource does not exist."}}');
+        return;
+      }
+      if (step === 'created') {
+        res.writeHead(201, { 'content-type': 'application/json' }).end('{"collection_id":"c2"}');
         return;
       }
       if (step === 'retry-after') {
@@ -145,17 +149,19 @@ describe('retries on connection resets and Retry-After', () => {
 
   it('sends list, create and delete calls with Content-Type application/json and no body (spec rule 2)', async () => {
     const client = new VisionClient({ visionUrl: `${base}/v1`, tokens: h.tokens, retry: FAST_RETRY });
-    script = [];
+    script = ['ok', 'created'];
     seen.length = 0;
     await client.listCollections();
+    await expect(client.createCollection()).resolves.toEqual({ collectionId: 'c2' });
     await client.deleteCollection('a b');
     await client.removeFace('a', 'f');
     await client.listFaces('a').catch(() => undefined);
-    expect(seen.map((r) => [r.method, r.url, r.type])).toEqual([
-      ['GET', '/v1/face_collections', 'application/json'],
-      ['DELETE', '/v1/face_collections/a%20b', 'application/json'],
-      ['DELETE', '/v1/face_collections/a/faces/f', 'application/json'],
-      ['GET', '/v1/face_collections/a/faces', 'application/json'],
+    expect(seen.map((r) => [r.method, r.url, r.type, r.length ?? '0'])).toEqual([
+      ['GET', '/v1/face_collections', 'application/json', '0'],
+      ['POST', '/v1/face_collections', 'application/json', '0'],
+      ['DELETE', '/v1/face_collections/a%20b', 'application/json', '0'],
+      ['DELETE', '/v1/face_collections/a/faces/f', 'application/json', '0'],
+      ['GET', '/v1/face_collections/a/faces', 'application/json', '0'],
     ]);
     await client.close();
   });
