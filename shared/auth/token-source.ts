@@ -57,22 +57,14 @@ export class TokenSource {
   #inflight?: Promise<Token>;
 
   constructor(options: TokenSourceOptions) {
-    this.#base = parseServiceBase(options.authUrl, 'authUrl');
-    requireText(options.clientId, 'clientId', 'client id');
-    requireText(options.clientSecret, 'clientSecret', 'client secret');
-    if (!Array.isArray(options.scopes) || options.scopes.some((s) => typeof s !== 'string' || /\s/.test(s))) {
-      throw new InputError('scopes', 'scopes must be an array of scope names without spaces', 'string[]');
-    }
-    const renewBefore = options.renewBeforeSeconds ?? 10;
-    if (!Number.isFinite(renewBefore) || renewBefore < 0) {
-      throw new InputError('renewBeforeSeconds', 'renewBeforeSeconds must be a number >= 0', '>= 0');
-    }
-    this.authUrl = this.#base.origin + this.#base.prefix;
+    const checked = checkTokenSourceOptions(options);
+    this.#base = checked.base;
+    this.authUrl = checked.authUrl;
     this.clientId = options.clientId;
-    this.scopes = Object.freeze([...options.scopes]);
+    this.scopes = checked.scopes;
     this.#secret = options.clientSecret;
-    this.#renewBeforeMs = renewBefore * 1000;
-    this.#retry = resolveRetryPolicy(options.retry);
+    this.#renewBeforeMs = checked.renewBeforeMs;
+    this.#retry = checked.retry;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#lease = usePool(this.#base.origin, options.dispatcher);
   }
@@ -166,6 +158,38 @@ export class TokenSource {
     const margin = Math.min(this.#renewBeforeMs, lifetimeMs * MAX_MARGIN_FRACTION);
     return { accessToken: token.accessToken, apiKey: token.apiKey, expiresAt, renewAt: expiresAt - margin };
   }
+}
+
+/** Token source options after checking, in the form the source (and the shared registry's key) uses. */
+export interface CheckedTokenSourceOptions {
+  base: ServiceBase;
+  /** Normalised base address: origin and path prefix, without a trailing /v1. */
+  authUrl: string;
+  scopes: readonly string[];
+  renewBeforeMs: number;
+  retry: RetryPolicy;
+}
+
+/** Checks every option (InputError naming the field) and normalises the address and scopes. */
+export function checkTokenSourceOptions(options: TokenSourceOptions): CheckedTokenSourceOptions {
+  if (!options || typeof options !== 'object') throw new InputError('options', 'token source options are required', 'object');
+  const base = parseServiceBase(options.authUrl, 'authUrl');
+  requireText(options.clientId, 'clientId', 'client id');
+  requireText(options.clientSecret, 'clientSecret', 'client secret');
+  if (!Array.isArray(options.scopes) || options.scopes.some((s) => typeof s !== 'string' || /\s/.test(s))) {
+    throw new InputError('scopes', 'scopes must be an array of scope names without spaces', 'string[]');
+  }
+  const renewBefore = options.renewBeforeSeconds ?? 10;
+  if (!Number.isFinite(renewBefore) || renewBefore < 0) {
+    throw new InputError('renewBeforeSeconds', 'renewBeforeSeconds must be a number >= 0', '>= 0');
+  }
+  return {
+    base,
+    authUrl: base.origin + base.prefix,
+    scopes: Object.freeze([...options.scopes]),
+    renewBeforeMs: renewBefore * 1000,
+    retry: resolveRetryPolicy(options.retry),
+  };
 }
 
 function parseTokenResponse(text: string): { accessToken: string; apiKey?: string; expiresInS: number } {

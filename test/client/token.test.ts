@@ -72,6 +72,27 @@ describe('token source against the sandbox', () => {
     await other.release();
   });
 
+  it('does not lend a shared source closed through its own close(), and checks every caller\'s options', async () => {
+    const options = { authUrl: h.sandbox.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: VISION_SCOPES, retry: FAST_RETRY };
+    const first = acquireTokenSource(options);
+    await first.tokens.close();
+    const second = acquireTokenSource(options);
+    expect(second.tokens).not.toBe(first.tokens);
+    expect(second.tokens.closed).toBe(false);
+    await expect(second.tokens.getToken()).resolves.toMatchObject({ accessToken: expect.any(String) });
+    // Releasing the closed one does not close the source lent since.
+    await first.release();
+    expect(second.tokens.closed).toBe(false);
+    const third = acquireTokenSource(options);
+    expect(third.tokens).toBe(second.tokens);
+    // Same credentials, so the same key, but a bad setting is still refused.
+    expect(() => acquireTokenSource({ ...options, renewBeforeSeconds: -1 })).toThrow(expect.objectContaining({ name: 'InputError', field: 'renewBeforeSeconds' }));
+    expect(() => acquireTokenSource({ ...options, clientSecret: '' })).toThrow(expect.objectContaining({ name: 'InputError', field: 'clientSecret' }));
+    await second.release();
+    await third.release();
+    expect(third.tokens.closed).toBe(true);
+  });
+
   it('neither returns nor caches a token that arrives after close()', async () => {
     const tokens = source();
     // Held 300 ms by the sandbox, so the request is surely still in flight when the source closes.
