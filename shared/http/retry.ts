@@ -1,3 +1,5 @@
+import { InputError } from '../errors';
+
 /** How failed requests are repeated. */
 export interface RetryPolicy {
   /** Repeats after the first attempt (0 disables retrying). */
@@ -19,8 +21,8 @@ export function resolveRetryPolicy(partial?: Partial<RetryPolicy>): RetryPolicy 
   const policy = { ...DEFAULT_RETRY_POLICY, ...(partial ?? {}) };
   for (const key of ['retries', 'baseDelayMs', 'maxDelayMs'] as const) {
     const value = policy[key];
-    if (!Number.isFinite(value) || value < 0) {
-      throw new RangeError(`retry.${key} must be a finite number >= 0 (got ${String(value)})`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new InputError(`retry.${key}`, `retry.${key} must be a finite number >= 0 (got ${String(value)})`, 'finite number >= 0');
     }
   }
   policy.retries = Math.floor(policy.retries);

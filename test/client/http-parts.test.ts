@@ -1,6 +1,7 @@
 import { ApiError, InputError } from '../../shared/errors';
 import { backoffDelay, parseErrorBody, parseRetryAfter, parseServiceBase } from '../../shared/http';
 import { responseError } from '../../shared/http/error-body';
+import { VisionClient } from '../../shared/vision';
 
 describe('error bodies', () => {
   it('reads both JSON shapes and the plain-text 413', () => {
@@ -45,6 +46,28 @@ describe('Retry-After and backoff', () => {
     // A Retry-After is a floor, not capped: the retry loop refuses waits above maxDelayMs instead.
     expect(backoffDelay(0, policy, 60_000, () => 0)).toBe(60_000);
     expect(backoffDelay(3, policy, 300, () => 0.5)).toBe(400);
+  });
+});
+
+describe('retry policy', () => {
+  it('refuses a bad setting with an InputError naming retry.<key>, before anything is sent', () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ retries: -1 }, 'retry.retries'],
+      [{ baseDelayMs: Number.NaN }, 'retry.baseDelayMs'],
+      [{ maxDelayMs: Infinity }, 'retry.maxDelayMs'],
+      [{ retries: '3' }, 'retry.retries'],
+    ];
+    for (const [retry, field] of cases) {
+      let caught: unknown;
+      try {
+        new VisionClient({ visionUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', clientId: 'id', clientSecret: 'secret', retry });
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(InputError);
+      expect(caught).toMatchObject({ field, limit: 'finite number >= 0' });
+      expect((caught as Error).message).toMatch(new RegExp(`^${field.replace('.', '\\.')} must be a finite number >= 0`));
+    }
   });
 });
 
