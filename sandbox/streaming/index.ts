@@ -77,7 +77,7 @@ class StreamingModule implements SandboxModule, SessionHost {
         return { ignorePongs: this.faults.ignorePongs };
       case 'sessions':
         return {
-          sessions: [...this.sessions].map((s) => ({ client_id: s.clientId, room: s.roomId ?? null, role: s.role ?? null, state: s.state })),
+          sessions: [...this.sessions].map((s) => ({ client_id: s.clientId, room: s.roomId ?? null, role: s.role ?? null, state: s.state, pongs: s.pongs })),
         };
       default:
         return undefined;

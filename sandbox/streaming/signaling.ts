@@ -39,6 +39,8 @@ export class SignalingSession {
   private answerTimer?: NodeJS.Timeout;
   private pongTimer?: NodeJS.Timeout;
   private pingTimer?: NodeJS.Timeout;
+  /** Pongs received, for diagnosis (and for tests that wait on pongs instead of the clock). */
+  pongs = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -128,6 +130,7 @@ export class SignalingSession {
         this.onCandidate(body.candidate);
         break;
       case 'pong':
+        this.pongs++;
         if (!this.host.faults.ignorePongs && this.pongTimer) this.armPongWatch();
         break;
       case 'disconnect':

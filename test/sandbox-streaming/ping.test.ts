@@ -1,23 +1,32 @@
 import { RawSignaling, connectMessage } from './support/signaling-client';
 import { startStreamingFixture, type StreamingFixture } from './support/sandbox';
 
+const PING_INTERVAL_MS = 50;
+// Long enough for a pong to come back on a loaded machine; tests that need a session to stay up use it.
+const PATIENT_PONG_TIMEOUT_MS = 2000;
+
 describe('streaming sandbox: ping/pong and socket faults', () => {
   let fx: StreamingFixture;
+  /** Short pong timeout, only for tests where nothing has to happen before the timeout. */
+  let strict: StreamingFixture;
 
   beforeAll(async () => {
-    fx = await startStreamingFixture({ pingIntervalMs: 30, pongTimeoutMs: 250, answerWaitTimeoutMs: 60_000 });
+    fx = await startStreamingFixture({ pingIntervalMs: PING_INTERVAL_MS, pongTimeoutMs: PATIENT_PONG_TIMEOUT_MS, answerWaitTimeoutMs: 60_000 });
+    strict = await startStreamingFixture({ pingIntervalMs: PING_INTERVAL_MS, pongTimeoutMs: 300, answerWaitTimeoutMs: 60_000 });
   });
   afterEach(async () => {
     await fx.reset();
+    await strict.reset();
   });
   afterAll(async () => {
     await fx.stop();
+    await strict.stop();
   });
 
   /** Opens a session up to the offer (no answer: the answer timeout is long in this suite). */
-  async function offered(direction: 'up' | 'down' = 'down', roomId?: string): Promise<{ ws: RawSignaling; roomId: string }> {
-    const id = roomId ?? (await fx.createRoom()).id;
-    const ticket = await fx.ticket(id, direction);
+  async function offered(direction: 'up' | 'down' = 'down', roomId?: string, on: StreamingFixture = fx): Promise<{ ws: RawSignaling; roomId: string }> {
+    const id = roomId ?? (await on.createRoom()).id;
+    const ticket = await on.ticket(id, direction);
     const ws = await RawSignaling.open(ticket.url);
     ws.send(connectMessage(ticket));
     await ws.next('offer');
@@ -48,11 +57,12 @@ describe('streaming sandbox: ping/pong and socket faults', () => {
     const { ws } = await offered();
     const alive = keepAlive(ws);
     try {
-      // Twenty pings at 30 ms span well past the 250 ms pong timeout.
-      for (let i = 0; i < 500 && alive.pongs() < 20 && ws.ws.readyState === ws.ws.OPEN; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 30));
+      // Pings come at most every 50 ms: this many answered ones span more than a pong window (counted, not timed).
+      const enough = Math.ceil((1.25 * PATIENT_PONG_TIMEOUT_MS) / PING_INTERVAL_MS);
+      for (let i = 0; i < 2000 && alive.pongs() < enough && ws.ws.readyState === ws.ws.OPEN; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      expect(alive.pongs()).toBeGreaterThanOrEqual(20);
+      expect(alive.pongs()).toBeGreaterThanOrEqual(enough);
       expect(ws.ws.readyState).toBe(ws.ws.OPEN);
     } finally {
       alive.stop();
@@ -61,7 +71,7 @@ describe('streaming sandbox: ping/pong and socket faults', () => {
   });
 
   test('a client that never answers pings is closed with PONG-TIMEOUT-ERROR', async () => {
-    const { ws } = await offered();
+    const { ws } = await offered('down', undefined, strict);
     try {
       expect(await ws.closed).toEqual({ code: 4408, reason: 'PONG-TIMEOUT-ERROR' });
       expect(ws.messages.filter((m) => m.type === 'ping').length).toBeGreaterThan(0);
@@ -84,15 +94,15 @@ describe('streaming sandbox: ping/pong and socket faults', () => {
   });
 
   test('stop-pings silences the server; the session then ends with PONG-TIMEOUT-ERROR', async () => {
-    expect(await fx.admin('stop-pings', { enabled: true })).toEqual({ stopPings: true });
-    const { ws } = await offered();
+    expect(await strict.admin('stop-pings', { enabled: true })).toEqual({ stopPings: true });
+    const { ws } = await offered('down', undefined, strict);
     try {
       expect(await ws.closed).toEqual({ code: 4408, reason: 'PONG-TIMEOUT-ERROR' });
       expect(ws.messages.filter((m) => m.type === 'ping')).toEqual([]);
     } finally {
       ws.terminate();
     }
-    expect(await fx.admin('stop-pings', { enabled: false })).toEqual({ stopPings: false });
+    expect(await strict.admin('stop-pings', { enabled: false })).toEqual({ stopPings: false });
   });
 
   test('drop-sockets cuts sessions without a close frame: all, by room, by count', async () => {
@@ -116,6 +126,7 @@ describe('streaming sandbox: ping/pong and socket faults', () => {
   test('restart-sfu closes every session with 1012 and keeps the rooms', async () => {
     const a = await offered('up');
     const b = await offered('down', a.roomId);
+    const alive = [a.ws, b.ws].map(keepAlive);
     try {
       expect(await fx.admin('restart-sfu')).toEqual({ closed: 2 });
       for (const { ws } of [a, b]) expect((await ws.closed).code).toBe(1012);
@@ -123,6 +134,7 @@ describe('streaming sandbox: ping/pong and socket faults', () => {
       const again = await offered('up', a.roomId);
       again.ws.terminate();
     } finally {
+      for (const keeper of alive) keeper.stop();
       a.ws.terminate();
       b.ws.terminate();
     }

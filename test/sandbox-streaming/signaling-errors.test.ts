@@ -19,9 +19,11 @@ describe('streaming sandbox: signaling close reasons', () => {
   let down: Awaited<ReturnType<StreamingFixture['ticket']>>;
 
   beforeAll(async () => {
+    // Sessions of this suite must outlast several steps each: the connect and answer timeouts are
+    // long here; the two tests about those timeouts run their own sandbox with short ones.
     fx = await startStreamingFixture({
-      connectWaitTimeoutMs: 200,
-      answerWaitTimeoutMs: 300,
+      connectWaitTimeoutMs: 20_000,
+      answerWaitTimeoutMs: 20_000,
       bitRateLimitKbps: 1000,
       maxConnectionsPerChannel: 2,
       maxConnections: 3,
@@ -131,21 +133,6 @@ describe('streaming sandbox: signaling close reasons', () => {
     }
   });
 
-  test('CONNECT-WAIT-TIMEOUT when no connect arrives', async () => {
-    expect(await closeAfter(up.url)).toEqual({ code: 4408, reason: 'CONNECT-WAIT-TIMEOUT' });
-  });
-
-  test('CONNECTION-CREATED-WAIT-TIMEOUT-ERROR when the answer does not come', async () => {
-    const ws = await RawSignaling.open(up.url);
-    try {
-      ws.send(connectMessage(up));
-      await ws.next('offer');
-      expect(await ws.closed).toEqual({ code: 4408, reason: 'CONNECTION-CREATED-WAIT-TIMEOUT-ERROR' });
-    } finally {
-      ws.terminate();
-    }
-  });
-
   test('answers without or with broken SDP: FAILURE-MISSING-SDP, FAILURE-SDP-PARSE, MISSING-ICE-SDP', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ type: 'answer' }, 'FAILURE-MISSING-SDP'],
@@ -217,6 +204,38 @@ describe('streaming sandbox: signaling close reasons', () => {
       expect((await ws.closed).code).toBe(1000);
     } finally {
       ws.terminate();
+    }
+  });
+});
+
+describe('streaming sandbox: signaling timeouts', () => {
+  // Nothing has to happen before these timeouts: the tests only wait for them.
+  test('CONNECT-WAIT-TIMEOUT when no connect arrives', async () => {
+    const fx = await startStreamingFixture({ connectWaitTimeoutMs: 200 });
+    try {
+      const room = await fx.createRoom();
+      const up = await fx.ticket(room.id, 'up');
+      expect(await closeAfter(up.url)).toEqual({ code: 4408, reason: 'CONNECT-WAIT-TIMEOUT' });
+    } finally {
+      await fx.stop();
+    }
+  });
+
+  test('CONNECTION-CREATED-WAIT-TIMEOUT-ERROR when the answer does not come', async () => {
+    const fx = await startStreamingFixture({ answerWaitTimeoutMs: 300 });
+    try {
+      const room = await fx.createRoom();
+      const up = await fx.ticket(room.id, 'up');
+      const ws = await RawSignaling.open(up.url);
+      try {
+        ws.send(connectMessage(up));
+        await ws.next('offer');
+        expect(await ws.closed).toEqual({ code: 4408, reason: 'CONNECTION-CREATED-WAIT-TIMEOUT-ERROR' });
+      } finally {
+        ws.terminate();
+      }
+    } finally {
+      await fx.stop();
     }
   });
 });

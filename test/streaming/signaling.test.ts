@@ -396,7 +396,9 @@ describe('close reasons the sandbox produces', () => {
   });
 
   test('pongs keep the session alive; ignored pongs give PONG-TIMEOUT-ERROR and a rejoin', async () => {
-    h = await startHarness({ pingIntervalMs: 100, pongTimeoutMs: 600 });
+    const pingIntervalMs = 50;
+    const pongTimeoutMs = 2000;
+    h = await startHarness({ pingIntervalMs, pongTimeoutMs });
     const room = await h.client.createRoom();
     const v = closing(new Viewer(h.client, room.id, 'VP8'));
     const reasons: string[] = [];
@@ -404,16 +406,24 @@ describe('close reasons the sandbox produces', () => {
     let joins = 0;
     v.session.on('connected', (i) => (joins = i.joins));
     await v.start();
-    // Several pong windows pass: the client answers every ping, so nothing happens.
-    await new Promise((r) => setTimeout(r, 1500));
+    const sessions = async (): Promise<{ client_id: string; pongs: number }[]> =>
+      ((await h!.admin('sessions')) as { sessions: { client_id: string; pongs: number }[] }).sessions;
+    const [first] = await sessions();
+    // Pings come at most every 50 ms, so this many answered pings span more than a pong window: counted, not timed.
+    const enough = Math.ceil((1.25 * pongTimeoutMs) / pingIntervalMs);
+    for (let i = 0; i < 2000 && ((await sessions())[0]?.pongs ?? 0) < enough && reasons.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     expect(reasons).toEqual([]);
+    const [still] = await sessions();
+    expect(still.client_id).toBe(first.client_id);
+    expect(still.pongs).toBeGreaterThanOrEqual(enough);
     await h.admin('ignore-pongs', { enabled: true });
-    await waitFor('pong timeout', () => reasons.length > 0, 10_000);
+    await waitFor('pong timeout', () => reasons.length > 0, 20_000);
     expect(reasons[0]).toBe('PONG-TIMEOUT-ERROR');
     await h.admin('ignore-pongs', { enabled: false });
     const before = joins;
-    await waitFor('rejoined', () => joins > before, 10_000);
-    await v.close();
+    await waitFor('rejoined', () => joins > before, 20_000);
   });
 
   test('a deleted room ends the session: the rejoin cannot get a ticket (404)', async () => {

@@ -8,7 +8,10 @@ export interface Closed {
 
 /** A raw signaling socket that records every message and the close event. */
 export class RawSignaling {
+  /** Every message received, in order. */
   readonly messages: Record<string, unknown>[] = [];
+  /** Received messages that next() has not handed out yet. */
+  private readonly unread: Record<string, unknown>[] = [];
   readonly closed: Promise<Closed>;
   private readonly waiters: { type: string; resolve: (m: Record<string, unknown>) => void; reject: (e: Error) => void }[] = [];
   private closeInfo?: Closed;
@@ -26,7 +29,9 @@ export class RawSignaling {
       const message = JSON.parse(data.toString()) as Record<string, unknown>;
       this.messages.push(message);
       const index = this.waiters.findIndex((w) => w.type === message.type);
+      // A message goes to a waiter or into the unread queue, never both: next() hands each one out once.
       if (index >= 0) this.waiters.splice(index, 1)[0].resolve(message);
+      else this.unread.push(message);
     });
   }
 
@@ -47,8 +52,8 @@ export class RawSignaling {
 
   /** Resolves with the next message of this type (or one already received and not yet taken). */
   next(type: string): Promise<Record<string, unknown>> {
-    const seen = this.messages.findIndex((m) => m.type === type);
-    if (seen >= 0) return Promise.resolve(this.messages.splice(seen, 1)[0]);
+    const seen = this.unread.findIndex((m) => m.type === type);
+    if (seen >= 0) return Promise.resolve(this.unread.splice(seen, 1)[0]);
     if (this.closeInfo) return Promise.reject(new Error(`socket already closed (${this.closeInfo.code} ${this.closeInfo.reason})`));
     return new Promise((resolve, reject) => this.waiters.push({ type, resolve, reject }));
   }

@@ -29,12 +29,26 @@ export function offerOnConnect(onPeer: (pc: RTCPeerConnection, ws: WebSocket) =>
       if (msg.type === 'candidate' && msg.candidate) void pc.addIceCandidate({ candidate: msg.candidate, sdpMLineIndex: 0 }).catch(() => undefined);
     });
     void (async () => {
+      const complete = gatheringComplete(pc);
       await pc.setLocalDescription(await pc.createOffer());
-      await new Promise((r) => setTimeout(r, 200));
+      // The offer carries the server's candidates, so it goes out once gathering is over.
+      await complete;
       ws.send(JSON.stringify({ type: 'offer', sdp: pc.localDescription?.sdp, client_id: 'fake' }));
       onPeer(pc, ws);
     })();
   };
+}
+
+function gatheringComplete(pc: RTCPeerConnection): Promise<void> {
+  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  return new Promise((resolve) => {
+    const { unSubscribe } = pc.iceGatheringStateChange.subscribe((state) => {
+      if (state === 'complete') {
+        unSubscribe();
+        resolve();
+      }
+    });
+  });
 }
 
 /**
