@@ -6,7 +6,7 @@ import { type FaultConfig, validateFaultConfig } from './faults/config';
 import { FaultInjector } from './faults/injector';
 import { sendJson } from './http/respond';
 import type { SandboxContext, SandboxModule } from './module';
-import { resolveSandboxOptions, type SandboxOptions } from './options';
+import { defaultSandboxOptions, resolveSandboxOptions, type SandboxOptions } from './options';
 import { createSandboxServer } from './server';
 import { RequestCounter, type SandboxStats } from './stats';
 import { createStreamingModule } from './streaming';
@@ -23,6 +23,10 @@ export interface RunningSandbox {
   /** 'http://127.0.0.1:<port>'; the auth, vision and streaming base URL alike. */
   readonly url: string;
   readonly port: number;
+  /** The client id the token endpoint accepts (from the options, the environment or the default). */
+  readonly clientId: string;
+  /** True when the client secret is the documented public placeholder, which may be shown. */
+  readonly secretIsDefault: boolean;
   /** Same as POST /_sandbox/faults; throws a RangeError naming a bad field. */
   setFaults(faults: FaultConfig): void;
   /** Drops every fault rule; requests still held by an injected delay go on at once. */
@@ -107,6 +111,8 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
   return {
     url: baseUrl,
     port,
+    clientId: settings.clientId,
+    secretIsDefault: settings.clientSecret === defaultSandboxOptions.clientSecret,
     setFaults: (config) => void setFaults(config),
     clearFaults: () => faults.clear(),
     expireTokens: () => tokens.expireAll(),

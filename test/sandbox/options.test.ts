@@ -25,6 +25,21 @@ describe('sandbox options from the environment', () => {
   });
 });
 
+describe('a started sandbox', () => {
+  it('tells which client it accepts and whether its secret is the public default', async () => {
+    const plain = await startSandbox({ port: 0, clientId: 'door-cam' });
+    const custom = await startSandbox({ port: 0, clientSecret: 'chosen-secret' });
+    try {
+      expect(plain).toMatchObject({ clientId: 'door-cam', secretIsDefault: true });
+      expect(custom).toMatchObject({ clientId: process.env.SANDBOX_CLIENT_ID || 'sandbox-client', secretIsDefault: false });
+      expect(JSON.stringify(custom)).not.toContain('chosen-secret');
+    } finally {
+      await plain.stop();
+      await custom.stop();
+    }
+  });
+});
+
 describe('a sandbox that fails to start', () => {
   it('closes its server when a module cannot be built after listening', async () => {
     const port = await freePort();
