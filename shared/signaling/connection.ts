@@ -6,6 +6,7 @@ import { connectMessage, type ResolvedConnectSettings } from './connect';
 import { SignalingError, errorFromClose } from './close-reasons';
 import { parseServerMessage, type ServerMessage } from './messages';
 import { candidateAllowed, createPeer, loopbackCandidatesOnly } from './peer';
+import { SilenceWatch, inboundOnSelectedPairs } from './liveness';
 
 /** Timers of one signaling attempt, in ms. */
 export interface ConnectionTimeouts {
@@ -13,6 +14,11 @@ export interface ConnectionTimeouts {
   signalingMs: number;
   /** How long the media connection may stay failed/disconnected before the attempt is given up. */
   iceGraceMs: number;
+  /**
+   * With nothing at all received on the media connection (not even ICE consent checks, which a live
+   * peer sends every few seconds) for this long, it counts as disconnected and iceGraceMs begins.
+   */
+  iceSilenceMs: number;
   /** Once the server has pinged, how long it may stay silent before the socket counts as dead. */
   idleMs: number;
 }
@@ -58,6 +64,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
   private signalingTimer?: NodeJS.Timeout;
   private graceTimer?: NodeJS.Timeout;
   private idleTimer?: NodeJS.Timeout;
+  private silenceWatch?: SilenceWatch;
   private sendTrack?: MediaStreamTrack;
   private clientId?: string;
   private closedPromise?: Promise<void>;
@@ -134,6 +141,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     clearTimeout(this.signalingTimer);
     clearTimeout(this.graceTimer);
     clearTimeout(this.idleTimer);
+    this.silenceWatch?.stop();
     const ws = this.ws;
     const socketClosed = ws ? waitForSocketClose(ws) : Promise.resolve();
     if (ws && ws.readyState === WebSocket.OPEN) {
@@ -274,6 +282,17 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     return this.options.loopbackOnly ? loopbackCandidatesOnly(sdp) : sdp;
   }
 
+  private watchSilence(): void {
+    const pc = this.pc;
+    if (!pc || this.silenceWatch) return;
+    this.silenceWatch = new SilenceWatch(
+      () => inboundOnSelectedPairs(pc),
+      this.options.timeouts.iceSilenceMs,
+      (silent) => this.onPeerState(silent ? 'disconnected' : 'connected'),
+    );
+    this.silenceWatch.start();
+  }
+
   private onPeerState(state: string): void {
     if (this.finished) return;
     if (state === 'connected') {
@@ -282,6 +301,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
       if (!this.isConnected) {
         this.isConnected = true;
         clearTimeout(this.signalingTimer);
+        this.watchSilence();
         this.emit('connected', { clientId: this.clientId });
       }
     } else if ((state === 'failed' || state === 'disconnected') && this.isConnected && !this.graceTimer) {

@@ -64,7 +64,7 @@ export interface SessionEvents {
 }
 
 const DEFAULT_REJOIN: RejoinPolicy = { baseDelayMs: 500, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY };
-const DEFAULT_TIMEOUTS: ConnectionTimeouts = { signalingMs: 15_000, iceGraceMs: 5_000, idleMs: 30_000 };
+const DEFAULT_TIMEOUTS: ConnectionTimeouts = { signalingMs: 15_000, iceGraceMs: 5_000, iceSilenceMs: 12_000, idleMs: 30_000 };
 
 /**
  * A Sora-style signaling session that stays joined: it answers the server's offer, turns received

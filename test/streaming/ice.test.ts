@@ -1,10 +1,14 @@
 import type { RTCPeerConnection } from 'werift';
 import { SignalingSession } from '../../shared/signaling';
+import { SilenceWatch } from '../../shared/signaling/liveness';
+import { waitFor } from './support/harness';
 import { FakeSignaling } from './support/fake-signaling';
 import { offerOnConnect } from './support/fake-offerer';
 
-// Slow by nature: werift reports a vanished peer only when ICE consent expires (30 s).
-test('media that the server closes while the socket stays open ends the attempt after the grace period (ICE-FAILED)', async () => {
+// werift reports a vanished peer only when ICE consent expires (30 s); the session's own silence
+// watch notices sooner. 8 s is above werift's consent-check interval (4 to 6 s), so a live but idle
+// peer is never taken for a vanished one.
+test('media that the server closes while the socket stays open ends the attempt after silence and the grace period (ICE-FAILED)', async () => {
   const peers: RTCPeerConnection[] = [];
   const fake = await FakeSignaling.start(offerOnConnect((pc) => peers.push(pc)));
   const url = fake.url;
@@ -13,7 +17,7 @@ test('media that the server closes while the socket stays open ends the attempt 
     getTicket: async () => ({ id: 'fake-room', direction: 'down', url, access_token: 't' }),
     loopbackOnly: true,
     rejoin: false,
-    timeouts: { iceGraceMs: 300 },
+    timeouts: { iceGraceMs: 300, iceSilenceMs: 8000 },
   });
   try {
     await session.start();
@@ -26,5 +30,21 @@ test('media that the server closes while the socket stays open ends the attempt 
     await session.close();
     for (const pc of peers) await pc.close();
     await fake.stop();
+  }
+});
+
+test('the silence watch reports silence when the counter stops, and life when it moves again', async () => {
+  let counter = 0;
+  const changes: boolean[] = [];
+  const watch = new SilenceWatch(() => counter, 300, (silent) => changes.push(silent));
+  watch.start();
+  try {
+    await waitFor('silence', () => changes.length === 1, 10_000);
+    expect(changes).toEqual([true]);
+    counter++;
+    await waitFor('life', () => changes.length === 2, 10_000);
+    expect(changes).toEqual([true, false]);
+  } finally {
+    watch.stop();
   }
 });
