@@ -2,18 +2,21 @@
  * Overhead of the core client over raw undici on detect_faces, against a local sandbox.
  * Both sides send the same small JPEG with the same headers at the same concurrency; batches
  * alternate (client, raw, raw, client, ...) so that drift of the machine hits both sides alike.
+ * The sandbox runs in a child process, so the server's work does not share this event loop and
+ * what differs between the sides is the client's own cost.
  * The last line printed is one JSON object; `ratio` is client median latency / raw median latency.
  */
 import * as jpeg from 'jpeg-js';
 import { Pool } from 'undici';
-import { startSandbox } from '../sandbox';
 import { TokenSource, VISION_SCOPES } from '../shared/auth';
 import { VisionClient } from '../shared/vision';
+import { startSandbox } from '../sandbox';
 
 const TOTAL_CALLS = positiveInt(process.env.BENCH_CALLS, 2000);
 const ROUNDS = positiveInt(process.env.BENCH_ROUNDS, 10);
 const CONCURRENCY = positiveInt(process.env.BENCH_CONCURRENCY, 16);
 const PER_BATCH = Math.max(1, Math.floor(TOTAL_CALLS / (2 * ROUNDS)));
+const WARMUP_ROUNDS = positiveInt(process.env.BENCH_WARMUP_ROUNDS, 10);
 
 /** Latencies (ms) of each call and the batch's wall time (ms). */
 interface Batch {
@@ -46,7 +49,8 @@ async function main(): Promise<void> {
     // Warm-up: loads the face model, fills the sandbox's digest cache, opens sockets on both sides
     // and lets the JIT settle, so the first measured round is not penalised.
     console.log(`warming up (sandbox at ${sandbox.url}) ...`);
-    for (let i = 0; i < 2; i += 1) {
+    // Untimed calls until both paths are compiled by the JIT; a cold side would skew the short batches.
+    for (let i = 0; i < WARMUP_ROUNDS; i += 1) {
       await runBatch(viaClient, PER_BATCH);
       await runBatch(viaRaw, PER_BATCH);
     }

@@ -1,9 +1,8 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { startSandbox } from '../sandbox';
 import type { EncodedFrame } from '../shared/frames';
 import { Publisher, openVideoSource } from '../shared/publish';
 import { SignalingSession } from '../shared/signaling';
 import { StreamingClient } from '../shared/streaming';
+import { forkSandbox } from './support/sandbox-child';
 
 // Two figures of the streaming path, all on 127.0.0.1:
 // 1. join -> first key frame: a downstream session joins a room where a 640x480 VP8 stream is
@@ -23,45 +22,6 @@ const WIDTH = 640;
 const HEIGHT = 480;
 const FPS_FLOOR = 0.9;
 const CPU_CEILING = 0.95;
-
-interface ChildCpu {
-  user: number;
-  system: number;
-}
-
-/** In the child: run the sandbox and answer CPU questions over IPC. */
-async function runSfuChild(): Promise<void> {
-  const sandbox = await startSandbox({
-    host: '127.0.0.1',
-    port: 0,
-    streaming: { maxConnections: 1000, maxConnectionsPerChannel: 1000, countDelayMs: 0 },
-  });
-  let stopping = false;
-  const stop = (): void => {
-    if (stopping) return;
-    stopping = true;
-    void sandbox.stop().then(() => process.exit(0));
-  };
-  process.on('message', (msg: { type: string }) => {
-    if (msg.type === 'cpu') process.send?.({ type: 'cpu', cpu: process.cpuUsage() });
-    if (msg.type === 'stop') stop();
-  });
-  // A parent that dies (crash, Ctrl-C) closes the IPC channel: the child must not outlive it.
-  process.on('disconnect', stop);
-  process.send?.({ type: 'ready', url: sandbox.url });
-}
-
-function ask<T>(child: ChildProcess, type: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (msg: { type: string } & Record<string, unknown>): void => {
-      if (msg.type !== type) return;
-      child.off('message', on);
-      resolve(msg as T);
-    };
-    child.on('message', on);
-    child.send({ type });
-  });
-}
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -103,11 +63,8 @@ async function waitUntil(predicate: () => boolean, timeoutMs: number): Promise<b
 }
 
 async function bench(): Promise<void> {
-  const child = fork(__filename, ['--sfu-child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m: { type: string; url: string }) => (m.type === 'ready' ? resolve(m.url) : reject(new Error('child failed'))));
-    child.once('exit', (code) => reject(new Error(`sandbox child exited with ${code}`)));
-  });
+  const sandbox = await forkSandbox({ streaming: { maxConnections: 1000, maxConnectionsPerChannel: 1000, countDelayMs: 0 } });
+  const url = sandbox.url;
   const client = new StreamingClient({ authUrl: url, sfuUrl: url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret' });
   const viewers: CountingViewer[] = [];
   let publisher: Publisher | undefined;
@@ -150,12 +107,12 @@ async function bench(): Promise<void> {
       await sleep(1500);
       const counts0 = viewers.map((v) => v.frames);
       const sent0 = publisher.stats.frames;
-      const sfu0 = (await ask<{ cpu: ChildCpu }>(child, 'cpu')).cpu;
+      const sfu0 = await sandbox.cpuUsage();
       const own0 = process.cpuUsage();
       const t0 = performance.now();
       await sleep(WINDOW_MS);
       const wall = performance.now() - t0;
-      const sfu1 = (await ask<{ cpu: ChildCpu }>(child, 'cpu')).cpu;
+      const sfu1 = await sandbox.cpuUsage();
       const own = process.cpuUsage(own0);
       const sourceFps = ((publisher.stats.frames - sent0) * 1000) / wall;
       const fps = viewers.map((v, i) => ((v.frames - counts0[i]) * 1000) / wall);
@@ -207,19 +164,11 @@ async function bench(): Promise<void> {
     for (const v of viewers) await v.session.close();
     await publisher?.close();
     await client.close();
-    child.send({ type: 'stop' });
-    await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
+    await sandbox.stop();
   }
 }
 
-if (process.argv.includes('--sfu-child')) {
-  runSfuChild().catch((err: unknown) => {
-    console.error('sandbox child failed:', err instanceof Error ? err.message : String(err));
-    process.exit(1);
-  });
-} else {
-  bench().catch((err: unknown) => {
-    console.error('bench failed:', err instanceof Error ? err.message : String(err));
-    process.exitCode = 1;
-  });
-}
+bench().catch((err: unknown) => {
+  console.error('bench failed:', err instanceof Error ? err.message : String(err));
+  process.exitCode = 1;
+});
