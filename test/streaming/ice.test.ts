@@ -11,10 +11,9 @@ import { offerOnConnect } from './support/fake-offerer';
 test('media that the server closes while the socket stays open ends the attempt after silence and the grace period (ICE-FAILED)', async () => {
   const peers: RTCPeerConnection[] = [];
   const fake = await FakeSignaling.start(offerOnConnect((pc) => peers.push(pc)));
-  const url = fake.url;
   const session = new SignalingSession({
     role: 'downstream',
-    getTicket: async () => ({ id: 'fake-room', direction: 'down', url, access_token: 't' }),
+    getTicket: fake.downTicket(),
     loopbackOnly: true,
     rejoin: false,
     timeouts: { iceGraceMs: 300, iceSilenceMs: 8000 },

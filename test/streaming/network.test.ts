@@ -103,10 +103,9 @@ describe('loopback mode talks to 127.0.0.1 only', () => {
     closers.push(async () => {
       for (const pc of peers) await pc.close();
     });
-    const url = fake.url;
     const session = new SignalingSession({
       role: 'downstream',
-      getTicket: async () => ({ id: 'fake-room', direction: 'down', url, access_token: 't' }),
+      getTicket: fake.downTicket(),
       loopbackOnly: true,
       rejoin: false,
     });

@@ -41,10 +41,9 @@ class KeyframeSender {
 test('a track announced again after its m-line went inactive and back has one assembler: each frame arrives once', async () => {
   let server: { pc: RTCPeerConnection; ws: WebSocket } | undefined;
   fake = await FakeSignaling.start(offerOnConnect((pc, ws) => (server = { pc, ws })));
-  const url = fake.url;
   const session = new SignalingSession({
     role: 'downstream',
-    getTicket: async () => ({ id: 'fake-room', direction: 'down', url, access_token: 't' }),
+    getTicket: fake.downTicket(),
     loopbackOnly: true,
     rejoin: false,
   });

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { Ticket } from '../../../shared/streaming';
 
 /** What the fake signaling server does with a client's connect message. */
 export type ConnectReply = (ws: WebSocket, connect: Record<string, unknown>) => void;
@@ -34,6 +35,11 @@ export class FakeSignaling {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise<void>((r) => wss.once('listening', () => r()));
     return new FakeSignaling(wss, reply);
+  }
+
+  /** A getTicket for a viewer of this server: a down ticket of a made-up room, fresh per join. */
+  downTicket(): () => Promise<Ticket> {
+    return async () => ({ id: 'fake-room', direction: 'down', url: this.url, access_token: 't' });
   }
 
   /** ws:// address of the server. */
