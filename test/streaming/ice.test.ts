@@ -1,5 +1,4 @@
 import type { RTCPeerConnection } from 'werift';
-import { SignalingSession } from '../../shared/signaling';
 import { SilenceWatch } from '../../shared/signaling/liveness';
 import { waitFor } from './support/harness';
 import { FakeSignaling } from './support/fake-signaling';
@@ -11,13 +10,7 @@ import { offerOnConnect } from './support/fake-offerer';
 test('media that the server closes while the socket stays open ends the attempt after silence and the grace period (ICE-FAILED)', async () => {
   const peers: RTCPeerConnection[] = [];
   const fake = await FakeSignaling.start(offerOnConnect((pc) => peers.push(pc)));
-  const session = new SignalingSession({
-    role: 'downstream',
-    getTicket: fake.downTicket(),
-    loopbackOnly: true,
-    rejoin: false,
-    timeouts: { iceGraceMs: 300, iceSilenceMs: 8000 },
-  });
+  const session = fake.viewer({ timeouts: { iceGraceMs: 300, iceSilenceMs: 8000 } });
   try {
     await session.start();
     const closed = new Promise<unknown>((r) => session.once('closed', ({ error }) => r(error)));

@@ -1,7 +1,6 @@
 import dgram from 'node:dgram';
 import dns from 'node:dns';
 import { RTCPeerConnection, useVP8 } from 'werift';
-import { SignalingSession } from '../../shared/signaling';
 import { createPeer } from '../../shared/signaling/peer';
 import { gathered, loopbackPeer, onlyLoopback } from '../sandbox-streaming/support/peers';
 import { FakeSignaling } from './support/fake-signaling';
@@ -103,12 +102,7 @@ describe('loopback mode talks to 127.0.0.1 only', () => {
     closers.push(async () => {
       for (const pc of peers) await pc.close();
     });
-    const session = new SignalingSession({
-      role: 'downstream',
-      getTicket: fake.downTicket(),
-      loopbackOnly: true,
-      rejoin: false,
-    });
+    const session = fake.viewer();
     closers.push(() => session.close());
     await session.start();
     const answer = fake.messages.find((m) => m.type === 'answer');

@@ -1,7 +1,6 @@
 import { MediaStreamTrack, RtpHeader, RtpPacket, type RTCPeerConnection } from 'werift';
 import type { WebSocket } from 'ws';
 import type { EncodedFrame } from '../../shared/frames';
-import { SignalingSession } from '../../shared/signaling';
 import { vp8Payload } from '../sandbox-streaming/support/peers';
 import { FakeSignaling } from './support/fake-signaling';
 import { offerOnConnect, renegotiate } from './support/fake-offerer';
@@ -41,12 +40,7 @@ class KeyframeSender {
 test('a track announced again after its m-line went inactive and back has one assembler: each frame arrives once', async () => {
   let server: { pc: RTCPeerConnection; ws: WebSocket } | undefined;
   fake = await FakeSignaling.start(offerOnConnect((pc, ws) => (server = { pc, ws })));
-  const session = new SignalingSession({
-    role: 'downstream',
-    getTicket: fake.downTicket(),
-    loopbackOnly: true,
-    rejoin: false,
-  });
+  const session = fake.viewer();
   closers.push(() => session.close());
   const frames: EncodedFrame[] = [];
   session.on('frame', (f) => frames.push(f));

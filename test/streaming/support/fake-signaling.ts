@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { SignalingSession, type SessionOptions } from '../../../shared/signaling';
 import type { Ticket } from '../../../shared/streaming';
 
 /** What the fake signaling server does with a client's connect message. */
@@ -40,6 +41,11 @@ export class FakeSignaling {
   /** A getTicket for a viewer of this server: a down ticket of a made-up room, fresh per join. */
   downTicket(): () => Promise<Ticket> {
     return async () => ({ id: 'fake-room', direction: 'down', url: this.url, access_token: 't' });
+  }
+
+  /** A loopback viewer of this server that does not rejoin, so a test sees each attempt's end. */
+  viewer(extra: Partial<SessionOptions> = {}): SignalingSession {
+    return new SignalingSession({ role: 'downstream', getTicket: this.downTicket(), loopbackOnly: true, rejoin: false, ...extra });
   }
 
   /** ws:// address of the server. */
