@@ -113,6 +113,18 @@ describe('host transport', () => {
     await rooms.close();
   });
 
+  it('reports a transport answer without a status as an invalid response, not retried', async () => {
+    let calls = 0;
+    const odd = (() => {
+      calls += 1;
+      return Promise.resolve({ body: '{}' });
+    }) as unknown as HttpTransport;
+    const client = new VisionClient({ visionUrl: h.sandbox.url, tokens: h.tokens, transport: odd, retry: RETRY });
+    await expect(client.listCollections()).rejects.toMatchObject({ name: 'ApiError', code: 'invalid_response', retryable: false });
+    expect(calls).toBe(1);
+    await client.close();
+  });
+
   it('refuses a client with neither tokens nor a transport, or a transport that is not a function', () => {
     expect(() => new HttpClient({ baseUrl: h.sandbox.url, sendApiKey: false })).toThrow(expect.objectContaining({ name: 'InputError', field: 'tokens' }));
     const bad = { sfuUrl: h.sandbox.url, transport: 'fetch' } as unknown as ConstructorParameters<typeof StreamingClient>[0];
