@@ -125,6 +125,15 @@ describe('host transport', () => {
     await client.close();
   });
 
+  it('turns a host token provider\'s own failure into an ApiError', async () => {
+    const failing = { getToken: () => Promise.reject(new Error('vault unreachable')), invalidate: () => undefined };
+    const client = new VisionClient({ visionUrl: h.sandbox.url, tokens: failing, retry: RETRY });
+    const before = h.requests();
+    await expect(client.listCollections()).rejects.toMatchObject({ name: 'ApiError', code: 'token_provider_failed', operation: 'getToken', retryable: false });
+    expect(h.requests()).toBe(before);
+    await client.close();
+  });
+
   it('refuses a client with neither tokens nor a transport, or a transport that is not a function', () => {
     expect(() => new HttpClient({ baseUrl: h.sandbox.url, sendApiKey: false })).toThrow(expect.objectContaining({ name: 'InputError', field: 'tokens' }));
     const bad = { sfuUrl: h.sandbox.url, transport: 'fetch' } as unknown as ConstructorParameters<typeof StreamingClient>[0];
