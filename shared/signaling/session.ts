@@ -404,7 +404,7 @@ function streamIdOf(remote: RemoteVideo): string {
 /**
  * Calls each listener of `event` on its own: one that throws neither stops the others nor reaches
  * the emitter's caller. Its error goes to the `listenerError` listeners, or, when there are none (or
- * they throw too), to process.emitWarning, so it is never lost silently.
+ * they throw too), to process.emitWarning (once per emitter and event), so it is never lost silently.
  */
 export function emitGuarded<E extends EventEmitter>(emitter: E, event: string, args: unknown[]): void {
   for (const listener of emitter.rawListeners(event) as ((...a: unknown[]) => unknown)[]) {
@@ -428,10 +428,17 @@ function reportListenerError(emitter: EventEmitter, event: string, error: unknow
     }
     if (!failed) return;
   }
-  const warning = new Error(`a '${event}' event listener threw: ${describeError(error)}`, { cause: error });
+  // A listener that throws on every frame would flood the log: one warning per emitter and event.
+  let warned = warnedEvents.get(emitter);
+  if (!warned) warnedEvents.set(emitter, (warned = new Set()));
+  if (warned.has(event)) return;
+  warned.add(event);
+  const warning = new Error(`a '${event}' event listener threw: ${describeError(error)} (further throws of '${event}' listeners are not warned about; listen to 'listenerError' to see each)`, { cause: error });
   warning.name = 'ListenerError';
   process.emitWarning(warning);
 }
+
+const warnedEvents = new WeakMap<EventEmitter, Set<string>>();
 
 function describeError(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 200);
