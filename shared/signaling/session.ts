@@ -341,7 +341,8 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     const codec = codecFromMime(remote.codec ?? track.codec?.mimeType);
     if (!codec) return;
     const streamId = streamIdOf(remote);
-    const trackId = track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc));
+    // The msid track id when the server sent one (the same on every frame and in streamAdded).
+    const trackId = remote.msidTrackId ?? track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc));
     const requestKeyframe = (): void => {
       if (track.ssrc === undefined) return;
       this.stats.keyframeRequests++;
@@ -351,7 +352,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       codec,
       onFrame: (frame) => {
         this.stats.frames++;
-        this.safeEmit('frame', { ...frame, streamId, trackId: track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc)) });
+        this.safeEmit('frame', { ...frame, streamId, trackId });
       },
       onKeyframeNeeded: () => requestKeyframe(),
     });
@@ -365,7 +366,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     this.#receivers.set(receiver, { track, streamId, retry, unsubscribe: unSubscribe, requestKeyframe });
     if (!this.#streams.has(streamId)) {
       this.#streams.set(streamId, { codec });
-      this.safeEmit('streamAdded', { streamId, codec, trackId: remote.msidTrackId ?? trackId });
+      this.safeEmit('streamAdded', { streamId, codec, trackId });
     }
     requestKeyframe();
   }

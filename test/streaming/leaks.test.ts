@@ -1,6 +1,8 @@
+import { getEventListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { SignalingSession } from '../../shared/signaling';
+import { ABORTED, abortable, sleep } from '../../shared/signaling/backoff';
 import type { Ticket } from '../../shared/streaming';
 import { FakeSignaling } from './support/fake-signaling';
 
@@ -57,4 +59,21 @@ test(`${ATTEMPTS} failed joins: the tickets of finished attempts are not kept fo
   } finally {
     await session.close();
   }
+});
+
+test('waits on a long-lived stop signal let go of it when they end', async () => {
+  const stop = new AbortController();
+  for (let i = 0; i < 50; i++) {
+    await abortable(Promise.resolve(i), stop.signal);
+    await abortable(Promise.reject(new Error('no ticket')), stop.signal).catch(() => undefined);
+    await sleep(1, stop.signal);
+  }
+  expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  const pending = abortable(new Promise<never>(() => undefined), stop.signal);
+  const napping = sleep(60_000, stop.signal);
+  expect(getEventListeners(stop.signal, 'abort')).toHaveLength(2);
+  stop.abort();
+  await expect(pending).resolves.toBe(ABORTED);
+  await napping;
+  expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
 });
