@@ -70,7 +70,7 @@ export interface ListenerErrorInfo {
 /** Events of a signaling session. */
 export interface SessionEvents {
   connected: [ConnectedInfo];
-  /** A remote stream began: a publisher's video m-line now sends (downstream). Frames of it follow. */
+  /** A remote stream began: a publisher's video m-line now sends (downstream). Comes after `connected`; frames of it follow. */
   streamAdded: [StreamAddedInfo];
   /** A remote stream ended: its publisher left, or the connection did (every stream is removed before `rejoining` and `closed`). */
   streamRemoved: [{ streamId: string }];
@@ -302,6 +302,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       const info = { clientId, joins: this.joins };
       this.settleFirstJoin?.resolve(info);
       this.safeEmit('connected', info);
+      this.reconcile(conn);
     });
     conn.on('track', (track, receiver) => {
       if (track.kind === 'video') this.#announced.add(receiver);
@@ -323,7 +324,8 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
    * m-line, or an m-line announced again, starts over; an m-line that went inactive is removed.
    */
   private reconcile(conn: SignalingConnection): void {
-    if (this.connection !== conn || this.stopped) return;
+    // Streams are announced once media can flow: `connected` first, then `streamAdded`, then frames.
+    if (this.connection !== conn || this.stopped || !this.isConnected) return;
     const current = new Map<RTCRtpReceiver, RemoteVideo>();
     for (const remote of conn.remoteVideo()) current.set(remote.receiver, remote);
     for (const [receiver, r] of [...this.#receivers]) {

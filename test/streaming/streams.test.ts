@@ -20,14 +20,25 @@ afterAll(async () => {
 });
 
 /** A viewer that also records its stream events, in order. */
-function streamViewer(roomId: string): { viewer: Viewer; added: StreamAddedInfo[]; removed: string[] } {
+function streamViewer(roomId: string): { viewer: Viewer; added: StreamAddedInfo[]; removed: string[]; order: string[] } {
   const viewer = new Viewer(h.client, roomId, 'VP8');
   closers.push(() => viewer.close());
   const added: StreamAddedInfo[] = [];
   const removed: string[] = [];
-  viewer.session.on('streamAdded', (info) => added.push(info));
-  viewer.session.on('streamRemoved', ({ streamId }) => removed.push(streamId));
-  return { viewer, added, removed };
+  const order: string[] = [];
+  viewer.session.on('connected', () => order.push('connected'));
+  viewer.session.on('streamAdded', (info) => {
+    added.push(info);
+    order.push(`added ${info.streamId}`);
+  });
+  viewer.session.on('streamRemoved', ({ streamId }) => {
+    removed.push(streamId);
+    order.push(`removed ${streamId}`);
+  });
+  viewer.session.on('frame', ({ streamId }) => {
+    if (!order.includes(`frame ${streamId}`)) order.push(`frame ${streamId}`);
+  });
+  return { viewer, added, removed, order };
 }
 
 async function publisher(roomId: string, width = 320, height = 240): Promise<Publisher> {
@@ -43,11 +54,14 @@ function framesOf(viewer: Viewer, streamId: string | undefined): number {
 test('each publisher is a stream named by its client_id: added, tagged on every frame, removed when it leaves', async () => {
   const room = await h.client.createRoom();
   const a = await publisher(room.id);
-  const { viewer, added, removed } = streamViewer(room.id);
+  const { viewer, added, removed, order } = streamViewer(room.id);
   await viewer.start();
   expect(a.clientId).toEqual(expect.any(String));
   await waitFor('frames of A', () => framesOf(viewer, a.clientId) >= 10, 15_000);
   expect(added).toEqual([{ streamId: a.clientId, codec: 'VP8', trackId: expect.any(String) }]);
+  // connected, then the stream, then its frames, which carry the stream's track id too.
+  expect(order).toEqual(['connected', `added ${a.clientId}`, `frame ${a.clientId}`]);
+  expect(viewer.frames[0].trackId).toBe(added[0].trackId);
   expect([...viewer.session.streams]).toEqual([[a.clientId, { codec: 'VP8' }]]);
 
   const b = await publisher(room.id, 160, 120);
@@ -82,6 +96,7 @@ test('each publisher is a stream named by its client_id: added, tagged on every 
   expect(ofC[0].isKeyframe).toBe(true);
   expect((await decodeFrames(ofC)).errors).toBe('');
   expect(removed).toEqual([aId]);
+  expect(order.filter((e) => !e.startsWith('frame'))).toEqual(['connected', `added ${aId}`, `added ${b.clientId}`, `removed ${aId}`, `added ${c.clientId}`]);
 });
 
 test('requestKeyframe(streamId) reaches that stream\'s publisher; closing the session removes every stream', async () => {
