@@ -2,8 +2,9 @@ import { EventEmitter } from 'node:events';
 import { H264Packetizer, Vp8Packetizer, Vp9Packetizer, type Packetizer, type RtpPacket } from 'werift';
 import { InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
+import { sleep } from '../signaling/backoff';
 import type { SignalingError } from '../signaling/close-reasons';
-import { SignalingSession, type ConnectedInfo, type RejoiningInfo, type SessionOptions } from '../signaling/session';
+import { SignalingSession, emitGuarded, type ConnectedInfo, type ListenerErrorInfo, type RejoiningInfo, type SessionOptions } from '../signaling/session';
 import type { VideoSource } from './source';
 import { publishFailure } from './errors';
 
@@ -31,6 +32,8 @@ export interface PublisherEvents {
   sourceEnded: [];
   error: [Error];
   closed: [{ error?: Error }];
+  /** A listener of another event threw; the broadcast went on. Without a listener here: process.emitWarning. */
+  listenerError: [ListenerErrorInfo];
 }
 
 const MTU_PAYLOAD = 1100;
@@ -55,7 +58,8 @@ export class Publisher extends EventEmitter<PublisherEvents> {
   private stopped = false;
   private closing?: Promise<void>;
   private pumpError?: Error;
-  private wake?: () => void;
+  /** Aborted when the publisher finishes: cuts the pacing wait short. */
+  readonly #stop = new AbortController();
 
   constructor(private readonly options: PublisherOptions) {
     super();
@@ -68,6 +72,14 @@ export class Publisher extends EventEmitter<PublisherEvents> {
     this.session.on('rejoining', (i) => this.relay('rejoining', i));
     this.session.on('keyframeRequest', () => this.relay('keyframeRequest'));
     this.session.on('closed', ({ error }) => void this.finish(error));
+  }
+
+  /**
+   * The client_id the server gave the latest join: viewers see this publisher's stream under it
+   * (their frames' `streamId`). Undefined before the first join; a rejoin gets a new one.
+   */
+  get clientId(): string | undefined {
+    return this.session.clientId;
   }
 
   /** Joins the room; resolves at the first join, then streams until the source ends or close(). */
@@ -88,7 +100,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
   private finish(error: Error | SignalingError | undefined): Promise<void> {
     this.closing ??= (async () => {
       this.stopped = true;
-      this.wake?.();
+      this.#stop.abort();
       await this.options.source.close().catch(() => undefined);
       await this.session.close();
       await this.pump;
@@ -98,12 +110,9 @@ export class Publisher extends EventEmitter<PublisherEvents> {
     return this.closing;
   }
 
+  // A host listener's failure must not stop the broadcast; it is reported, not swallowed.
   private relay<K extends keyof PublisherEvents>(event: K, ...args: PublisherEvents[K]): void {
-    try {
-      (this.emit as (e: K, ...a: PublisherEvents[K]) => boolean)(event, ...args);
-    } catch {
-      // A host listener's failure must not stop the broadcast.
-    }
+    emitGuarded(this, event, args);
   }
 
   private async run(): Promise<void> {
@@ -118,7 +127,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
       }
       const dueMs = startWall + ((frame.timestamp - startTs) * 1000) / 90000;
       const wait = dueMs - performance.now();
-      if (wait > 1) await this.sleep(wait);
+      if (wait > 1) await sleep(wait, this.#stop.signal);
       if (this.stopped) break;
       if (!this.session.connected) {
         this.stats.skipped++;
@@ -129,15 +138,5 @@ export class Publisher extends EventEmitter<PublisherEvents> {
       this.stats.frames++;
     }
     if (!this.stopped) this.relay('sourceEnded');
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
   }
 }
