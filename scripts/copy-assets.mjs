@@ -1,9 +1,10 @@
 // Copies the files the hosts read next to the compiled code (Node-RED editor HTML and help, n8n
 // codex JSON, icons) from the source folders into dist/, keeping their relative paths.
-const fs = require('node:fs');
-const path = require('node:path');
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const folders = ['nodes', 'credentials', 'node-red'];
 const kept = /\.(html|json|svg|png)$/i;
 
