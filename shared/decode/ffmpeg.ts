@@ -77,6 +77,7 @@ export class FfmpegDecoder implements FrameDecoder {
   #stderrTail = '';
   #failure?: Error;
   #closed?: Promise<void>;
+  #writable?: Promise<void>;
   #exited: Promise<void>;
 
   private constructor(codec: VideoCodec, child: Child) {
@@ -121,12 +122,25 @@ export class FfmpegDecoder implements FrameDecoder {
     const flushed = this.#child.stdin.write(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     if (!want) {
       // Accepted once the pipe takes it; a full pipe means ffmpeg is behind, so the caller waits.
-      return flushed ? Promise.resolve(undefined) : new Promise((resolve) => this.#child.stdin.once('drain', () => resolve(undefined)));
+      return flushed ? Promise.resolve(undefined) : this.#pipeDrained().then(() => undefined);
     }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.#giveUp(seq), WANTED_TIMEOUT_MS);
       this.#wanted.push({ seq, timestamp: frame.timestamp, resolve, reject, timer });
     });
+  }
+
+  // One wait for the pipe to drain, shared by every caller that hit a full pipe.
+  #pipeDrained(): Promise<void> {
+    this.#writable ??= new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.#writable = undefined;
+        this.#child.stdin.off('drain', done).off('close', done);
+        resolve();
+      };
+      this.#child.stdin.on('drain', done).on('close', done);
+    });
+    return this.#writable;
   }
 
   close(): Promise<void> {
@@ -151,17 +165,17 @@ export class FfmpegDecoder implements FrameDecoder {
       if (!m) continue;
       this.#infos.push({ seq: (Number(m[1]) - 1) / 2, width: Number(m[2]), height: Number(m[3]) });
     }
-    this.#drain();
+    this.#pair();
   }
 
   #onStdout(chunk: Buffer): void {
     this.#out.push(chunk);
     this.#outBytes += chunk.length;
-    this.#drain();
+    this.#pair();
   }
 
   // Pairs each showinfo line with its picture's bytes (both come in the same order).
-  #drain(): void {
+  #pair(): void {
     while (this.#infos.length > 0) {
       const info = this.#infos[0];
       const size = i420Size(info.width, info.height);
