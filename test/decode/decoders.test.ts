@@ -174,3 +174,19 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 10000): Promis
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+describe.each(BACKENDS)('%s backend, a stream that changes size', (backend) => {
+  test.each(['VP8', 'H264'] as VideoCodec[])('%s: pictures come out at the new size after a key frame of another size', async (codec) => {
+    const big = await clip(codec);
+    const small = await astronautClip(codec, 10, 320, 240, 10);
+    const d = await decoder(codec, backend);
+    const sizes: string[] = [];
+    const frames = [...big.frames.slice(0, 10), ...small.frames.map((f) => ({ ...f, timestamp: f.timestamp + 10 * 6000 }))];
+    // Not awaited one by one: an old ffmpeg child flushes while the new one starts.
+    const pictures = await Promise.all(frames.map((f) => d.decode(f, true)));
+    for (const p of pictures) sizes.push(p ? `${p.width}x${p.height}` : '-');
+    expect(sizes).toEqual([...Array(10).fill('640x480'), ...Array(10).fill('320x240')]);
+    const last = pictures[19] as NonNullable<(typeof pictures)[number]>;
+    expect(thumbnailDifference(grayThumbnail(last), grayThumbnail({ ...last, data: small.source[9] }))).toBeLessThan(MAX_MEAN_DIFF);
+  });
+});
