@@ -1,3 +1,4 @@
+import { InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
 import { ErrorBase } from './error-base';
 import type { DecoderBackend } from './types';
@@ -40,4 +41,9 @@ export class DecoderFailedError extends ErrorBase {
   override toJSON(): Record<string, unknown> {
     return { ...super.toJSON(), codec: this.codec, backend: this.backend };
   }
+}
+
+/** A frame of another codec than the decoder's: refused before it reaches the decoder. */
+export function wrongCodec(got: unknown, want: VideoCodec): InputError {
+  return new InputError('frame.codec', `frame.codec ${JSON.stringify(String(got)).slice(0, 20)} does not match the decoder's ${want}`, want);
 }

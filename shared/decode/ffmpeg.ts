@@ -2,7 +2,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { ivfFrame } from '../frames/ivf';
 import type { EncodedFrame, VideoCodec } from '../frames/types';
-import { DecoderFailedError } from './errors';
+import { DecoderFailedError, wrongCodec } from './errors';
 import type { FrameDecoder, Picture } from './types';
 
 type Child = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -191,6 +191,7 @@ export class FfmpegDecoder implements FrameDecoder {
   decode(frame: EncodedFrame, want: boolean): Promise<Picture | undefined> {
     if (this.#closed) return Promise.resolve(undefined);
     if (this.#failure) return Promise.reject(this.#failure);
+    if (frame.codec !== this.codec) return Promise.reject(wrongCodec(frame.codec, this.codec));
     let session = this.#session;
     if (session.headerSent && frame.isKeyframe && frame.width && frame.height && (frame.width !== session.width || frame.height !== session.height)) {
       session = this.#replace();

@@ -190,3 +190,9 @@ describe.each(BACKENDS)('%s backend, a stream that changes size', (backend) => {
     expect(thumbnailDifference(grayThumbnail(last), grayThumbnail({ ...last, data: small.source[9] }))).toBeLessThan(MAX_MEAN_DIFF);
   });
 });
+
+test.each(BACKENDS)('%s: a frame of another codec is refused with an input error', async (backend) => {
+  const c = await clip('H264');
+  const d = await decoder('VP8', backend);
+  await expect(d.decode(c.frames[0], true)).rejects.toMatchObject({ name: 'InputError', field: 'frame.codec' });
+});
