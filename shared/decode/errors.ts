@@ -1,10 +1,9 @@
-import { InputError } from '../errors';
+import { ClientError, InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
-import { ErrorBase } from './error-base';
 import type { DecoderBackend } from './types';
 
 /** No decoder can be made for a codec with the asked-for backend; the message says what is missing. */
-export class DecoderUnavailableError extends ErrorBase {
+export class DecoderUnavailableError extends ClientError {
   override readonly name: string = 'DecoderUnavailableError';
   readonly codec: VideoCodec;
   /** The backend asked for ('auto' when none was forced). */
@@ -26,7 +25,7 @@ export class DecoderUnavailableError extends ErrorBase {
 }
 
 /** A decoder's child process or worker failed while running (crashed, or refused the stream); a new decoder may work. */
-export class DecoderFailedError extends ErrorBase {
+export class DecoderFailedError extends ClientError {
   override readonly name: string = 'DecoderFailedError';
   readonly codec: VideoCodec;
   readonly backend: DecoderBackend;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import * as root from '../../shared';
 import { ApiError, ClientError, InputError, isAbortError, isClientError } from '../../shared/errors';
+import { DecoderFailedError, DecoderUnavailableError } from '../../shared/decode';
 import { FfmpegNotFoundError, findFfmpeg } from '../../shared/media';
 import { PublishError } from '../../shared/publish/errors';
 import { IvfFileSource } from '../../shared/publish';
@@ -59,6 +60,8 @@ describe('one error base', () => {
         errorFromClose(1008, 'RAPI-INVALID-TOKEN'),
         ffmpeg as ClientError,
         publish as ClientError,
+        new DecoderUnavailableError('H264', 'wasm', 'h264decoder is not installed'),
+        new DecoderFailedError('VP8', 'ffmpeg', 'the child exited'),
       ];
       expect(publish).toBeInstanceOf(PublishError);
       expect(ffmpeg).toBeInstanceOf(FfmpegNotFoundError);
@@ -69,8 +72,8 @@ describe('one error base', () => {
         expect(typeof err.retryable).toBe('boolean');
         expect(err.toJSON()).toMatchObject({ name: err.name, message: err.message, code: err.code, retryable: err.retryable });
       }
-      expect(errors.map((e) => e.name)).toEqual(['ApiError', 'InputError', 'SignalingError', 'FfmpegNotFoundError', 'PublishError']);
-      expect(errors.map((e) => e.code)).toEqual(['http_503', 'invalid_input', 'RAPI-INVALID-TOKEN', 'ffmpeg_not_found', 'source_failed']);
+      expect(errors.map((e) => e.name)).toEqual(['ApiError', 'InputError', 'SignalingError', 'FfmpegNotFoundError', 'PublishError', 'DecoderUnavailableError', 'DecoderFailedError']);
+      expect(errors.map((e) => e.code)).toEqual(['http_503', 'invalid_input', 'RAPI-INVALID-TOKEN', 'ffmpeg_not_found', 'source_failed', 'decoder_unavailable', 'decoder_failed']);
       expect(errors[0]).toMatchObject({ status: 503, retryable: true });
       expect(errors[2]).toMatchObject({ retryable: true, rejoin: 'new-ticket' });
       expect(new SignalingError({ reason: 'FAILURE-SDP-PARSE' }).retryable).toBe(false);
