@@ -1,0 +1,33 @@
+import type { NodeAPI } from 'node-red';
+import { InputError } from '../shared/errors';
+import { override, registerActionNode, type ServiceNodeDef } from './lib/action-node';
+import { readImage } from './lib/read-image';
+
+interface DetectDef extends ServiceNodeDef {
+  /** 'faces' (with direction) or 'humans' (heads, also from behind). */
+  detect?: string;
+  /** Message property holding the image (default payload). */
+  image?: string;
+}
+
+/** Registers `vision-streaming-detect`: faces or human heads in an image. */
+export = function register(RED: NodeAPI): void {
+  registerActionNode<DetectDef>(RED, 'vision-streaming-detect', 'detecting', async ({ def, msg, connection, RED: red }) => {
+    const what = override(msg, 'detect', def.detect || 'faces');
+    const image = readImage(red, msg, def.image, 'image');
+    const vision = connection.vision();
+    if (what === 'faces') {
+      const faces = await vision.detectFaces(image);
+      return { payload: faces, properties: { count: faces.length }, status: count(faces.length, 'face') };
+    }
+    if (what === 'humans') {
+      const humans = await vision.detectHumans(image);
+      return { payload: humans, properties: { count: humans.length }, status: count(humans.length, 'head') };
+    }
+    throw new InputError('detect', `msg.detect must be 'faces' or 'humans', got ${JSON.stringify(String(what)).slice(0, 40)}`, "'faces' | 'humans'");
+  });
+};
+
+function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
