@@ -47,6 +47,11 @@ export class ServiceConnection {
     return this.#users.size;
   }
 
+  /** True while a client, token source or dispatcher is open. */
+  get open(): boolean {
+    return Boolean(this.#vision || this.#streaming || this.#tokens || this.#dispatcher);
+  }
+
   /** Adds a node to the users of this connection. */
   register(user: ConnectionUser): void {
     this.#users.set(user.id, user);
