@@ -21,7 +21,7 @@ export = function register(RED: NodeAPI): void {
 };
 
 async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
-  const { def, msg } = ctx;
+  const { def, msg, signal } = ctx;
   const operation = override(msg, 'operation', def.operation || 'compare');
   if (!OPERATIONS.includes(operation as Operation)) {
     throw new InputError('operation', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, OPERATIONS.join(' | '));
@@ -31,38 +31,38 @@ async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
   const faceId = () => override(msg, 'faceId', def.faceId) as string;
   switch (operation as Operation) {
     case 'listCollections': {
-      const list = await vision.listCollections();
+      const list = await vision.listCollections({ signal });
       return { payload: list, properties: { count: list.length }, status: `${list.length} collection(s)` };
     }
     case 'createCollection': {
-      const created = await vision.createCollection();
+      const created = await vision.createCollection({ signal });
       return { payload: created, properties: { collectionId: created.collectionId }, status: 'created' };
     }
     case 'deleteCollection': {
       const id = collectionId();
-      await vision.deleteCollection(id);
+      await vision.deleteCollection(id, { signal });
       return { payload: { collectionId: id, deleted: true }, properties: { collectionId: id }, status: 'deleted' };
     }
     case 'listFaces': {
       const id = collectionId();
-      const faces = await vision.listFaces(id);
+      const faces = await vision.listFaces(id, { signal });
       return { payload: faces, properties: { collectionId: id, count: faces.length }, status: `${faces.length} face(s)` };
     }
     case 'addFace': {
       const id = collectionId();
-      const added = await vision.addFace(id, readImage(ctx.RED, msg, def.image, 'image'));
+      const added = await vision.addFace(id, readImage(ctx.RED, msg, def.image, 'image'), { signal });
       return { payload: added, properties: { collectionId: id, faceId: added.faceId }, status: 'face added' };
     }
     case 'removeFace': {
       const id = collectionId();
       const face = faceId();
-      await vision.removeFace(id, face);
+      await vision.removeFace(id, face, { signal });
       return { payload: { collectionId: id, faceId: face, removed: true }, properties: { collectionId: id, faceId: face }, status: 'face removed' };
     }
     case 'compare': {
       const id = collectionId();
       const maxResults = optionalNumber(override(msg, 'maxResults', def.maxResults));
-      const result = await vision.compareWithCollection(id, readImage(ctx.RED, msg, def.image, 'image'), { maxResults });
+      const result = await vision.compareWithCollection(id, readImage(ctx.RED, msg, def.image, 'image'), { maxResults, signal });
       const best = result.target.faces[0];
       return {
         payload: result,

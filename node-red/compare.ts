@@ -11,10 +11,10 @@ interface CompareDef extends ServiceNodeDef {
 
 /** Registers `vision-streaming-compare`: similarity of the main face of two images. */
 export = function register(RED: NodeAPI): void {
-  registerActionNode<CompareDef>(RED, 'vision-streaming-compare', 'comparing', async ({ def, msg, connection, RED: red }) => {
+  registerActionNode<CompareDef>(RED, 'vision-streaming-compare', 'comparing', async ({ def, msg, connection, RED: red, signal }) => {
     const source = readImage(red, msg, def.source || 'payload', 'source');
     const target = readImage(red, msg, def.target || 'target', 'target');
-    const result = await connection.vision().compareFaces(source, target);
+    const result = await connection.vision().compareFaces(source, target, { signal });
     return { payload: result, properties: { score: result.score }, status: `score ${result.score.toFixed(2)}` };
   });
 };

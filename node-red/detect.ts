@@ -12,16 +12,16 @@ interface DetectDef extends ServiceNodeDef {
 
 /** Registers `vision-streaming-detect`: faces or human heads in an image. */
 export = function register(RED: NodeAPI): void {
-  registerActionNode<DetectDef>(RED, 'vision-streaming-detect', 'detecting', async ({ def, msg, connection, RED: red }) => {
+  registerActionNode<DetectDef>(RED, 'vision-streaming-detect', 'detecting', async ({ def, msg, connection, RED: red, signal }) => {
     const what = override(msg, 'detect', def.detect || 'faces');
     const image = readImage(red, msg, def.image, 'image');
     const vision = connection.vision();
     if (what === 'faces') {
-      const faces = await vision.detectFaces(image);
+      const faces = await vision.detectFaces(image, { signal });
       return { payload: faces, properties: { count: faces.length }, status: count(faces.length, 'face') };
     }
     if (what === 'humans') {
-      const humans = await vision.detectHumans(image);
+      const humans = await vision.detectHumans(image, { signal });
       return { payload: humans, properties: { count: humans.length }, status: count(humans.length, 'head') };
     }
     throw new InputError('detect', `msg.detect must be 'faces' or 'humans', got ${JSON.stringify(String(what)).slice(0, 40)}`, "'faces' | 'humans'");

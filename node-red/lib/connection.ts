@@ -1,6 +1,6 @@
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { InputError, isClientError } from '../../shared/errors';
-import { STREAMING_SCOPES, TokenSource, VISION_SCOPES } from '../../shared/auth';
+import { ALL_SCOPES, TokenSource } from '../../shared/auth';
 import { VisionClient } from '../../shared/vision';
 import { StreamingClient } from '../../shared/streaming';
 
@@ -18,9 +18,6 @@ export interface ConnectionUser {
   readonly id: string;
   status(status: { fill?: 'red' | 'green' | 'yellow' | 'blue' | 'grey'; shape?: 'ring' | 'dot'; text?: string } | Record<string, never>): void;
 }
-
-/** Every scope both services need, so one token serves every node of the config. */
-const ALL_SCOPES: readonly string[] = Object.freeze([...VISION_SCOPES, ...STREAMING_SCOPES]);
 
 /**
  * The resources a config node shares with the nodes that use it: one token source, one
@@ -122,14 +119,15 @@ export class ServiceConnection {
       const { clientId, clientSecret, authUrl } = this.#settings;
       if (!clientId) throw new InputError('clientId', 'the vision-streaming-config node has no client id', 'non-empty string');
       if (!clientSecret) throw new InputError('clientSecret', 'the vision-streaming-config node has no client secret', 'non-empty string');
-      this.#tokens = new TokenSource({ authUrl, clientId, clientSecret, scopes: ALL_SCOPES });
+      // Every scope of both services, so one token serves every node of the config.
+      this.#tokens = new TokenSource({ authUrl, clientId, clientSecret, scopes: ALL_SCOPES, dispatcher: this.#sharedDispatcher() });
     }
     return this.#tokens;
   }
 
   #sharedDispatcher(): Dispatcher {
-    // The proxy-aware agent behaves as a plain Agent when no HTTP(S)_PROXY is set.
-    this.#dispatcher ??= hasProxy() ? new EnvHttpProxyAgent(AGENT_OPTIONS) : new Agent(AGENT_OPTIONS);
+    // Honours HTTP(S)_PROXY and NO_PROXY like the core's default; a plain agent when none is set.
+    this.#dispatcher ??= new EnvHttpProxyAgent(AGENT_OPTIONS);
     return this.#dispatcher;
   }
 }
@@ -137,11 +135,6 @@ export class ServiceConnection {
 const AGENT_OPTIONS = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connect: { timeout: 10_000 } };
 
 const AUTH_FAILED = { fill: 'red', shape: 'ring', text: 'credentials refused' } as const;
-
-function hasProxy(): boolean {
-  const env = process.env;
-  return Boolean(env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy);
-}
 
 /** True when the token endpoint refused the client id or secret. */
 export function isAuthFailure(err: unknown): boolean {

@@ -38,7 +38,7 @@ function connection(): ServiceConnection {
 /** Status objects a node shows from now on. */
 function statuses(id: string): Record<string, unknown>[] {
   const seen: Record<string, unknown>[] = [];
-  (helper.getNode(id) as Node).on('call:status', (call: { args: [Record<string, unknown>] }) => seen.push(call.args[0]));
+  (helper.getNode(id) as unknown as NodeJS.EventEmitter).on('call:status', (call: { args: [Record<string, unknown>] }) => seen.push(call.args[0]));
   return seen;
 }
 

@@ -1,7 +1,7 @@
 /** The part of node-red-node-test-helper (which ships no types) that these tests use. */
 declare module 'node-red-node-test-helper' {
   import type { Node } from 'node-red';
-  type NodeModule = (RED: unknown) => void | Promise<void>;
+  type NodeModule = (RED: never) => void | Promise<void>;
   interface NodeTestHelper {
     load(nodes: NodeModule | NodeModule[], flow: object[], credentials?: Record<string, unknown>): Promise<void>;
     unload(): Promise<void>;
