@@ -53,7 +53,7 @@ export function registerActionNode<D extends ServiceNodeDef>(
 ): void {
   function ActionNode(this: Node, def: D): void {
     RED.nodes.createNode(this, def);
-    const node = this;
+    const node: Node = this; // eslint-disable-line @typescript-eslint/no-this-alias -- the handlers below are arrow functions of fixed arity
     const connection = serviceConnection(RED, def.service);
     const closing = new AbortController();
     if (connection) connection.register(node);

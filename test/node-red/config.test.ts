@@ -1,5 +1,5 @@
-import configNode = require('../../node-red/config');
-import detectNode = require('../../node-red/detect');
+import configNode from '../../node-red/config';
+import detectNode from '../../node-red/detect';
 import type { Node } from 'node-red';
 import type { RunningSandbox } from '../../sandbox';
 import type { ServiceConnection } from '../../node-red/lib/connection';

@@ -1,7 +1,7 @@
-import collectionNode = require('../../node-red/collection');
-import compareNode = require('../../node-red/compare');
-import configNode = require('../../node-red/config');
-import detectNode = require('../../node-red/detect');
+import collectionNode from '../../node-red/collection';
+import compareNode from '../../node-red/compare';
+import configNode from '../../node-red/config';
+import detectNode from '../../node-red/detect';
 import type { RunningSandbox } from '../../sandbox';
 import { astronautFaceOfSize, astronautJpeg, gradientJpeg } from '../support/images';
 import { configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, sandboxForTests, useNodeRedHelper } from './support/runtime';
