@@ -1,8 +1,39 @@
 /**
- * Typed errors of the core client. Neither class keeps request options, headers or the
- * underlying transport error: those can hold a bearer token, an API key or a client secret,
- * and an error object tends to end up in logs and workflow outputs.
+ * Typed errors of the package. Every error a public call throws on purpose extends ClientError.
+ * None of them keeps request options, headers or the underlying transport error: those can hold a
+ * bearer token, an API key or a client secret, and an error object tends to end up in logs and
+ * workflow outputs.
  */
+
+/** What every error of the package is built from. */
+export interface ClientErrorInit {
+  /** Short machine-readable code, e.g. 'invalid_input', 'ABORTED', 'RAPI-INVALID-TOKEN'. */
+  code: string;
+  /** Whether repeating the same operation later could succeed (default false). */
+  retryable?: boolean;
+  /** HTTP status, when a response arrived. */
+  status?: number;
+}
+
+/** Base of every error the package throws on purpose; `code` and `retryable` are always set. */
+export class ClientError extends Error {
+  override readonly name: string = 'ClientError';
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly status?: number;
+
+  constructor(message: string, init: ClientErrorInit) {
+    super(message);
+    this.code = init.code;
+    this.retryable = init.retryable ?? false;
+    if (init.status !== undefined) this.status = init.status;
+  }
+
+  /** Safe fields only, for logs and host outputs. */
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, message: this.message, code: this.code, retryable: this.retryable, status: this.status };
+  }
+}
 
 /** Longest service message kept on an error; bodies can be arbitrarily large. */
 export const MAX_SERVICE_MESSAGE = 500;
@@ -32,12 +63,9 @@ export interface ApiErrorInit {
 }
 
 /** A request reached (or tried to reach) the service and failed. */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
-  readonly status?: number;
+export class ApiError extends ClientError {
+  override readonly name: string = 'ApiError';
   readonly serviceMessage: string;
-  readonly code?: string;
-  readonly retryable: boolean;
   readonly operation: string;
   /** Wait the server asked for (Retry-After), in milliseconds, when it sent one. */
   readonly retryAfterMs?: number;
@@ -45,17 +73,16 @@ export class ApiError extends Error {
   constructor(init: ApiErrorInit) {
     const serviceMessage = shortenText(init.serviceMessage);
     // Callers build messages from shortened text; the cap is the backstop for one that did not.
-    super(shortenText(init.message ?? defaultMessage({ ...init, serviceMessage }), MAX_MESSAGE));
-    this.status = init.status;
+    // Without a code of its own, the status (or the lack of a response) is the code.
+    const code = init.code === undefined ? (init.status === undefined ? 'ENETWORK' : `http_${init.status}`) : shortenText(init.code, MAX_CODE);
+    super(shortenText(init.message ?? defaultMessage({ ...init, serviceMessage }), MAX_MESSAGE), { code, retryable: init.retryable, status: init.status });
     this.serviceMessage = serviceMessage;
-    this.code = init.code === undefined ? undefined : shortenText(init.code, MAX_CODE);
-    this.retryable = init.retryable;
     this.operation = init.operation;
     if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
   }
 
   /** Safe fields only, for logs and host outputs. */
-  toJSON(): Record<string, unknown> {
+  override toJSON(): Record<string, unknown> {
     return {
       name: this.name,
       message: this.message,
@@ -70,28 +97,33 @@ export class ApiError extends Error {
 }
 
 /** Input that the client refuses before sending anything. */
-export class InputError extends Error {
-  override readonly name = 'InputError';
+export class InputError extends ClientError {
+  override readonly name: string = 'InputError';
   /** The offending parameter, e.g. 'image', 'maxResults', 'collectionId'. */
   readonly field: string;
   /** The limit that was broken, in words, e.g. 'less than 4194304 bytes'. */
   readonly limit?: string;
 
   constructor(field: string, message: string, limit?: string) {
-    super(message);
+    super(message, { code: 'invalid_input', retryable: false });
     this.field = field;
     this.limit = limit;
   }
 
   /** Safe fields only, for logs and host outputs. */
-  toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, field: this.field, limit: this.limit };
+  override toJSON(): Record<string, unknown> {
+    return { name: this.name, message: this.message, code: this.code, retryable: this.retryable, field: this.field, limit: this.limit };
   }
 }
 
-/** True for errors this library raises on purpose (as opposed to bugs). */
-export function isClientError(err: unknown): err is ApiError | InputError {
-  return err instanceof ApiError || err instanceof InputError;
+/** True for errors this package raises on purpose (as opposed to bugs): every ClientError. */
+export function isClientError(err: unknown): err is ClientError {
+  return err instanceof ClientError;
+}
+
+/** True for the error of a call its caller aborted (ApiError code 'ABORTED'). */
+export function isAbortError(err: unknown): err is ApiError {
+  return err instanceof ApiError && err.code === 'ABORTED';
 }
 
 function defaultMessage(init: ApiErrorInit): string {

@@ -1,24 +1,66 @@
-/** Public API of the core client: host-agnostic, shared by the n8n and Node-RED nodes. */
-export { ApiError, InputError, isClientError, type ApiErrorInit } from './errors';
-export * from './auth';
-export * from './http';
-export * from './image';
-export * from './vision';
-export * from './streaming';
-export * from './signaling';
+/**
+ * Public API of the package root: the clients, the signaling session, the publisher, errors and
+ * types. Hosts that need only one service import `<package>/vision` or `<package>/streaming`,
+ * which do not load werift.
+ */
+export * from './common';
 export {
-  FrameAssembler,
-  IvfReader,
-  ivfFileHeader,
-  ivfFrame,
-  parseVp8Frame,
-  parseVp9Frame,
-  H264ParameterCache,
-  AccessUnitSplitter,
-  type EncodedFrame,
-  type VideoCodec,
-  type FrameAssemblerOptions,
-  type KeyframeReason,
-} from './frames';
-export * from './publish';
+  VisionClient,
+  downloadImage,
+  MAX_IMAGE_BYTES,
+  type VisionClientOptions,
+  type VisionCredentialsOptions,
+  type VisionTokenSourceOptions,
+  type VisionTransportOptions,
+  type DownloadLimits,
+  type DownloadOptions,
+  type ImageInput,
+  type ImageMime,
+} from './vision';
+export type * from './vision/types';
+export {
+  StreamingClient,
+  type StreamingClientOptions,
+  type StreamingCredentialsOptions,
+  type StreamingTokenSourceOptions,
+  type StreamingTransportOptions,
+  type StreamingCallOptions,
+  type Room,
+  type RoomState,
+  type Ticket,
+  type TicketDirection,
+} from './streaming';
+export {
+  SignalingSession,
+  SignalingError,
+  type SessionOptions,
+  type SessionEvents,
+  type RejoinPolicy,
+  type ConnectedInfo,
+  type RejoiningInfo,
+  type RejoinAdvice,
+  type Role,
+  type VideoSettings,
+  type AudioSettings,
+  type AudioCodec,
+} from './signaling';
+export type { EncodedFrame, VideoCodec } from './frames';
+export {
+  Publisher,
+  openVideoSource,
+  IvfFileSource,
+  AnnexBFileSource,
+  FfmpegSource,
+  type PublisherOptions,
+  type PublisherEvents,
+  type PublisherStats,
+  type OpenSourceOptions,
+  type VideoSource,
+  type SourceFrame,
+  type FileSourceOptions,
+  type EncodeSettings,
+  type FfmpegInput,
+  type FfmpegSourceOptions,
+} from './publish';
+export { PublishError, type PublishErrorCode } from './publish/errors';
 export { findFfmpeg, FfmpegNotFoundError, type FfmpegLookup } from './media';

@@ -1,4 +1,8 @@
+import type { Dispatcher } from 'undici';
+import { InputError } from '../errors';
 import type { RetryPolicy } from '../http/retry';
+import type { HttpTransport } from '../http/transport';
+import { isTokenProvider, type TokenProvider } from './provider';
 import { TokenSource } from './token-source';
 
 /** Client credentials from which a service client builds (and owns) its token source. */
@@ -8,23 +12,48 @@ export interface ClientCredentials {
   clientSecret: string;
 }
 
-/** A token source owned by the caller: a service client uses it but never closes it. */
+/** Tokens from a provider owned by the caller: a service client uses it but never closes it. */
 export interface CallerTokenSource {
-  tokens: TokenSource;
+  tokens: TokenProvider;
 }
 
-/** The token source of a service client and whether the client must close it. */
+/** A host's transport; without `tokens` it authorises every request itself (n8n's credentials). */
+export interface HostTransport {
+  transport: HttpTransport;
+  tokens?: TokenProvider;
+}
+
+/** The three ways a service client gets authorised, plus the settings every client shares. */
+export type ClientAuthOptions = (ClientCredentials | CallerTokenSource | HostTransport) & {
+  dispatcher?: Dispatcher;
+  retry?: Partial<RetryPolicy>;
+};
+
+/** The token provider of a service client, and the source it must close when it built one. */
 export interface ClientTokens {
-  tokens: TokenSource;
-  owned: boolean;
+  tokens?: TokenProvider;
+  owned?: TokenSource;
+  transport?: HttpTransport;
 }
 
-/** Picks the caller's token source, or builds one for `scopes` from the credentials. */
-export function clientTokens(
-  options: (ClientCredentials | CallerTokenSource) & { retry?: Partial<RetryPolicy> },
-  scopes: readonly string[],
-): ClientTokens {
-  if ('tokens' in options && options.tokens) return { tokens: options.tokens, owned: false };
-  const { authUrl, clientId, clientSecret } = options as ClientCredentials;
-  return { tokens: new TokenSource({ authUrl, clientId, clientSecret, scopes, retry: options.retry }), owned: true };
+/** Picks the caller's provider or transport, or builds a token source for `scopes` from the credentials. */
+export function clientTokens(options: ClientAuthOptions, scopes: readonly string[]): ClientTokens {
+  const o = options as Partial<ClientCredentials & CallerTokenSource & HostTransport>;
+  if (o.tokens !== undefined && !isTokenProvider(o.tokens)) {
+    throw new InputError('tokens', 'tokens must be a token provider (getToken and invalidate methods)', 'TokenProvider');
+  }
+  if (o.transport !== undefined) {
+    if (typeof o.transport !== 'function') throw new InputError('transport', 'transport must be a function (request) => Promise<response>', 'HttpTransport');
+    return { tokens: o.tokens, transport: o.transport };
+  }
+  if (o.tokens !== undefined) return { tokens: o.tokens };
+  const owned = new TokenSource({
+    authUrl: o.authUrl as string,
+    clientId: o.clientId as string,
+    clientSecret: o.clientSecret as string,
+    scopes,
+    retry: options.retry,
+    dispatcher: options.dispatcher,
+  });
+  return { tokens: owned, owned };
 }

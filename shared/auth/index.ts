@@ -1,5 +1,7 @@
-/** Client-credentials tokens. */
-export { TokenSource, type Token, type TokenSourceOptions } from './token-source';
+/** Tokens: the provider interface, the built-in client-credentials source, one-shot requests. */
+export type { Token, TokenProvider } from './provider';
+export { TokenSource, type TokenSourceOptions } from './token-source';
 export { acquireTokenSource, type TokenSourceLease } from './shared-sources';
-export { VISION_SCOPES, STREAMING_SCOPES } from './scopes';
-export type { ClientCredentials, CallerTokenSource } from './client-tokens';
+export { requestToken, type RequestTokenOptions, type IssuedToken } from './request-token';
+export { VISION_SCOPES, STREAMING_SCOPES, ALL_SCOPES } from './scopes';
+export type { ClientCredentials, CallerTokenSource, HostTransport } from './client-tokens';

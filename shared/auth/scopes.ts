@@ -9,3 +9,6 @@ export const VISION_SCOPES: readonly string[] = Object.freeze([
 
 /** Rooms, tickets and signaling of the live streaming service. */
 export const STREAMING_SCOPES: readonly string[] = Object.freeze(['sfu.api.ricoh/v1/sfu']);
+
+/** Every scope of both services, for one token source shared by vision and streaming clients. */
+export const ALL_SCOPES: readonly string[] = Object.freeze([...VISION_SCOPES, ...STREAMING_SCOPES]);

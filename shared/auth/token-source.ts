@@ -1,19 +1,14 @@
-import type { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ApiError, InputError } from '../errors';
-import { usePool, type DispatcherLease } from '../http/dispatchers';
-import { responseError } from '../http/error-body';
+import { defaultDispatcher } from '../http/dispatcher';
 import { resolveRetryPolicy, type RetryPolicy } from '../http/retry';
-import { closedError, withRetries } from '../http/retry-loop';
-import { send } from '../http/send';
+import { abortedError, closedError, withRetries } from '../http/retry-loop';
 import { parseServiceBase, type ServiceBase } from '../http/url';
+import { raceAbort } from '../util/abort';
+import type { Token, TokenProvider } from './provider';
+import { checkScopes, fetchToken, requireText } from './request-token';
 
-/** An access token (and, for vision, its API key) with the moment it stops being valid. */
-export interface Token {
-  accessToken: string;
-  apiKey?: string;
-  /** Epoch milliseconds. */
-  expiresAt: number;
-}
+export type { Token } from './provider';
 
 /** How to obtain tokens for one client (client id + secret + scopes). */
 export interface TokenSourceOptions {
@@ -24,15 +19,13 @@ export interface TokenSourceOptions {
   scopes: readonly string[];
   /** Renew this long before expiry (default 10 s, the vendor SDK's margin). */
   renewBeforeSeconds?: number;
-  /** Pool to use instead of the shared per-origin one (the caller keeps ownership). */
-  dispatcher?: Pool;
+  /** undici dispatcher to send through (default: the shared one, see defaultDispatcher()); the caller keeps ownership. */
+  dispatcher?: Dispatcher;
   retry?: Partial<RetryPolicy>;
   /** Per-attempt timeout of the token request (default 30 s). */
   timeoutMs?: number;
 }
 
-/** Lifetime assumed when the server does not say (the real service issues one-hour tokens). */
-const DEFAULT_LIFETIME_S = 3600;
 /** For short-lived tokens a fixed margin could exceed the lifetime: never renew earlier than this fraction. */
 const MAX_MARGIN_FRACTION = 0.2;
 
@@ -41,7 +34,7 @@ const MAX_MARGIN_FRACTION = 0.2;
  * by one request at a time however many callers wait. Secrets live in private fields so that
  * `util.inspect` and JSON of this object cannot reveal them.
  */
-export class TokenSource {
+export class TokenSource implements TokenProvider {
   /** Base address of the authorization server (no credentials in it). */
   readonly authUrl: string;
   readonly clientId: string;
@@ -51,7 +44,7 @@ export class TokenSource {
   readonly #renewBeforeMs: number;
   readonly #retry: RetryPolicy;
   readonly #timeoutMs: number;
-  readonly #lease: DispatcherLease;
+  readonly #dispatcher?: Dispatcher;
   readonly #closing = new AbortController();
   #cached?: Token & { renewAt: number };
   #inflight?: Promise<Token>;
@@ -65,13 +58,17 @@ export class TokenSource {
     this.#secret = options.clientSecret;
     this.#renewBeforeMs = checked.renewBeforeMs;
     this.#retry = checked.retry;
-    this.#timeoutMs = options.timeoutMs ?? 30_000;
-    this.#lease = usePool(this.#base.origin, options.dispatcher);
+    this.#timeoutMs = checked.timeoutMs;
+    this.#dispatcher = options.dispatcher;
   }
 
-  /** A valid token, from the cache when it is not about to expire. */
-  getToken(): Promise<Token> {
+  /**
+   * A valid token, from the cache when it is not about to expire. `signal` ends only this caller's
+   * wait (ApiError 'ABORTED'): a request other callers share goes on.
+   */
+  getToken(signal?: AbortSignal): Promise<Token> {
     if (this.#closing.signal.aborted) return Promise.reject(closedError('getToken', 'token source'));
+    if (signal?.aborted) return Promise.reject(abortedError('getToken'));
     const cached = this.#cached;
     if (cached && Date.now() < cached.renewAt) return Promise.resolve(publicView(cached));
     if (!this.#inflight) {
@@ -80,7 +77,7 @@ export class TokenSource {
         this.#inflight = undefined;
       });
     }
-    return this.#inflight;
+    return raceAbort(this.#inflight, signal, () => abortedError('getToken'));
   }
 
   /** Forgets `accessToken` after the service refused it (401); the next getToken() fetches a new one. */
@@ -93,11 +90,11 @@ export class TokenSource {
     return this.#closing.signal.aborted;
   }
 
-  /** Drops the cached token, stops retries and releases the connection pool (when this source owns its lease). */
-  async close(): Promise<void> {
+  /** Drops the cached token and stops retries. The dispatcher is not closed (it is shared or the caller's). */
+  close(): Promise<void> {
     this.#closing.abort();
     this.#cached = undefined;
-    await this.#lease.release();
+    return Promise.resolve();
   }
 
   async #renew(previous?: Token): Promise<Token> {
@@ -122,41 +119,21 @@ export class TokenSource {
   }
 
   async #requestOnce(): Promise<Token & { renewAt: number }> {
-    const startedAt = Date.now();
-    const form = new URLSearchParams({ grant_type: 'client_credentials', scope: this.scopes.join(' ') });
-    const received = await send({
-      pool: this.#lease.pool,
+    const token = await fetchToken({
       base: this.#base,
-      method: 'POST',
-      path: '/v1/token',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${this.clientId}:${this.#secret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-      },
-      body: form.toString(),
+      authUrl: this.authUrl,
+      clientId: this.clientId,
+      clientSecret: this.#secret,
+      scopes: this.scopes,
+      dispatcher: this.#dispatcher ?? defaultDispatcher(),
       timeoutMs: this.#timeoutMs,
-      operation: 'getToken',
+      // close() ends a request in flight rather than waiting for it.
+      signal: this.#closing.signal,
     });
-    if (received.status === 401 || received.status === 403 || (received.status === 400 && /invalid_client/.test(received.text))) {
-      const fault = responseError('getToken', received.status, received.text);
-      throw new ApiError({
-        operation: 'getToken',
-        status: received.status,
-        serviceMessage: fault.serviceMessage,
-        code: fault.code ?? 'invalid_client',
-        retryable: false,
-        message: `getToken failed: the client id or client secret was rejected by ${this.authUrl} (HTTP ${received.status}: ${fault.serviceMessage})`,
-      });
-    }
-    if (received.status < 200 || received.status >= 300) {
-      throw responseError('getToken', received.status, received.text, { retryAfter: received.headers['retry-after'] });
-    }
-    const token = parseTokenResponse(received.text);
     const lifetimeMs = token.expiresInS * 1000;
-    const expiresAt = startedAt + lifetimeMs;
     const margin = Math.min(this.#renewBeforeMs, lifetimeMs * MAX_MARGIN_FRACTION);
-    return { accessToken: token.accessToken, apiKey: token.apiKey, expiresAt, renewAt: expiresAt - margin };
+    const view = publicView(token);
+    return { ...view, renewAt: token.expiresAt - margin };
   }
 }
 
@@ -168,6 +145,7 @@ export interface CheckedTokenSourceOptions {
   scopes: readonly string[];
   renewBeforeMs: number;
   retry: RetryPolicy;
+  timeoutMs: number;
 }
 
 /** Checks every option (InputError naming the field) and normalises the address and scopes. */
@@ -176,48 +154,25 @@ export function checkTokenSourceOptions(options: TokenSourceOptions): CheckedTok
   const base = parseServiceBase(options.authUrl, 'authUrl');
   requireText(options.clientId, 'clientId', 'client id');
   requireText(options.clientSecret, 'clientSecret', 'client secret');
-  if (!Array.isArray(options.scopes) || options.scopes.some((s) => typeof s !== 'string' || /\s/.test(s))) {
-    throw new InputError('scopes', 'scopes must be an array of scope names without spaces', 'string[]');
-  }
+  checkScopes(options.scopes);
   const renewBefore = options.renewBeforeSeconds ?? 10;
   if (!Number.isFinite(renewBefore) || renewBefore < 0) {
     throw new InputError('renewBeforeSeconds', 'renewBeforeSeconds must be a number >= 0', '>= 0');
   }
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new InputError('timeoutMs', 'timeoutMs must be a number > 0', '> 0');
   return {
     base,
     authUrl: base.origin + base.prefix,
     scopes: Object.freeze([...options.scopes]),
     renewBeforeMs: renewBefore * 1000,
     retry: resolveRetryPolicy(options.retry),
+    timeoutMs,
   };
-}
-
-function parseTokenResponse(text: string): { accessToken: string; apiKey?: string; expiresInS: number } {
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw invalidTokenResponse('the body is not JSON');
-  }
-  const accessToken = body.access_token;
-  if (typeof accessToken !== 'string' || accessToken === '') throw invalidTokenResponse('access_token is missing');
-  const apiKey = typeof body.api_key === 'string' && body.api_key !== '' ? body.api_key : undefined;
-  const expiresIn = Number(body.expires_in ?? DEFAULT_LIFETIME_S);
-  return { accessToken, apiKey, expiresInS: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : DEFAULT_LIFETIME_S };
-}
-
-function invalidTokenResponse(why: string): ApiError {
-  return new ApiError({ operation: 'getToken', status: 200, serviceMessage: why, code: 'invalid_response', retryable: false, message: `getToken failed: unexpected token response (${why})` });
 }
 
 function publicView(token: Token): Token {
   return token.apiKey === undefined
     ? { accessToken: token.accessToken, expiresAt: token.expiresAt }
     : { accessToken: token.accessToken, apiKey: token.apiKey, expiresAt: token.expiresAt };
-}
-
-function requireText(value: unknown, field: string, what: string): void {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new InputError(field, `${field} is required: the ${what} of the API client (non-empty string)`, 'non-empty string');
-  }
 }

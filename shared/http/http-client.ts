@@ -1,15 +1,19 @@
-import type { Pool } from 'undici';
-import type { TokenSource } from '../auth/token-source';
+import { Response, type Dispatcher, type FormData } from 'undici';
+import { checkScope, type TokenProvider } from '../auth/provider';
 import { ApiError, InputError } from '../errors';
-import { usePool, type DispatcherLease } from './dispatchers';
+import { defaultDispatcher } from './dispatcher';
 import { neverSent, parseErrorBody, responseError } from './error-body';
 import { resolveRetryPolicy, type RetryPolicy } from './retry';
 import { withRetries } from './retry-loop';
-import { send, type RequestBody } from './send';
+import { send } from './send';
+import { undiciTransport, type HttpTransport } from './transport';
 import { parseServiceBase, type ServiceBase } from './url';
 
 /** Largest request body the service accepts; above it the gateway answers a plain-text 413. */
 export const MAX_BODY_BYTES = 10_485_760;
+
+/** A request body: bytes, text, or a multipart form (serialised once, before the transport sees it). */
+export type RequestBody = Uint8Array | string | FormData;
 
 /** How to reach one service. */
 export interface HttpClientOptions {
@@ -17,14 +21,17 @@ export interface HttpClientOptions {
   baseUrl: string;
   /** Name of the option the base address came from, for errors (default 'baseUrl'). */
   baseUrlField?: string;
-  tokens: TokenSource;
+  /** Where tokens come from; may be left out only with a `transport` that authorises requests itself. */
+  tokens?: TokenProvider;
+  /** Replaces the undici call (not the retries, parsing or error mapping). */
+  transport?: HttpTransport;
+  /** undici dispatcher for the built-in transport (default: defaultDispatcher()); the caller keeps ownership. */
+  dispatcher?: Dispatcher;
   /** Send `x-api-key` (the vision service wants it; streaming does not). */
   sendApiKey: boolean;
   retry?: Partial<RetryPolicy>;
   /** Per-attempt timeout for the response headers and for each body chunk (default 60 s). */
   timeoutMs?: number;
-  /** Pool to use instead of the shared per-origin one (the caller keeps ownership). */
-  dispatcher?: Pool;
 }
 
 /** One call of the service. */
@@ -40,6 +47,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   /** Client operation name, used in errors. */
   operation: string;
+  /** The token scope the call needs; refused before sending when the provider's scopes lack it. */
+  scope?: string;
   /** 'json' (default) parses the response, 'empty' discards it, 'text' returns it. */
   expect?: 'json' | 'empty' | 'text';
   /**
@@ -54,6 +63,7 @@ export interface HttpRequest {
   retryTooManyRequests?: boolean;
   /** Added to the message of a 404, e.g. which id was unknown. */
   notFoundHint?: string;
+  /** Aborting stops the attempt and any backoff at once: ApiError code 'ABORTED'. */
   signal?: AbortSignal;
 }
 
@@ -63,21 +73,31 @@ export interface HttpRequest {
  */
 export class HttpClient {
   readonly #base: ServiceBase;
-  readonly #tokens: TokenSource;
+  readonly #tokens?: TokenProvider;
+  readonly #transport: HttpTransport;
+  readonly #foreign: boolean;
   readonly #sendApiKey: boolean;
   readonly #retry: RetryPolicy;
   readonly #timeoutMs: number;
-  readonly #lease: DispatcherLease;
   /** Aborted by close(): stops retry loops and refuses new requests. */
   readonly #closing = new AbortController();
 
   constructor(options: HttpClientOptions) {
     this.#base = parseServiceBase(options.baseUrl, options.baseUrlField ?? 'baseUrl');
+    if (options.transport !== undefined && typeof options.transport !== 'function') {
+      throw new InputError('transport', 'transport must be a function (request) => Promise<response>', 'HttpTransport');
+    }
+    if (options.tokens === undefined && options.transport === undefined) {
+      throw new InputError('tokens', 'a token provider is required unless a transport that authorises requests is given', 'TokenProvider');
+    }
     this.#tokens = options.tokens;
+    this.#foreign = options.transport !== undefined;
+    this.#transport = options.transport ?? undiciTransport(options.dispatcher ?? defaultDispatcher());
     this.#sendApiKey = options.sendApiKey;
     this.#retry = resolveRetryPolicy(options.retry);
-    this.#timeoutMs = options.timeoutMs ?? 60_000;
-    this.#lease = usePool(this.#base.origin, options.dispatcher);
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new InputError('timeoutMs', 'timeoutMs must be a number > 0', '> 0');
+    this.#timeoutMs = timeoutMs;
   }
 
   /** The policy in force (defaults filled in). */
@@ -85,9 +105,15 @@ export class HttpClient {
     return { ...this.#retry };
   }
 
+  /** Throws an InputError when the token provider's scopes do not cover `scope`. */
+  checkScope(scope: string, operation: string): void {
+    checkScope(this.#tokens, scope, operation);
+  }
+
   /** Sends the request, retrying per policy, and returns the parsed response. */
   async request<T>(req: HttpRequest): Promise<T> {
-    const prepared = prepareBody(req);
+    checkScope(this.#tokens, req.scope, req.operation);
+    const prepared = await prepareBody(req);
     // Renewing after a 401 is not a retry, and happens once per request, whatever the attempt.
     const renewal = { done: false };
     const loop = {
@@ -101,21 +127,26 @@ export class HttpClient {
   }
 
   /**
-   * Stops retrying, refuses new requests (ApiError code 'closed') and releases the connection pool
-   * (when this client owns its lease). The token source is not closed.
+   * Stops retrying and refuses new requests (ApiError code 'closed'). Neither the token provider
+   * nor the dispatcher is closed: they are shared or the caller's.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.#closing.abort();
-    await this.#lease.release();
+    return Promise.resolve();
   }
 
   async #attempt<T>(req: HttpRequest, prepared: PreparedBody, attempt: number, renewal: { done: boolean }): Promise<T> {
     for (;;) {
-      const token = await this.#tokens.getToken();
-      const headers: Record<string, string> = { authorization: `Bearer ${token.accessToken}`, ...prepared.headers };
-      if (this.#sendApiKey && token.apiKey !== undefined) headers['x-api-key'] = token.apiKey;
+      const headers: Record<string, string> = { ...prepared.headers };
+      // Without a provider the host's transport authorises the request itself.
+      const token = this.#tokens ? await this.#tokens.getToken(req.signal) : undefined;
+      if (token) {
+        headers.authorization = `Bearer ${token.accessToken}`;
+        if (this.#sendApiKey && token.apiKey !== undefined) headers['x-api-key'] = token.apiKey;
+      }
       const received = await send({
-        pool: this.#lease.pool,
+        transport: this.#transport,
+        foreign: this.#foreign,
         base: this.#base,
         method: req.method,
         path: req.path,
@@ -132,7 +163,7 @@ export class HttpClient {
         // resource; "gone" is then the outcome the caller asked for.
         return parseSuccess<T>({ ...req, expect: 'empty' }, received.status, '');
       }
-      if (received.status === 401 && !renewal.done) {
+      if (received.status === 401 && !renewal.done && token && this.#tokens) {
         // The token may have been revoked or expired early: renew once and send again.
         renewal.done = true;
         this.#tokens.invalidate(token.accessToken);
@@ -157,18 +188,28 @@ export class HttpClient {
 }
 
 interface PreparedBody {
-  body?: RequestBody;
+  body?: Buffer | string;
   headers: Record<string, string>;
 }
 
-function prepareBody(req: HttpRequest): PreparedBody {
+/** Serialises the body once; every attempt (and every transport) then sends the same bytes. */
+async function prepareBody(req: HttpRequest): Promise<PreparedBody> {
   const headers: Record<string, string> = { ...(req.headers ?? {}) };
-  let body = req.body;
+  let body: Buffer | string | undefined;
   if (req.json !== undefined) {
     body = JSON.stringify(req.json);
     headers['content-type'] ??= 'application/json';
+  } else if (typeof req.body === 'string') {
+    body = req.body;
+  } else if (req.body instanceof Uint8Array) {
+    body = Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength);
+  } else if (req.body !== undefined) {
+    // undici's Response writes the multipart framing and names the boundary in its content-type.
+    const encoded = new Response(req.body);
+    body = Buffer.from(await encoded.arrayBuffer());
+    headers['content-type'] = encoded.headers.get('content-type') ?? 'multipart/form-data';
   }
-  const size = typeof body === 'string' ? Buffer.byteLength(body) : body instanceof Uint8Array ? body.byteLength : 0;
+  const size = typeof body === 'string' ? Buffer.byteLength(body) : (body?.byteLength ?? 0);
   if (size > MAX_BODY_BYTES) {
     throw new InputError('body', `${req.operation}: request body is ${size} bytes; the service refuses bodies above ${MAX_BODY_BYTES} bytes`, `${MAX_BODY_BYTES} bytes`);
   }

@@ -29,8 +29,9 @@ export async function withRetries<T>(loop: RetryLoop, attempt: (n: number) => Pr
       return await attempt(n);
     } catch (err) {
       if (loop.signal?.aborted) throw abortedError(loop.operation);
-      if (!(err instanceof ApiError) || !err.retryable || n >= loop.policy.retries) throw err;
+      // close() may have cut the attempt short; say so rather than report the cut.
       if (loop.closing?.aborted) throw closedError(loop.operation, loop.owner);
+      if (!(err instanceof ApiError) || !err.retryable || n >= loop.policy.retries) throw err;
       if (loop.mayRetry && !loop.mayRetry(err)) throw err;
       if (err.retryAfterMs !== undefined && err.retryAfterMs > loop.policy.maxDelayMs) throw waitTooLong(err, loop.policy);
       // Woken early by an abort or a close; the check at the top of the loop then ends it.

@@ -1,22 +1,21 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import type { FormData, Pool } from 'undici';
 import { ApiError } from '../errors';
+import { raceAbort } from '../util/abort';
 import { networkError, transportCode } from './error-body';
 import { abortedError } from './retry-loop';
+import type { HttpTransport, TransportResponse } from './transport';
 import type { ServiceBase } from './url';
 
-/** A body undici can send again on a retry (FormData is re-serialised for every attempt). */
-export type RequestBody = Uint8Array | string | FormData;
-
-/** One HTTP exchange, already authorised. */
+/** One HTTP exchange, already authorised, its body serialised. */
 export interface Exchange {
-  pool: Pool;
+  transport: HttpTransport;
+  /** True for a host's transport: it gets an exact deadline, whatever it does with timeoutMs. */
+  foreign?: boolean;
   base: ServiceBase;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, string | number | undefined>;
   headers: Record<string, string>;
-  body?: RequestBody;
+  body?: Buffer | string;
   timeoutMs: number;
   operation: string;
   signal?: AbortSignal;
@@ -25,37 +24,35 @@ export interface Exchange {
 /** Status, headers and the whole (small) body of a response. */
 export interface Received {
   status: number;
-  headers: IncomingHttpHeaders;
+  headers: TransportResponse['headers'];
   text: string;
 }
 
 /**
- * Performs one attempt. Bodies of this API are small JSON documents, so the body is read whole;
- * every transport failure becomes an ApiError without status.
+ * Performs one attempt. Every transport failure becomes an ApiError without status; the caller's
+ * abort rejects at once with ApiError 'ABORTED', even when a host transport ignores the signal.
  */
 export async function send(exchange: Exchange): Promise<Received> {
   // undici's headers/body timeouts tick at about one second, which is fine for the usual
-  // timeouts of many seconds; a short timeout gets an exact deadline (a timer and an abort signal
-  // per request, a cost not worth paying on the common path).
-  const deadline = exchange.timeoutMs < PRECISE_TIMEOUT_BELOW_MS ? AbortSignal.timeout(exchange.timeoutMs) : undefined;
+  // timeouts of many seconds; a short timeout (or a host transport) gets an exact deadline.
+  const precise = exchange.foreign === true || exchange.timeoutMs < PRECISE_TIMEOUT_BELOW_MS;
+  const deadline = precise ? AbortSignal.timeout(exchange.timeoutMs) : undefined;
   const signal = deadline && exchange.signal ? AbortSignal.any([exchange.signal, deadline]) : (deadline ?? exchange.signal);
   try {
-    const response = await exchange.pool.request({
+    const work = exchange.transport({
       method: exchange.method,
-      path: exchange.base.prefix + exchange.path,
-      query: exchange.query ? definedOnly(exchange.query) : undefined,
+      url: requestUrl(exchange),
       headers: exchange.headers,
       body: exchange.body,
-      headersTimeout: exchange.timeoutMs,
-      bodyTimeout: exchange.timeoutMs,
+      timeoutMs: exchange.timeoutMs,
       signal,
     });
-    const text = await response.body.text();
-    return { status: response.statusCode, headers: response.headers, text };
+    // Mapped below: which signal fired decides between ABORTED and ETIMEDOUT.
+    const response = await raceAbort(work, signal, () => new Error('aborted'));
+    if (!response || typeof response.status !== 'number') throw new TypeError('the transport answered without a status');
+    return { status: response.status, headers: response.headers ?? {}, text: typeof response.body === 'string' ? response.body : String(response.body ?? '') };
   } catch (err) {
-    if (exchange.signal?.aborted) {
-      throw abortedError(exchange.operation);
-    }
+    if (exchange.signal?.aborted) throw abortedError(exchange.operation);
     if (deadline?.aborted || /UND_ERR_(HEADERS|BODY)_TIMEOUT/.test(transportCode(err) ?? '')) {
       throw new ApiError({
         operation: exchange.operation,
@@ -72,10 +69,10 @@ export async function send(exchange: Exchange): Promise<Received> {
 /** Timeouts shorter than this get an exact deadline of their own. */
 const PRECISE_TIMEOUT_BELOW_MS = 5_000;
 
-function definedOnly(query: Record<string, string | number | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined) out[key] = String(value);
+function requestUrl(exchange: Exchange): string {
+  const url = new URL(exchange.base.origin + exchange.base.prefix + exchange.path);
+  for (const [key, value] of Object.entries(exchange.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
   }
-  return out;
+  return url.href;
 }

@@ -1,6 +1,8 @@
-import { Agent, fetch } from 'undici';
+import { fetch, type Dispatcher } from 'undici';
 import { InputError } from '../errors';
+import { defaultDispatcher } from '../http/dispatcher';
 import { transportCode } from '../http/error-body';
+import { abortedError } from '../http/retry-loop';
 import { checkImageBytes, checkImageUrl, type ResolvedImage } from './input';
 
 /** Bounds for fetching an image URL on the client side. */
@@ -10,16 +12,34 @@ export interface DownloadLimits {
   timeoutMs: number;
 }
 
+/** How a download is sent and cancelled. */
+export interface DownloadOptions {
+  /** undici dispatcher (default: defaultDispatcher()); the caller keeps ownership. */
+  dispatcher?: Dispatcher;
+  /** Aborting ends the download at once with ApiError code 'ABORTED'. */
+  signal?: AbortSignal;
+  /** Operation named in the abort error (default 'downloadImage'). */
+  operation?: string;
+}
+
 /**
  * Downloads an image URL so it can be sent as bytes. Used when a comparison mixes a URL with
  * bytes: the service takes either two files or two URLs, never one of each. The transfer is cut
- * off at `maxBytes` and `timeoutMs`, and its own short-lived agent is closed afterwards.
+ * off at `maxBytes` and `timeoutMs`.
  */
-export async function downloadImage(url: string, field: string, limits: DownloadLimits): Promise<ResolvedImage & { kind: 'bytes' }> {
+export async function downloadImage(
+  url: string,
+  field: string,
+  limits: DownloadLimits,
+  options: DownloadOptions = {},
+): Promise<ResolvedImage & { kind: 'bytes' }> {
   checkImageUrl(url, field);
-  const agent = new Agent({ connect: { timeout: limits.timeoutMs } });
+  const operation = options.operation ?? 'downloadImage';
+  if (options.signal?.aborted) throw abortedError(operation);
+  const deadline = AbortSignal.timeout(limits.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   try {
-    const response = await fetch(url, { dispatcher: agent, redirect: 'follow', signal: AbortSignal.timeout(limits.timeoutMs) });
+    const response = await fetch(url, { dispatcher: options.dispatcher ?? defaultDispatcher(), redirect: 'follow', signal });
     if (!response.ok) {
       await response.body?.cancel();
       throw new InputError(field, `${field} could not be downloaded: HTTP ${response.status} from ${safeOrigin(url)}`, 'reachable http(s) URL');
@@ -40,11 +60,10 @@ export async function downloadImage(url: string, field: string, limits: Download
     }
     return checkImageBytes(Buffer.concat(chunks, total), field);
   } catch (err) {
+    if (options.signal?.aborted) throw abortedError(operation);
     if (err instanceof InputError) throw err;
     // Only a code: the transport's own message can quote the whole URL, signature and all.
     throw new InputError(field, `${field} could not be downloaded from ${safeOrigin(url)} (${failureCode(err)})`, `reachable http(s) URL, ${limits.timeoutMs} ms`);
-  } finally {
-    await agent.destroy().catch(() => undefined);
   }
 }
 

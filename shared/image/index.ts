@@ -1,5 +1,5 @@
 /** Image input: bytes, base64, data URL or http(s) URL; JPEG/PNG sniffing; size limits. */
 export { resolveImage, checkImageBytes, type ImageInput, type ResolvedImage } from './input';
 export { sniffImage, type Sniffed } from './sniff';
-export { downloadImage, type DownloadLimits } from './download';
+export { downloadImage, type DownloadLimits, type DownloadOptions } from './download';
 export { MAX_IMAGE_BYTES, IMAGE_LIMIT_TEXT, type ImageMime } from './limits';

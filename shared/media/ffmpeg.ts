@@ -2,6 +2,7 @@ import { constants as fsc, promises as fs } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { ClientError } from '../errors';
 
 /** Where to look for an ffmpeg binary. */
 export interface FfmpegLookup {
@@ -17,7 +18,8 @@ export interface FfmpegLookup {
 }
 
 /** Thrown when no usable ffmpeg binary can be found; the message lists what was tried. */
-export class FfmpegNotFoundError extends Error {
+export class FfmpegNotFoundError extends ClientError {
+  override readonly name: string = 'FfmpegNotFoundError';
   /** Each place looked at and why it did not serve. */
   readonly tried: string[];
 
@@ -25,9 +27,14 @@ export class FfmpegNotFoundError extends Error {
     super(
       `no usable ffmpeg binary found (tried: ${tried.join('; ')}). ` +
         'Pass ffmpegPath, set FFMPEG_PATH, put ffmpeg on PATH, or install @ffmpeg-installer/linux-x64.',
+      { code: 'ffmpeg_not_found', retryable: false },
     );
-    this.name = 'FfmpegNotFoundError';
     this.tried = tried;
+  }
+
+  /** Safe fields only, for logs and host outputs. */
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), tried: this.tried };
   }
 }
 
@@ -134,9 +141,9 @@ export async function executableCopy(binary: string, cacheDir: string): Promise<
 async function privateDirectory(dir: string): Promise<void> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const st = await fs.lstat(dir);
-  if (!st.isDirectory()) throw new Error(`cache directory ${dir} is not a directory (a symbolic link is not accepted)`);
+  if (!st.isDirectory()) throw new ClientError(`cache directory ${dir} is not a directory (a symbolic link is not accepted)`, { code: 'unsafe_cache_dir' });
   const problem = ownershipProblem(st);
-  if (problem) throw new Error(`cache directory ${dir} ${problem}; pass another cacheDir`);
+  if (problem) throw new ClientError(`cache directory ${dir} ${problem}; pass another cacheDir`, { code: 'unsafe_cache_dir' });
 }
 
 /** True when `file` exists as a regular file of this user that nobody else can write to. */

@@ -3,6 +3,7 @@ import { AccessUnitSplitter } from '../frames/access-units';
 import { IvfReader } from '../frames/ivf';
 import type { VideoCodec } from '../frames/types';
 import type { SourceFrame, VideoSource } from './source';
+import { PublishError } from './errors';
 
 /** What ffmpeg reads. */
 export type FfmpegInput =
@@ -92,7 +93,7 @@ export class FfmpegSource implements VideoSource {
 
   /** Starts ffmpeg and yields its frames; one encoder per source, so a second call is refused. */
   async *frames(): AsyncIterable<SourceFrame> {
-    if (this.child) throw new Error('FfmpegSource.frames() was already called: a source runs one ffmpeg; open another source instead');
+    if (this.child) throw new PublishError('source_in_use', 'FfmpegSource.frames() was already called: a source runs one ffmpeg; open another source instead');
     if (this.closed) return;
     const child = spawn(this.options.ffmpegPath, ffmpegArgs(this.options), { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
@@ -127,7 +128,7 @@ export class FfmpegSource implements VideoSource {
       }
       if (h264) for (const data of h264.flush()) yield { data, timestamp: Math.round(n++ * step) };
       const code = await exitCode;
-      if (code !== 0 && !this.closed) throw new Error(`ffmpeg exited with code ${code}: ${this.stderrTail.trim().slice(-500)}`);
+      if (code !== 0 && !this.closed) throw new PublishError('source_failed', `ffmpeg exited with code ${code}: ${this.stderrTail.trim().slice(-500)}`);
     } finally {
       await this.close();
     }

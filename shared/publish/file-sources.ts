@@ -3,6 +3,7 @@ import { AccessUnitSplitter } from '../frames/access-units';
 import { IvfReader } from '../frames/ivf';
 import type { VideoCodec } from '../frames/types';
 import type { SourceFrame, VideoSource } from './source';
+import { PublishError } from './errors';
 
 const CLOCK = 90000;
 
@@ -33,7 +34,7 @@ export class IvfFileSource implements VideoSource {
     for await (const chunk of createReadStream(this.file, { start: 0, end: 31 })) {
       reader.push(chunk as Buffer);
     }
-    if (!reader.header) throw new Error('IVF file too short for its header');
+    if (!reader.header) throw new PublishError('source_failed', 'IVF file too short for its header');
     this.codec = reader.header.codec;
   }
 
@@ -97,6 +98,6 @@ export class AnnexBFileSource implements VideoSource {
 }
 
 // Looping over a file without a single frame would spin for ever without yielding anything.
-function noFrames(file: string, kind: string): Error {
-  return new Error(`${kind} file ${JSON.stringify(file)} holds no frames`);
+function noFrames(file: string, kind: string): PublishError {
+  return new PublishError('no_frames', `${kind} file ${JSON.stringify(file)} holds no frames`);
 }

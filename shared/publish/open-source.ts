@@ -5,6 +5,7 @@ import { FfmpegNotFoundError, findFfmpeg, type FfmpegLookup } from '../media/ffm
 import { FfmpegSource, ffmpegEncoders, type EncodeSettings } from './ffmpeg-source';
 import { AnnexBFileSource, IvfFileSource } from './file-sources';
 import type { VideoSource } from './source';
+import { PublishError } from './errors';
 
 /** What to publish and how. Exactly one of file, images, testPattern. */
 export interface OpenSourceOptions extends FfmpegLookup, EncodeSettings {
@@ -62,7 +63,7 @@ export async function openVideoSource(o: OpenSourceOptions): Promise<VideoSource
   const codec = o.codec ?? 'VP8';
   const encoders = await ffmpegEncoders(ffmpegPath);
   if (!encoders.has(ENCODER[codec])) {
-    throw new Error(`the ffmpeg at hand has no ${ENCODER[codec]} encoder, needed for ${codec}`);
+    throw new PublishError('encoder_missing', `the ffmpeg at hand has no ${ENCODER[codec]} encoder, needed for ${codec}`);
   }
   const input = file ? { file } : images ? { images } : { testPattern: true as const };
   return new FfmpegSource({ ffmpegPath, input, codec, ...pick(o) });

@@ -5,6 +5,7 @@ import type { VideoCodec } from '../frames/types';
 import type { SignalingError } from '../signaling/close-reasons';
 import { SignalingSession, emitGuarded, type ConnectedInfo, type ListenerErrorInfo, type RejoiningInfo, type SessionOptions } from '../signaling/session';
 import type { VideoSource } from './source';
+import { publishFailure } from './errors';
 
 /** Options of a publisher; signaling options are those of SignalingSession minus role and video. */
 export interface PublisherOptions extends Omit<SessionOptions, 'role' | 'video'> {
@@ -83,7 +84,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
   async start(): Promise<ConnectedInfo> {
     const info = await this.session.start();
     this.pump ??= this.run().catch((err: unknown) => {
-      this.pumpError = err instanceof Error ? err : new Error(String(err));
+      this.pumpError = publishFailure(err);
     });
     void this.pump.then(() => this.finish(this.pumpError));
     return info;

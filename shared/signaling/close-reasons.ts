@@ -1,3 +1,5 @@
+import { ClientError } from '../errors';
+
 /**
  * What a client should do after a signaling failure:
  * - 'new-ticket': the ticket token was refused; only a freshly issued ticket can help.
@@ -60,8 +62,8 @@ export interface SignalingErrorInit {
 }
 
 /** A signaling session ended; `reason` is the server's close reason or one of this client's own. */
-export class SignalingError extends Error {
-  override readonly name = 'SignalingError';
+export class SignalingError extends ClientError {
+  override readonly name: string = 'SignalingError';
   /** Close reason as sent by the server (e.g. 'RAPI-INVALID-TOKEN') or raised by the client. */
   readonly reason: string;
   /** What the spec's table says the reason means. */
@@ -74,16 +76,18 @@ export class SignalingError extends Error {
     const known = CLOSE_REASONS[init.reason];
     const info = known ?? CLOSE_REASONS['UNKNOWN-REASON'];
     const detail = init.detail ? ` (${init.detail})` : '';
-    super(`signaling ended: ${init.reason}: ${info.meaning}${detail}`);
+    const rejoin = init.rejoin ?? info.rejoin;
+    // The close reason is the code; joining again is worth it unless the table says never.
+    super(`signaling ended: ${init.reason}: ${info.meaning}${detail}`, { code: init.reason, retryable: rejoin !== 'never' });
     this.reason = init.reason;
     this.meaning = info.meaning;
-    this.rejoin = init.rejoin ?? info.rejoin;
+    this.rejoin = rejoin;
     this.closeCode = init.closeCode;
   }
 
   /** Safe fields only, for logs and host outputs. */
-  toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, reason: this.reason, rejoin: this.rejoin, closeCode: this.closeCode };
+  override toJSON(): Record<string, unknown> {
+    return { name: this.name, message: this.message, code: this.code, retryable: this.retryable, reason: this.reason, rejoin: this.rejoin, closeCode: this.closeCode };
   }
 }
 

@@ -1,8 +1,10 @@
+import type { Dispatcher } from 'undici';
 import { STREAMING_SCOPES } from '../auth/scopes';
-import { clientTokens, type CallerTokenSource, type ClientCredentials } from '../auth/client-tokens';
+import { clientTokens, type CallerTokenSource, type ClientCredentials, type HostTransport } from '../auth/client-tokens';
 import type { TokenSource } from '../auth/token-source';
 import { ApiError, InputError } from '../errors';
-import { HttpClient } from '../http/http-client';
+import { HttpClient, type HttpRequest } from '../http/http-client';
+import { callSignal, type CallOptions } from '../util/call-options';
 import type { RetryPolicy } from '../http/retry';
 import { parseRoom, parseRooms, parseTicket } from './parse';
 import type { Room, RoomState, Ticket, TicketDirection } from './types';
@@ -10,6 +12,8 @@ import type { Room, RoomState, Ticket, TicketDirection } from './types';
 interface StreamingCommonOptions {
   /** Base address of the streaming REST API, e.g. https://sfu.api.ricoh (a trailing /v1 is accepted). */
   sfuUrl: string;
+  /** undici dispatcher for API calls and tokens (default: defaultDispatcher()); never closed by the client. */
+  dispatcher?: Dispatcher;
   retry?: Partial<RetryPolicy>;
   /** Per-attempt timeout (default 30 s). */
   timeoutMs?: number;
@@ -18,11 +22,20 @@ interface StreamingCommonOptions {
 /** Builds its own token source (streaming scope) from client credentials. */
 export interface StreamingCredentialsOptions extends StreamingCommonOptions, ClientCredentials {}
 
-/** Uses a token source owned by the caller; it must have been made with STREAMING_SCOPES. */
+/** Uses a token provider owned by the caller; its tokens must carry the streaming scope. */
 export interface StreamingTokenSourceOptions extends StreamingCommonOptions, CallerTokenSource {}
 
-/** Either credentials or an existing token source. */
-export type StreamingClientOptions = StreamingCredentialsOptions | StreamingTokenSourceOptions;
+/** Sends through a host's transport; without `tokens` the transport authorises requests. */
+export interface StreamingTransportOptions extends StreamingCommonOptions, HostTransport {}
+
+/** Credentials, a token provider, or a host transport. */
+export type StreamingClientOptions = StreamingCredentialsOptions | StreamingTokenSourceOptions | StreamingTransportOptions;
+
+/** The last argument of every call. */
+export type StreamingCallOptions = CallOptions;
+
+/** The one scope of the streaming service. */
+const SCOPE = 'sfu.api.ricoh/v1/sfu';
 
 const STATES: readonly RoomState[] = ['all', 'onair'];
 const DIRECTIONS: readonly TicketDirection[] = ['up', 'down'];
@@ -31,41 +44,41 @@ const MAX_ID_LENGTH = 256;
 /** Rooms and tickets of the Live Streaming API (bearer token only, no API key). */
 export class StreamingClient {
   readonly #http: HttpClient;
-  readonly #tokens: TokenSource;
-  readonly #ownsTokens: boolean;
+  readonly #ownedTokens?: TokenSource;
   #closed?: Promise<void>;
 
   constructor(options: StreamingClientOptions) {
     if (!options || typeof options !== 'object') throw new InputError('options', 'StreamingClient needs options', 'object');
-    const { tokens, owned } = clientTokens(options, STREAMING_SCOPES);
-    this.#tokens = tokens;
-    this.#ownsTokens = owned;
+    const { tokens, owned, transport } = clientTokens(options, STREAMING_SCOPES);
+    this.#ownedTokens = owned;
     try {
       this.#http = new HttpClient({
         baseUrl: options.sfuUrl,
         baseUrlField: 'sfuUrl',
         tokens,
+        transport,
+        dispatcher: options.dispatcher,
         sendApiKey: false,
         retry: options.retry,
         timeoutMs: options.timeoutMs ?? 30_000,
       });
     } catch (err) {
-      if (owned) void tokens.close();
+      void owned?.close();
       throw err;
     }
   }
 
   /** Lists rooms: 'all' (default) or only those streaming now ('onair'). */
-  async listRooms(state: RoomState = 'all'): Promise<Room[]> {
+  async listRooms(state: RoomState = 'all', options: StreamingCallOptions = {}): Promise<Room[]> {
     if (!STATES.includes(state)) throw new InputError('state', `state must be 'all' or 'onair', got ${JSON.stringify(String(state)).slice(0, 40)}`, "'all' | 'onair'");
-    const body = await this.#http.request<unknown>({ method: 'GET', path: '/v1/rooms', query: { state }, operation: 'listRooms' });
+    const body = await this.#request({ method: 'GET', path: '/v1/rooms', query: { state }, operation: 'listRooms' }, options);
     return parseRooms(body, 'listRooms');
   }
 
   /** Reads one room; 404 when it does not exist. */
-  async getRoom(roomId: string): Promise<Room> {
+  async getRoom(roomId: string, options: StreamingCallOptions = {}): Promise<Room> {
     const id = roomPath(roomId);
-    const body = await this.#http.request<unknown>({ method: 'GET', path: `/v1/rooms/${id}`, operation: 'getRoom', notFoundHint: `room "${roomId}" does not exist` });
+    const body = await this.#request({ method: 'GET', path: `/v1/rooms/${id}`, operation: 'getRoom', notFoundHint: `room "${roomId}" does not exist` }, options);
     return parseRoom(body, 'getRoom');
   }
 
@@ -74,15 +87,18 @@ export class StreamingClient {
    * (it lasts until a room is deleted). Other failures are retried only when the request surely
    * did not reach the service, so a retry cannot create a second room.
    */
-  async createRoom(): Promise<Room> {
+  async createRoom(options: StreamingCallOptions = {}): Promise<Room> {
     try {
-      const body = await this.#http.request<unknown>({
-        method: 'POST',
-        path: '/v1/rooms',
-        operation: 'createRoom',
-        idempotent: false,
-        retryTooManyRequests: false,
-      });
+      const body = await this.#request(
+        {
+          method: 'POST',
+          path: '/v1/rooms',
+          operation: 'createRoom',
+          idempotent: false,
+          retryTooManyRequests: false,
+        },
+        options,
+      );
       return parseRoom(body, 'createRoom');
     } catch (err) {
       throw err instanceof ApiError && err.status === 429 ? roomLimitError(err) : err;
@@ -90,44 +106,51 @@ export class StreamingClient {
   }
 
   /** Deletes a room (and ends its streams); 404 when it does not exist. */
-  async deleteRoom(roomId: string): Promise<void> {
+  async deleteRoom(roomId: string, options: StreamingCallOptions = {}): Promise<void> {
     const id = roomPath(roomId);
-    await this.#http.request<void>({ method: 'DELETE', path: `/v1/rooms/${id}`, operation: 'deleteRoom', expect: 'empty', notFoundHint: `room "${roomId}" does not exist` });
+    await this.#request({ method: 'DELETE', path: `/v1/rooms/${id}`, operation: 'deleteRoom', expect: 'empty', notFoundHint: `room "${roomId}" does not exist` }, options);
   }
 
   /**
    * Issues a ticket: 'down' (default) to view, 'up' to broadcast. Its access_token is a secret
    * and is not enumerable (see parseTicket). Tickets are cheap and single-use: take a fresh one per join.
    */
-  async createTicket(roomId: string, direction: TicketDirection = 'down'): Promise<Ticket> {
+  async createTicket(roomId: string, direction: TicketDirection = 'down', options: StreamingCallOptions = {}): Promise<Ticket> {
     const id = roomPath(roomId);
     if (!DIRECTIONS.includes(direction)) {
       throw new InputError('direction', `direction must be 'up' or 'down', got ${JSON.stringify(String(direction)).slice(0, 40)}`, "'up' | 'down'");
     }
-    const body = await this.#http.request<unknown>({
-      method: 'POST',
-      path: `/v1/rooms/${id}/tickets`,
-      json: { direction },
-      headers: { 'content-type': 'application/json' },
-      operation: 'createTicket',
-      notFoundHint: `room "${roomId}" does not exist`,
-    });
+    const body = await this.#request(
+      {
+        method: 'POST',
+        path: `/v1/rooms/${id}/tickets`,
+        json: { direction },
+        headers: { 'content-type': 'application/json' },
+        operation: 'createTicket',
+        notFoundHint: `room "${roomId}" does not exist`,
+      },
+      options,
+    );
     return parseTicket(body, 'createTicket');
   }
 
-  /** A `getTicket` callback for a SignalingSession: a fresh ticket of this room for every join. */
-  ticketSource(roomId: string, direction: TicketDirection = 'down'): () => Promise<Ticket> {
+  /** A `getTicket` callback for a SignalingSession: a fresh ticket of this room for every join (abortable). */
+  ticketSource(roomId: string, direction: TicketDirection = 'down'): (signal?: AbortSignal) => Promise<Ticket> {
     roomPath(roomId);
-    return () => this.createTicket(roomId, direction);
+    return (signal?: AbortSignal) => this.createTicket(roomId, direction, { signal });
   }
 
-  /** Releases connection pools (and the token source when this client made it). Idempotent. */
+  /** Stops retries, refuses further calls, and closes the token source when this client built it. Idempotent. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
       await this.#http.close();
-      if (this.#ownsTokens) await this.#tokens.close();
+      await this.#ownedTokens?.close();
     })();
     return this.#closed;
+  }
+
+  #request(req: HttpRequest, options: StreamingCallOptions): Promise<unknown> {
+    return this.#http.request<unknown>({ ...req, scope: SCOPE, signal: callSignal(options) });
   }
 }
 

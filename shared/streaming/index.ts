@@ -1,3 +1,14 @@
-export { StreamingClient, type StreamingClientOptions, type StreamingCredentialsOptions, type StreamingTokenSourceOptions } from './client';
+/**
+ * Entry point `<package>/streaming`: the rooms and tickets client, its types, errors and tokens.
+ * The signaling session and the publisher (which load werift) come from the package root.
+ */
+export * from '../common';
+export {
+  StreamingClient,
+  type StreamingClientOptions,
+  type StreamingCredentialsOptions,
+  type StreamingTokenSourceOptions,
+  type StreamingTransportOptions,
+  type StreamingCallOptions,
+} from './client';
 export type { Room, RoomState, Ticket, TicketDirection } from './types';
-export { parseTicket } from './parse';

@@ -1,3 +1,13 @@
-/** Visual Recognition client and its result types. */
-export { VisionClient, type VisionClientOptions, type VisionCredentialsOptions, type VisionTokenSourceOptions } from './vision-client';
+/** Entry point `<package>/vision`: the Visual Recognition client, its result types, errors and tokens. */
+export * from '../common';
+export {
+  VisionClient,
+  type VisionClientOptions,
+  type VisionCredentialsOptions,
+  type VisionTokenSourceOptions,
+  type VisionTransportOptions,
+} from './vision-client';
 export * from './types';
+export { downloadImage, type DownloadLimits, type DownloadOptions } from '../image/download';
+export { MAX_IMAGE_BYTES, type ImageMime } from '../image/limits';
+export type { ImageInput } from '../image/input';

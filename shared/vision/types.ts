@@ -1,4 +1,7 @@
 /** Results of the Visual Recognition API, with camelCase names and numbers parsed. */
+import type { CallOptions } from '../util/call-options';
+
+export type { CallOptions } from '../util/call-options';
 
 /** Rectangular area of a detection, in the image's pixel coordinates. */
 export interface Location {
@@ -63,7 +66,8 @@ export interface AddedFace {
 }
 
 /** Options of compareWithCollection. */
-export interface CompareWithCollectionOptions {
+export interface CompareWithCollectionOptions extends CallOptions {
   /** How many of the most similar faces to return, 1 to 1000 (service default 10). */
   maxResults?: number;
 }
+

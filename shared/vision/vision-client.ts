@@ -1,10 +1,11 @@
 import { Blob } from 'node:buffer';
-import { FormData } from 'undici';
+import { FormData, type Dispatcher } from 'undici';
 import { VISION_SCOPES } from '../auth/scopes';
-import { clientTokens, type CallerTokenSource, type ClientCredentials } from '../auth/client-tokens';
+import { clientTokens, type CallerTokenSource, type ClientCredentials, type HostTransport } from '../auth/client-tokens';
 import type { TokenSource } from '../auth/token-source';
-import { InputError } from '../errors';
+import { ClientError, InputError } from '../errors';
 import { HttpClient, type HttpRequest } from '../http/http-client';
+import { callSignal } from '../util/call-options';
 import type { RetryPolicy } from '../http/retry';
 import { downloadImage } from '../image/download';
 import { resolveImage, type ImageInput, type ResolvedImage } from '../image/input';
@@ -21,6 +22,7 @@ import {
 } from './parse';
 import type {
   AddedFace,
+  CallOptions,
   CollectionCompareResult,
   CollectionFace,
   CompareResult,
@@ -31,10 +33,12 @@ import type {
 } from './types';
 import { checkMaxResults, pathId } from './validate';
 
-/** Settings shared by both ways of building a VisionClient. */
+/** Settings shared by every way of building a VisionClient. */
 interface VisionCommonOptions {
   /** Base address of the vision service, e.g. https://ips.api.ricoh (a trailing /v1 is accepted). */
   visionUrl: string;
+  /** undici dispatcher for API calls, tokens and image downloads (default: defaultDispatcher()); never closed by the client. */
+  dispatcher?: Dispatcher;
   retry?: Partial<RetryPolicy>;
   /** Per-attempt timeout (default 60 s). */
   timeoutMs?: number;
@@ -45,11 +49,21 @@ interface VisionCommonOptions {
 /** Builds its own token source from client credentials. */
 export interface VisionCredentialsOptions extends VisionCommonOptions, ClientCredentials {}
 
-/** Uses a token source owned by the caller (it is not closed by close()). */
+/** Uses a token provider owned by the caller (it is not closed by close()). */
 export interface VisionTokenSourceOptions extends VisionCommonOptions, CallerTokenSource {}
 
-/** Either credentials or an existing token source. */
-export type VisionClientOptions = VisionCredentialsOptions | VisionTokenSourceOptions;
+/** Sends through a host's transport; without `tokens` the transport authorises requests. */
+export interface VisionTransportOptions extends VisionCommonOptions, HostTransport {}
+
+/** Credentials, a token provider, or a host transport. */
+export type VisionClientOptions = VisionCredentialsOptions | VisionTokenSourceOptions | VisionTransportOptions;
+
+/** Scopes of the calls: collections go with comparison. */
+const SCOPE = {
+  detectHumans: 'ips.api.ricoh/v1/detect_humans',
+  detectFaces: 'ips.api.ricoh/v1/detect_faces',
+  compare: 'ips.api.ricoh/v1/compare_faces',
+} as const;
 
 /** Multipart file names by type; the service reads the part's content type, the name is cosmetic. */
 const FILE_NAMES = { 'image/jpeg': 'image.jpg', 'image/png': 'image.png' } as const;
@@ -57,68 +71,73 @@ const FILE_NAMES = { 'image/jpeg': 'image.jpg', 'image/png': 'image.png' } as co
 /** One method per endpoint of the Visual Recognition API. */
 export class VisionClient {
   readonly #http: HttpClient;
-  readonly #tokens: TokenSource;
-  readonly #ownsTokens: boolean;
+  readonly #ownedTokens?: TokenSource;
+  readonly #dispatcher?: Dispatcher;
   readonly #downloadTimeoutMs: number;
   #closed?: Promise<void>;
 
   constructor(options: VisionClientOptions) {
     if (!options || typeof options !== 'object') throw new InputError('options', 'VisionClient needs options', 'object');
-    const { tokens, owned } = clientTokens(options, VISION_SCOPES);
-    this.#tokens = tokens;
-    this.#ownsTokens = owned;
+    const { tokens, owned, transport } = clientTokens(options, VISION_SCOPES);
+    this.#ownedTokens = owned;
+    this.#dispatcher = options.dispatcher;
     try {
       this.#http = new HttpClient({
         baseUrl: options.visionUrl,
         baseUrlField: 'visionUrl',
         tokens,
+        transport,
+        dispatcher: options.dispatcher,
         sendApiKey: true,
         retry: options.retry,
         timeoutMs: options.timeoutMs,
       });
     } catch (err) {
-      if (owned) void tokens.close();
+      void owned?.close();
       throw err;
     }
     this.#downloadTimeoutMs = options.downloadTimeoutMs ?? 15_000;
   }
 
   /** Finds human heads (also from behind). */
-  async detectHumans(image: ImageInput): Promise<DetectedHuman[]> {
-    const body = await this.#call(detectionRequest('detectHumans', '/v1/detect_humans', resolveImage(image, 'image')));
+  async detectHumans(image: ImageInput, options: CallOptions = {}): Promise<DetectedHuman[]> {
+    const body = await this.#call(detectionRequest('detectHumans', '/v1/detect_humans', resolveImage(image, 'image')), options, SCOPE.detectHumans);
     return parseHumans(body, 'detectHumans');
   }
 
   /** Finds faces and the direction each looks in. */
-  async detectFaces(image: ImageInput): Promise<DetectedFace[]> {
-    const body = await this.#call(detectionRequest('detectFaces', '/v1/detect_faces', resolveImage(image, 'image')));
+  async detectFaces(image: ImageInput, options: CallOptions = {}): Promise<DetectedFace[]> {
+    const body = await this.#call(detectionRequest('detectFaces', '/v1/detect_faces', resolveImage(image, 'image')), options, SCOPE.detectFaces);
     return parseFaces(body, 'detectFaces');
   }
 
   /** Similarity of the most confident face in `source` and in `target`. */
-  async compareFaces(source: ImageInput, target: ImageInput): Promise<CompareResult> {
+  async compareFaces(source: ImageInput, target: ImageInput, options: CallOptions = {}): Promise<CompareResult> {
     let s = resolveImage(source, 'source');
     let t = resolveImage(target, 'target');
     const operation = 'compareFaces';
     if (s.kind === 'url' && t.kind === 'url') {
-      return parseCompare(await this.#call({ method: 'POST', path: '/v1/compare_faces', json: { source: s.url, target: t.url }, operation }), operation);
+      return parseCompare(await this.#call({ method: 'POST', path: '/v1/compare_faces', json: { source: s.url, target: t.url }, operation }, options), operation);
     }
     // The service takes two files or two URLs; a mixed pair is completed by downloading the URL.
-    if (s.kind === 'url' && t.kind === 'bytes') s = await this.#download(s.url, 'source', t.bytes.length);
-    if (t.kind === 'url' && s.kind === 'bytes') t = await this.#download(t.url, 'target', s.bytes.length);
-    if (s.kind !== 'bytes' || t.kind !== 'bytes') throw new Error('unreachable: both images are bytes here');
+    this.#http.checkScope(SCOPE.compare, operation);
+    const signal = callSignal(options);
+    if (s.kind === 'url' && t.kind === 'bytes') s = await this.#download(s.url, 'source', t.bytes.length, signal, operation);
+    if (t.kind === 'url' && s.kind === 'bytes') t = await this.#download(t.url, 'target', s.bytes.length, signal, operation);
+    if (s.kind !== 'bytes' || t.kind !== 'bytes') throw new ClientError(`${operation}: internal error, an image is still a URL`, { code: 'internal' });
     checkTotal(s.bytes.length + t.bytes.length);
     const form = new FormData();
     appendFile(form, 'source', s);
     appendFile(form, 'target', t);
-    return parseCompare(await this.#call({ method: 'POST', path: '/v1/compare_faces', body: form, operation }), operation);
+    return parseCompare(await this.#call({ method: 'POST', path: '/v1/compare_faces', body: form, operation }, options), operation);
   }
 
   /** Similarity of the face in `image` to the faces of a collection, most similar first. */
   async compareWithCollection(collectionId: string, image: ImageInput, options: CompareWithCollectionOptions = {}): Promise<CollectionCompareResult> {
     const id = pathId(collectionId, 'collectionId');
     // When omitted, max_results is not sent: the service applies its documented default of 10.
-    const maxResults = checkMaxResults(options?.maxResults);
+    if (options === null || typeof options !== 'object') throw new InputError('options', 'options must be an object', '{ maxResults?, signal? }');
+    const maxResults = checkMaxResults(options.maxResults);
     const img = resolveImage(image, 'image');
     const operation = 'compareWithCollection';
     const base = { method: 'POST' as const, path: `/v1/compare_faces/${id}`, operation, notFoundHint: `collectionId "${collectionId}" does not exist` };
@@ -131,27 +150,27 @@ export class VisionClient {
       if (maxResults !== undefined) form.append('max_results', String(maxResults));
       req = { ...base, body: form };
     }
-    return parseCollectionCompare(await this.#call(req), operation);
+    return parseCollectionCompare(await this.#call(req, options), operation);
   }
 
   /** Collections of this client. */
-  async listCollections(): Promise<FaceCollection[]> {
+  async listCollections(options: CallOptions = {}): Promise<FaceCollection[]> {
     const operation = 'listCollections';
-    return parseCollections(await this.#call({ method: 'GET', path: '/v1/face_collections', headers: JSON_TYPE, operation }), operation);
+    return parseCollections(await this.#call({ method: 'GET', path: '/v1/face_collections', headers: JSON_TYPE, operation }, options), operation);
   }
 
   /**
    * Creates an empty collection. Not retried after a 5xx or a reset: the service may have created
    * it already, and a second one would use up the per-client collection limit (1 in beta).
    */
-  async createCollection(): Promise<FaceCollection> {
+  async createCollection(options: CallOptions = {}): Promise<FaceCollection> {
     const operation = 'createCollection';
-    const body = await this.#call({ method: 'POST', path: '/v1/face_collections', headers: JSON_TYPE, operation, idempotent: false });
+    const body = await this.#call({ method: 'POST', path: '/v1/face_collections', headers: JSON_TYPE, operation, idempotent: false }, options);
     return parseCreatedCollection(body, operation);
   }
 
   /** Deletes a collection and all its faces. */
-  async deleteCollection(collectionId: string): Promise<void> {
+  async deleteCollection(collectionId: string, options: CallOptions = {}): Promise<void> {
     const id = pathId(collectionId, 'collectionId');
     await this.#call({
       method: 'DELETE',
@@ -160,11 +179,11 @@ export class VisionClient {
       operation: 'deleteCollection',
       expect: 'empty',
       notFoundHint: `collectionId "${collectionId}" does not exist`,
-    });
+    }, options);
   }
 
   /** Faces stored in a collection. */
-  async listFaces(collectionId: string): Promise<CollectionFace[]> {
+  async listFaces(collectionId: string, options: CallOptions = {}): Promise<CollectionFace[]> {
     const id = pathId(collectionId, 'collectionId');
     const operation = 'listFaces';
     const body = await this.#call({
@@ -173,7 +192,7 @@ export class VisionClient {
       headers: JSON_TYPE,
       operation,
       notFoundHint: `collectionId "${collectionId}" does not exist`,
-    });
+    }, options);
     return parseCollectionFaces(body, operation);
   }
 
@@ -181,7 +200,7 @@ export class VisionClient {
    * Adds the most confident face of `image` to a collection. Like createCollection it is not
    * retried once the service may have acted: a repeat would store the same face twice.
    */
-  async addFace(collectionId: string, image: ImageInput): Promise<AddedFace> {
+  async addFace(collectionId: string, image: ImageInput, options: CallOptions = {}): Promise<AddedFace> {
     const id = pathId(collectionId, 'collectionId');
     const img = resolveImage(image, 'image');
     const operation = 'addFace';
@@ -200,11 +219,11 @@ export class VisionClient {
       appendFile(form, 'image', img);
       req = { ...base, body: form };
     }
-    return parseAddedFace(await this.#call(req), operation);
+    return parseAddedFace(await this.#call(req, options), operation);
   }
 
   /** Removes one face from a collection (DELETE, the defined method; spec rule 3). */
-  async removeFace(collectionId: string, faceId: string): Promise<void> {
+  async removeFace(collectionId: string, faceId: string, options: CallOptions = {}): Promise<void> {
     const cid = pathId(collectionId, 'collectionId');
     const fid = pathId(faceId, 'faceId');
     await this.#call({
@@ -214,24 +233,24 @@ export class VisionClient {
       operation: 'removeFace',
       expect: 'empty',
       notFoundHint: `collectionId "${collectionId}" or faceId "${faceId}" does not exist`,
-    });
+    }, options);
   }
 
-  /** Releases connections (and the token source when this client created it). Safe to call twice. */
+  /** Stops retries, refuses further calls, and closes the token source when this client built it. Safe to call twice. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
       await this.#http.close();
-      if (this.#ownsTokens) await this.#tokens.close();
+      await this.#ownedTokens?.close();
     })();
     return this.#closed;
   }
 
-  #call(req: HttpRequest): Promise<unknown> {
-    return this.#http.request<unknown>(req);
+  #call(req: HttpRequest, options: CallOptions, scope: string = SCOPE.compare): Promise<unknown> {
+    return this.#http.request<unknown>({ ...req, scope, signal: callSignal(options) });
   }
 
-  #download(url: string, field: string, otherBytes: number): Promise<ResolvedImage & { kind: 'bytes' }> {
-    return downloadImage(url, field, { maxBytes: MAX_IMAGE_BYTES - otherBytes, timeoutMs: this.#downloadTimeoutMs });
+  #download(url: string, field: string, otherBytes: number, signal: AbortSignal | undefined, operation: string): Promise<ResolvedImage & { kind: 'bytes' }> {
+    return downloadImage(url, field, { maxBytes: MAX_IMAGE_BYTES - otherBytes, timeoutMs: this.#downloadTimeoutMs }, { dispatcher: this.#dispatcher, signal, operation });
   }
 }
 

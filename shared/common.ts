@@ -1,0 +1,23 @@
+/** What every entry point exports: errors, tokens and the HTTP seams. Loads neither werift nor the decoders. */
+export { ClientError, ApiError, InputError, isClientError, isAbortError, type ClientErrorInit, type ApiErrorInit } from './errors';
+export {
+  TokenSource,
+  acquireTokenSource,
+  requestToken,
+  VISION_SCOPES,
+  STREAMING_SCOPES,
+  ALL_SCOPES,
+  type Token,
+  type TokenProvider,
+  type TokenSourceOptions,
+  type TokenSourceLease,
+  type RequestTokenOptions,
+  type IssuedToken,
+  type ClientCredentials,
+  type CallerTokenSource,
+  type HostTransport,
+} from './auth';
+export { defaultDispatcher, type Dispatcher } from './http/dispatcher';
+export type { HttpTransport, TransportRequest, TransportResponse } from './http/transport';
+export type { RetryPolicy } from './http/retry';
+export type { CallOptions } from './util/call-options';

@@ -1,0 +1,21 @@
+import { ClientError } from '../errors';
+
+/** Codes of PublishError: what part of publishing failed. */
+export type PublishErrorCode = 'source_failed' | 'source_in_use' | 'no_frames' | 'encoder_missing' | 'publish_failed';
+
+/** Publishing failed: the video source (file, ffmpeg) or the pump feeding the room. */
+export class PublishError extends ClientError {
+  override readonly name: string = 'PublishError';
+  declare readonly code: PublishErrorCode;
+
+  constructor(code: PublishErrorCode, message: string, retryable = false) {
+    super(message, { code, retryable });
+  }
+}
+
+/** Wraps anything the publishing pump threw into a ClientError (ClientErrors pass through). */
+export function publishFailure(err: unknown): ClientError {
+  if (err instanceof ClientError) return err;
+  const text = err instanceof Error ? err.message : String(err);
+  return new PublishError('publish_failed', `publishing failed: ${text.slice(0, 500)}`);
+}

@@ -1,0 +1,16 @@
+import { InputError } from '../errors';
+
+/** The last argument of every client call. */
+export interface CallOptions {
+  /** Aborting stops the call, its retries and its backoff at once (ApiError code 'ABORTED'). */
+  signal?: AbortSignal;
+}
+
+/** The caller's signal, checked to be one (a wrong type would otherwise be ignored silently). */
+export function callSignal(options: CallOptions | undefined): AbortSignal | undefined {
+  if (options === undefined) return undefined;
+  if (options === null || typeof options !== 'object') throw new InputError('options', 'options must be an object such as { signal }', '{ signal?: AbortSignal }');
+  const signal = options.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InputError('signal', 'signal must be an AbortSignal', 'AbortSignal');
+  return signal;
+}
