@@ -1,6 +1,7 @@
 import type { NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
 import { optionalNumber, override, registerActionNode, type ActionContext, type ActionResult, type ServiceNodeDef } from './lib/action-node';
+import { imageWithBoxes } from './lib/boxes';
 import { readImage } from './lib/read-image';
 
 interface CollectionDef extends ServiceNodeDef {
@@ -10,6 +11,8 @@ interface CollectionDef extends ServiceNodeDef {
   /** Message property of the image (default payload). */
   image?: string;
   maxResults?: string | number;
+  /** compare and addFace: adds msg.image, the input image with the face boxed. */
+  drawBoxes?: boolean;
 }
 
 const OPERATIONS = ['listCollections', 'createCollection', 'deleteCollection', 'listFaces', 'addFace', 'removeFace', 'compare'] as const;
@@ -29,6 +32,7 @@ async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
   const vision = ctx.connection.vision();
   const collectionId = () => override(msg, 'collectionId', def.collectionId) as string;
   const faceId = () => override(msg, 'faceId', def.faceId) as string;
+  const draw = () => override(msg, 'drawBoxes', def.drawBoxes === true) === true;
   switch (operation as Operation) {
     case 'listCollections': {
       const list = await vision.listCollections({ signal });
@@ -50,8 +54,11 @@ async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
     }
     case 'addFace': {
       const id = collectionId();
-      const added = await vision.addFace(id, readImage(ctx.RED, msg, def.image, 'image'), { signal });
-      return { payload: added, properties: { collectionId: id, faceId: added.faceId }, status: 'face added' };
+      const image = readImage(ctx.RED, msg, def.image, 'image');
+      const added = await vision.addFace(id, image, { signal });
+      const properties: Record<string, unknown> = { collectionId: id, faceId: added.faceId };
+      if (draw()) properties.image = await imageWithBoxes(image, [{ location: added.location, label: added.faceId.slice(0, 8) }], { signal, dispatcher: ctx.connection.dispatcher() });
+      return { payload: added, properties, status: 'face added' };
     }
     case 'removeFace': {
       const id = collectionId();
@@ -62,11 +69,17 @@ async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
     case 'compare': {
       const id = collectionId();
       const maxResults = optionalNumber(override(msg, 'maxResults', def.maxResults));
-      const result = await vision.compareWithCollection(id, readImage(ctx.RED, msg, def.image, 'image'), { maxResults, signal });
+      const image = readImage(ctx.RED, msg, def.image, 'image');
+      const result = await vision.compareWithCollection(id, image, { maxResults, signal });
       const best = result.target.faces[0];
+      const properties: Record<string, unknown> = { collectionId: id, match: best ?? null };
+      if (draw()) {
+        const label = best ? `${best.faceId.slice(0, 8)} ${best.score.toFixed(2)}` : 'no match';
+        properties.image = await imageWithBoxes(image, [{ location: result.source.location, label }], { signal, dispatcher: ctx.connection.dispatcher() });
+      }
       return {
         payload: result,
-        properties: { collectionId: id, match: best ?? null },
+        properties,
         status: best ? `best ${best.score.toFixed(2)}` : 'no faces in collection',
       };
     }

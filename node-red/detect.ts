@@ -1,6 +1,7 @@
 import type { NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
 import { override, registerActionNode, type ServiceNodeDef } from './lib/action-node';
+import { imageWithBoxes } from './lib/boxes';
 import { readImage } from './lib/read-image';
 
 interface DetectDef extends ServiceNodeDef {
@@ -8,6 +9,8 @@ interface DetectDef extends ServiceNodeDef {
   detect?: string;
   /** Message property holding the image (default payload). */
   image?: string;
+  /** Adds msg.image: the input image with the boxes drawn. */
+  drawBoxes?: boolean;
 }
 
 /** Registers `vision-streaming-detect`: faces or human heads in an image. */
@@ -16,13 +19,18 @@ export = function register(RED: NodeAPI): void {
     const what = override(msg, 'detect', def.detect || 'faces');
     const image = readImage(red, msg, def.image, 'image');
     const vision = connection.vision();
+    const draw = override(msg, 'drawBoxes', def.drawBoxes === true) === true;
     if (what === 'faces') {
       const faces = await vision.detectFaces(image, { signal });
-      return { payload: faces, properties: { count: faces.length }, status: count(faces.length, 'face') };
+      const properties: Record<string, unknown> = { count: faces.length };
+      if (draw) properties.image = await imageWithBoxes(image, faces.map((f) => ({ location: f.location, label: f.direction })), { signal, dispatcher: connection.dispatcher() });
+      return { payload: faces, properties, status: count(faces.length, 'face') };
     }
     if (what === 'humans') {
       const humans = await vision.detectHumans(image, { signal });
-      return { payload: humans, properties: { count: humans.length }, status: count(humans.length, 'head') };
+      const properties: Record<string, unknown> = { count: humans.length };
+      if (draw) properties.image = await imageWithBoxes(image, humans.map((h) => ({ location: h.location, label: h.score.toFixed(2) })), { signal, dispatcher: connection.dispatcher() });
+      return { payload: humans, properties, status: count(humans.length, 'head') };
     }
     throw new InputError('detect', `msg.detect must be 'faces' or 'humans', got ${JSON.stringify(String(what)).slice(0, 40)}`, "'faces' | 'humans'");
   });

@@ -44,6 +44,16 @@ export class ServiceConnection {
     return this.#users.size;
   }
 
+  /** The streaming service's base address (the face watch node stays on loopback for a local one). */
+  get sfuUrl(): string {
+    return this.#settings.sfuUrl;
+  }
+
+  /** The dispatcher shared by this config's clients (built on first use). */
+  dispatcher(): Dispatcher {
+    return this.#sharedDispatcher();
+  }
+
   /** True while a client, token source or dispatcher is open. */
   get open(): boolean {
     return Boolean(this.#vision || this.#streaming || this.#tokens || this.#dispatcher);

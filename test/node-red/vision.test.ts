@@ -2,6 +2,7 @@ import collectionNode from '../../node-red/collection';
 import compareNode from '../../node-red/compare';
 import configNode from '../../node-red/config';
 import detectNode from '../../node-red/detect';
+import sharp from 'sharp';
 import type { RunningSandbox } from '../../sandbox';
 import { astronautFaceOfSize, astronautJpeg, gradientJpeg } from '../support/images';
 import { configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, sandboxForTests, useNodeRedHelper } from './support/runtime';
@@ -79,6 +80,21 @@ describe('detect node', () => {
     expect(sandbox.stats()).toEqual(before);
   });
 
+  it('draws the boxes on the input image when asked (node setting or msg.drawBoxes)', async () => {
+    await load({ type: 'vision-streaming-detect', drawBoxes: true });
+    const photo = astronautJpeg();
+    let out = nextMessage('out');
+    inject('n', { payload: photo });
+    const boxed = (await out).image as Buffer;
+    expect(boxed.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    expect(boxed.equals(photo)).toBe(false);
+    const size = await sharp(boxed).metadata();
+    expect([size.width, size.height]).toEqual([512, 512]);
+    out = nextMessage('out');
+    inject('n', { payload: photo, drawBoxes: false });
+    expect((await out).image).toBeUndefined();
+  });
+
   it('an image without a face gives an empty list', async () => {
     await load({ type: 'vision-streaming-detect' });
     const out = nextMessage('out');
@@ -129,8 +145,9 @@ describe('collection node', () => {
 
     expect((await op({ operation: 'listFaces', collectionId })).payload).toEqual([{ faceId }]);
 
-    const compared = await op({ operation: 'compare', collectionId, payload: otherFace.toString('base64'), maxResults: 5 });
+    const compared = await op({ operation: 'compare', collectionId, payload: otherFace.toString('base64'), maxResults: 5, drawBoxes: true });
     expect(compared.match).toMatchObject({ faceId });
+    expect((compared.image as Buffer).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
     expect((compared.match as { score: number }).score).toBeGreaterThan(0.9);
 
     expect((await op({ operation: 'removeFace', collectionId, faceId })).payload).toEqual({ collectionId, faceId, removed: true });
