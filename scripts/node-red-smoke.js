@@ -179,10 +179,17 @@ async function main() {
   if (unknown.length) throw new Error(`deployed flow holds unknown types: ${unknown.map((n) => n.type)}`);
   log(`POST /flows: ${flows.length} nodes of ${Object.keys(injects).length} inject(s) deployed`);
 
+
   const injectId = injects['04 rooms and tickets.json:create'];
   if (!injectId) throw new Error(`no "create" inject in the rooms example: ${Object.keys(injects)}`);
-  const fired = await fetch(`${red.url}/inject/${injectId}`, { method: 'POST' });
-  if (!fired.ok) throw new Error(`POST /inject: HTTP ${fired.status}`);
+  // The deploy answers before the new flows have started: an inject node unknown yet gives 404.
+  await waitFor('POST /inject to find the started inject node', async () => {
+    const fired = await fetch(`${red.url}/inject/${injectId}`, { method: 'POST' });
+    if (fired.status !== 404 && !fired.ok) throw new Error(`POST /inject: HTTP ${fired.status}`);
+    return fired.ok;
+  }, 20_000).catch((err) => {
+    throw new Error(`${err.message}; log: ${red.output().slice(-2000)}`);
+  });
   const byName = (name) => seen.find((d) => d.name === name);
   await waitFor('the rooms example to reach its debug nodes', () => byName('ticket') && byName('deleted'), 30_000).catch((err) => {
     throw new Error(`${err.message}; debug so far: ${JSON.stringify(seen).slice(0, 2000)}; log: ${red.output().slice(-2000)}`);
