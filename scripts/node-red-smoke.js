@@ -179,7 +179,6 @@ async function main() {
   if (unknown.length) throw new Error(`deployed flow holds unknown types: ${unknown.map((n) => n.type)}`);
   log(`POST /flows: ${flows.length} nodes of ${Object.keys(injects).length} inject(s) deployed`);
 
-
   const injectId = injects['04 rooms and tickets.json:create'];
   if (!injectId) throw new Error(`no "create" inject in the rooms example: ${Object.keys(injects)}`);
   // The deploy answers before the new flows have started: an inject node unknown yet gives 404.
