@@ -119,7 +119,7 @@ export class ServiceConnection {
       await previous;
       await Promise.allSettled([vision?.close(), streaming?.close()]);
       await tokens?.close().catch(() => undefined);
-      await dispatcher?.close().catch(() => dispatcher.destroy());
+      if (dispatcher) await closeDispatcher(dispatcher);
     })();
     return this.#closing;
   }
@@ -140,6 +140,20 @@ export class ServiceConnection {
     this.#dispatcher ??= new EnvHttpProxyAgent(AGENT_OPTIONS);
     return this.#dispatcher;
   }
+}
+
+/** Node-RED waits 15 s for a node to close; requests still running after this long are cut. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** Closes gracefully, or destroys (ending the sockets) when requests outlive the grace period. */
+async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS);
+  });
+  const outcome = await Promise.race([dispatcher.close().then(() => 'closed' as const, () => 'late' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') await dispatcher.destroy().catch(() => undefined);
 }
 
 const AGENT_OPTIONS = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connect: { timeout: 10_000 } };
