@@ -124,7 +124,9 @@ class WatchControl {
     } catch (err) {
       this.#watcher = undefined;
       await watcher.stop().catch(() => undefined);
-      this.report(err);
+      // Shown here; handed to Catch nodes by the caller (done(err) for a message, report() on deploy).
+      this.#connection.report(err);
+      this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
       throw err;
     }
   }

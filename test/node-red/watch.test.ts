@@ -120,6 +120,14 @@ it('a room that does not exist reaches the Catch node and turns the ring red; ms
   expect(JSON.stringify(error)).toContain('no-such-room');
   await until('a red ring', () => statusCalls.some((s) => s.fill === 'red'));
 
+  // A control message that fails to start fails with done(err): one Catch message, not two.
+  const caughtNow = collect('caught');
+  inject('w', { roomId: 'still-no-such-room' });
+  await until('the failed switch at the Catch node', () => caughtNow.length > 0, 60_000);
+  await new Promise((r) => setTimeout(r, 500));
+  expect(caughtNow).toHaveLength(1);
+  expect(JSON.stringify(caughtNow[0].error)).toContain('still-no-such-room');
+
   const statuses = collect('status');
   inject('w', { roomId: room.id });
   await until('watching the new room', () => statuses.some((m) => (m.payload as { state: string; room: string }).state === 'watching' && (m.payload as { room: string }).room === room.id));
