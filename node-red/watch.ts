@@ -78,16 +78,18 @@ class WatchControl {
     return step;
   }
 
-  /** Stops the watcher for good (node closing). Resolves once every socket, peer and child is released. */
-  close(): Promise<void> {
+  /**
+   * Stops the watcher for good (node closing). Does not wait for a start still joining, which could
+   * outlast the runtime's close timeout: that start ends with the stopped watcher and reports nothing.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
-    const step = this.#chain.then(() => this.#stop());
-    this.#chain = step.catch(() => undefined);
-    return step;
+    await this.#stop();
   }
 
   /** Shows a failure on the node and hands it to Catch nodes. */
   report(err: unknown): void {
+    if (this.#closed) return;
     this.#connection.report(err);
     this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
     this.#node.error(flowError(err), { topic: 'error', payload: safeErrorFields(err) });
@@ -105,6 +107,7 @@ class WatchControl {
   }
 
   async #start(settings: WatchSettings): Promise<void> {
+    if (this.#closed) return;
     const options: WatchOptions = {
       ...settings.options,
       vision: this.#connection.vision(),

@@ -143,7 +143,7 @@ export class ServiceConnection {
 }
 
 /** Node-RED waits 15 s for a node to close; requests still running after this long are cut. */
-const CLOSE_GRACE_MS = 5_000;
+const CLOSE_GRACE_MS = 2_000;
 
 /** Closes gracefully, or destroys (ending the sockets) when requests outlive the grace period. */
 async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {

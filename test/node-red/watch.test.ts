@@ -132,3 +132,27 @@ it('a room that does not exist reaches the Catch node and turns the ring red; ms
   inject('w', { roomId: room.id });
   await until('watching the new room', () => statuses.some((m) => (m.payload as { state: string; room: string }).state === 'watching' && (m.payload as { room: string }).room === room.id));
 }, 180_000);
+
+it('closing while the watcher is still joining ends well within the runtime close timeout (15 s)', async () => {
+  const room = await h.streaming.createRoom();
+  // The sandbox holds the watcher's first request (reading the room) for 30 s.
+  h.sandbox.setFaults({ rooms: { latencyMs: 30_000 } });
+  try {
+    await helper.load([configNode, watchNode], flow({ roomId: room.id }), configCredentials(h.sandbox));
+    const node = helper.getNode('w') as Node & { close(removed: boolean): Promise<void> };
+    const statusCalls: Record<string, unknown>[] = [];
+    (node as unknown as NodeJS.EventEmitter).on('call:status', (call: { args: [Record<string, unknown>] }) => statusCalls.push(call.args[0]));
+    await until('joining', () => statusCalls.some((s) => s.text === 'joining'), 30_000);
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      node.close(true).then(() => 'closed'),
+      new Promise((resolve) => {
+        timer = setTimeout(() => resolve('still closing after 12 s'), 12_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    expect(outcome).toBe('closed');
+  } finally {
+    h.sandbox.clearFaults();
+  }
+}, 120_000);
