@@ -1,0 +1,87 @@
+import type { NodeAPI } from 'node-red';
+import { InputError } from '../shared/errors';
+import { optionalNumber, override, registerActionNode, type ActionContext, type ActionResult, type ServiceNodeDef } from './lib/action-node';
+import { imageWithBoxes } from './lib/boxes';
+import { readImage } from './lib/read-image';
+
+interface CollectionDef extends ServiceNodeDef {
+  operation?: string;
+  collectionId?: string;
+  faceId?: string;
+  /** Message property of the image (default payload). */
+  image?: string;
+  maxResults?: string | number;
+  /** compare and addFace: adds msg.image, the input image with the face boxed. */
+  drawBoxes?: boolean;
+}
+
+const OPERATIONS = ['listCollections', 'createCollection', 'deleteCollection', 'listFaces', 'addFace', 'removeFace', 'compare'] as const;
+type Operation = (typeof OPERATIONS)[number];
+
+/** Registers `vision-streaming-collection`: face collections and comparing an image with one. */
+export = function register(RED: NodeAPI): void {
+  registerActionNode<CollectionDef>(RED, 'vision-streaming-collection', 'working', (ctx) => run(ctx));
+};
+
+async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
+  const { def, msg, signal } = ctx;
+  const operation = override(msg, 'operation', def.operation || 'compare');
+  if (!OPERATIONS.includes(operation as Operation)) {
+    throw new InputError('operation', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, OPERATIONS.join(' | '));
+  }
+  const vision = ctx.connection.vision();
+  const collectionId = () => override(msg, 'collectionId', def.collectionId) as string;
+  const faceId = () => override(msg, 'faceId', def.faceId) as string;
+  const draw = () => override(msg, 'drawBoxes', def.drawBoxes === true) === true;
+  switch (operation as Operation) {
+    case 'listCollections': {
+      const list = await vision.listCollections({ signal });
+      return { payload: list, properties: { count: list.length }, status: `${list.length} collection(s)` };
+    }
+    case 'createCollection': {
+      const created = await vision.createCollection({ signal });
+      return { payload: created, properties: { collectionId: created.collectionId }, status: 'created' };
+    }
+    case 'deleteCollection': {
+      const id = collectionId();
+      await vision.deleteCollection(id, { signal });
+      return { payload: { collectionId: id, deleted: true }, properties: { collectionId: id }, status: 'deleted' };
+    }
+    case 'listFaces': {
+      const id = collectionId();
+      const faces = await vision.listFaces(id, { signal });
+      return { payload: faces, properties: { collectionId: id, count: faces.length }, status: `${faces.length} face(s)` };
+    }
+    case 'addFace': {
+      const id = collectionId();
+      const image = readImage(ctx.RED, msg, def.image, 'image');
+      const added = await vision.addFace(id, image, { signal });
+      const properties: Record<string, unknown> = { collectionId: id, faceId: added.faceId };
+      if (draw()) properties.image = await imageWithBoxes(image, [{ location: added.location, label: added.faceId.slice(0, 8) }], { signal, dispatcher: ctx.connection.dispatcher() });
+      return { payload: added, properties, status: 'face added' };
+    }
+    case 'removeFace': {
+      const id = collectionId();
+      const face = faceId();
+      await vision.removeFace(id, face, { signal });
+      return { payload: { collectionId: id, faceId: face, removed: true }, properties: { collectionId: id, faceId: face }, status: 'face removed' };
+    }
+    case 'compare': {
+      const id = collectionId();
+      const maxResults = optionalNumber(override(msg, 'maxResults', def.maxResults));
+      const image = readImage(ctx.RED, msg, def.image, 'image');
+      const result = await vision.compareWithCollection(id, image, { maxResults, signal });
+      const best = result.target.faces[0];
+      const properties: Record<string, unknown> = { collectionId: id, match: best ?? null };
+      if (draw()) {
+        const label = best ? `${best.faceId.slice(0, 8)} ${best.score.toFixed(2)}` : 'no match';
+        properties.image = await imageWithBoxes(image, [{ location: result.source.location, label }], { signal, dispatcher: ctx.connection.dispatcher() });
+      }
+      return {
+        payload: result,
+        properties,
+        status: best ? `best ${best.score.toFixed(2)}` : 'no faces in collection',
+      };
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { ServiceConnection } from './lib/connection';
+import { DEFAULT_URLS } from './lib/defaults';
+
+/** Settings of the config node (the addresses); the client id and secret are credentials. */
+interface ConfigDef extends NodeDef {
+  authUrl?: string;
+  visionUrl?: string;
+  sfuUrl?: string;
+}
+
+interface ConfigCredentials {
+  clientId?: string;
+  clientSecret?: string;
+}
+
+type ConfigNode = Node<ConfigCredentials> & { connection: ServiceConnection };
+
+/** Registers `vision-streaming-config`: credentials and addresses, one shared connection. */
+export = function register(RED: NodeAPI): void {
+  function ConfigNode(this: ConfigNode, def: ConfigDef): void {
+    RED.nodes.createNode(this, def);
+    const creds = this.credentials ?? {};
+    this.connection = new ServiceConnection({
+      authUrl: text(def.authUrl) ?? DEFAULT_URLS.authUrl,
+      visionUrl: text(def.visionUrl) ?? DEFAULT_URLS.visionUrl,
+      sfuUrl: text(def.sfuUrl) ?? DEFAULT_URLS.sfuUrl,
+      clientId: text(creds.clientId),
+      clientSecret: creds.clientSecret || undefined,
+    });
+    this.on('close', (_removed: boolean, done: () => void) => {
+      this.connection.close().then(done, done);
+    });
+  }
+  RED.nodes.registerType<ConfigNode, ConfigDef, unknown, ConfigCredentials>('vision-streaming-config', ConfigNode, {
+    credentials: {
+      clientId: { type: 'password' },
+      clientSecret: { type: 'password' },
+    },
+  });
+};
+
+function text(value: string | undefined): string | undefined {
+  const t = value?.trim();
+  return t ? t : undefined;
+}

@@ -1,0 +1,170 @@
+import type { Node, NodeAPI } from 'node-red';
+import { InputError } from '../shared/errors';
+import { FaceWatcher, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
+import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
+import type { ServiceConnection } from './lib/connection';
+import { failureText, flowError, safeErrorFields } from './lib/flow-error';
+import { watchSettings, type WatchDef, type WatchSettings } from './lib/watch-settings';
+
+/** Status ring for each watcher state. */
+const RINGS: Record<StatusEvent['state'], { fill: 'yellow' | 'green' | 'grey'; shape: 'ring' | 'dot' }> = {
+  joining: { fill: 'yellow', shape: 'ring' },
+  watching: { fill: 'green', shape: 'dot' },
+  rejoining: { fill: 'yellow', shape: 'ring' },
+  paused: { fill: 'yellow', shape: 'ring' },
+  stopped: { fill: 'grey', shape: 'ring' },
+};
+
+/**
+ * Registers `vision-streaming-watch`: watches a live room and sends a message for every known
+ * face (output 1), unknown face (output 2) and change of state (output 3). Needs no input; input
+ * messages start, stop or switch it (msg.payload 'start' | 'stop', msg.roomId, msg.collectionId).
+ */
+export = function register(RED: NodeAPI): void {
+  function WatchNode(this: Node, def: WatchDef & ServiceNodeDef): void {
+    RED.nodes.createNode(this, def);
+    const node: Node = this; // eslint-disable-line @typescript-eslint/no-this-alias -- used by the controller below
+    const connection = serviceConnection(RED, def.service);
+    if (!connection) {
+      node.status({ fill: 'red', shape: 'ring', text: 'no service config' });
+      node.on('input', (_msg, _send, done) => done(flowError(new InputError('service', 'vision-streaming-watch needs a vision-streaming-config node', 'a configured service'))));
+      return;
+    }
+    connection.register(node);
+    const control = new WatchControl(node, connection, def);
+    if (def.autoStart !== false && def.roomId && def.collectionId) {
+      control.apply({} as FlowMessage).catch((err: unknown) => control.report(err));
+    } else {
+      node.status({ fill: 'grey', shape: 'ring', text: 'stopped' });
+    }
+
+    node.on('input', (msg, _send, done) => {
+      control.apply(msg as FlowMessage).then(
+        () => done(),
+        (err: unknown) => done(flowError(err)),
+      );
+    });
+
+    node.on('close', (_removed: boolean, done: () => void) => {
+      control
+        .close()
+        .then(() => connection.deregister(node))
+        .then(done, done);
+    });
+  }
+  RED.nodes.registerType('vision-streaming-watch', WatchNode);
+};
+
+/** Owns the node's one watcher: starts, stops and switches it one step at a time. */
+class WatchControl {
+  readonly #node: Node;
+  readonly #connection: ServiceConnection;
+  readonly #def: WatchDef;
+  #watcher?: FaceWatcher;
+  #chain: Promise<void> = Promise.resolve();
+  #counts = { match: 0, unknown: 0 };
+  #closed = false;
+
+  constructor(node: Node, connection: ServiceConnection, def: WatchDef) {
+    this.#node = node;
+    this.#connection = connection;
+    this.#def = def;
+  }
+
+  /** Acts on a control message: start, stop, or (re)start with the room and collection it names. */
+  apply(msg: FlowMessage): Promise<void> {
+    const step = this.#chain.then(() => this.#apply(msg));
+    this.#chain = step.catch(() => undefined);
+    return step;
+  }
+
+  /**
+   * Stops the watcher for good (node closing). Does not wait for a start still joining, which could
+   * outlast the runtime's close timeout: that start ends with the stopped watcher and reports nothing.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#stop();
+  }
+
+  /** Shows a failure on the node and hands it to Catch nodes. */
+  report(err: unknown): void {
+    if (this.#closed) return;
+    this.#connection.report(err);
+    this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
+    this.#node.error(flowError(err), { topic: 'error', payload: safeErrorFields(err) });
+  }
+
+  async #apply(msg: FlowMessage): Promise<void> {
+    if (this.#closed) return;
+    const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : undefined;
+    if (command === 'stop') return this.#stop();
+    const wanted = watchSettings(this.#def, msg, this.#connection.sfuUrl);
+    const switching = msg.roomId !== undefined || msg.collectionId !== undefined || command === 'restart';
+    if (this.#watcher && !switching) return;
+    await this.#stop();
+    await this.#start(wanted);
+  }
+
+  async #start(settings: WatchSettings): Promise<void> {
+    if (this.#closed) return;
+    const options: WatchOptions = {
+      ...settings.options,
+      vision: this.#connection.vision(),
+      streaming: this.#connection.streaming(),
+      loopbackOnly: settings.loopbackOnly,
+    };
+    const watcher = new FaceWatcher(options);
+    this.#watcher = watcher;
+    this.#counts = { match: 0, unknown: 0 };
+    watcher.on('match', (e) => this.#face(0, e));
+    watcher.on('unknown', (e) => this.#face(1, e));
+    watcher.on('status', (e) => this.#status(e));
+    watcher.on('error', (e) => this.report(e.error));
+    try {
+      await watcher.start();
+      this.#connection.report();
+    } catch (err) {
+      this.#watcher = undefined;
+      await watcher.stop().catch(() => undefined);
+      // Shown here; handed to Catch nodes by the caller (done(err) for a message, report() on deploy).
+      this.#connection.report(err);
+      this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
+      throw err;
+    }
+  }
+
+  async #stop(): Promise<void> {
+    const watcher = this.#watcher;
+    this.#watcher = undefined;
+    if (watcher) await watcher.stop();
+  }
+
+  #face(output: 0 | 1, e: MatchEvent | UnknownEvent): void {
+    this.#counts[e.event] += 1;
+    const { snapshot, snapshot_boxes: boxes, ...payload } = e;
+    const msg: Record<string, unknown> = { topic: e.event, payload, snapshot };
+    if (boxes) msg.snapshotBoxes = boxes;
+    const out: (Record<string, unknown> | null)[] = [null, null, null];
+    out[output] = msg;
+    this.#node.send(out as never);
+    this.#showWatching();
+  }
+
+  /** The green ring with the streams and the faces seen since the start. */
+  #showWatching(): void {
+    const streams = Object.keys(this.#watcher?.stats.streams ?? {}).length;
+    const { match, unknown } = this.#counts;
+    this.#node.status({ ...RINGS.watching, text: `watching: ${plural(streams, 'stream')}, ${plural(match, 'match', 'matches')}, ${unknown} unknown` });
+  }
+
+  #status(e: StatusEvent): void {
+    if (e.state === 'watching') this.#showWatching();
+    else this.#node.status({ ...RINGS[e.state], text: e.detail ? `${e.state}: ${e.detail}`.slice(0, 60) : e.state });
+    this.#node.send([null, null, { topic: 'status', payload: e }] as never);
+  }
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

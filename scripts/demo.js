@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS script run by plain node */
+/* global fetch, setTimeout, clearTimeout -- Node globals */
+// `npm start`: the sandbox on 127.0.0.1:8787, a camera clip published into one of its rooms, a
+// collection that knows one person in it, and Node-RED on 127.0.0.1:1880 with this package and
+// Dashboard 2.0 loaded and the demo flow (scripts/demo-flow.json) deployed. Ctrl-C stops it all.
+// Needs `npm run build` first (npm start does it).
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { makeClip, enrolmentPhoto } = require('./demo-clip');
+
+const ROOT = path.resolve(__dirname, '..');
+const PKG = require(path.join(ROOT, 'package.json'));
+const HOST = '127.0.0.1';
+const SANDBOX_PORT = Number(process.env.DEMO_SANDBOX_PORT || 8787);
+const NODE_RED_PORT = Number(process.env.DEMO_NODE_RED_PORT || 1880);
+const CLIENT = { clientId: 'sandbox-client', clientSecret: 'sandbox-secret' };
+const KNOWN_LABEL = 'Astronaut (known)';
+
+const owned = [];
+let stopping;
+
+function say(text) {
+  process.stdout.write(`[demo] ${text}\n`);
+}
+
+/** Stops everything this script started, newest first; safe to call twice. */
+function stopAll() {
+  stopping ??= (async () => {
+    for (const stop of owned.reverse()) await Promise.resolve().then(stop).catch(() => undefined);
+  })();
+  return stopping;
+}
+
+async function main() {
+  const core = require(path.join(ROOT, 'dist', 'shared'));
+  const { startSandbox } = require(path.join(ROOT, 'dist', 'sandbox'));
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vision-streaming-demo-'));
+  owned.push(() => fs.rmSync(work, { recursive: true, force: true }));
+
+  const sandbox = await startSandbox({ host: HOST, port: SANDBOX_PORT, ...CLIENT, eagerModel: true }).catch((err) => {
+    throw new Error(`the sandbox could not listen on ${HOST}:${SANDBOX_PORT} (${err.code || err.message}); set DEMO_SANDBOX_PORT to use another port`);
+  });
+  owned.push(() => sandbox.stop());
+  say(`sandbox on ${sandbox.url}`);
+
+  const credentials = { authUrl: sandbox.url, ...CLIENT };
+  const vision = new core.VisionClient({ ...credentials, visionUrl: sandbox.url });
+  const streaming = new core.StreamingClient({ ...credentials, sfuUrl: sandbox.url });
+  owned.push(() => vision.close(), () => streaming.close());
+
+  const { collectionId } = await vision.createCollection();
+  const { faceId } = await vision.addFace(collectionId, await enrolmentPhoto());
+  const room = await streaming.createRoom();
+  say(`collection ${collectionId.slice(0, 8)}… knows one face; room ${room.id.slice(0, 8)}…`);
+
+  const ffmpegPath = await core.findFfmpeg();
+  const clip = await makeClip(work, ffmpegPath);
+  const source = await core.openVideoSource({ file: clip.file, loop: true, fps: clip.fps });
+  const publisher = new core.Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up'), loopbackOnly: true });
+  owned.push(() => publisher.close());
+  await publisher.start();
+  say('a camera clip is streaming into the room');
+
+  const userDir = prepareNodeRed(work, { sandboxUrl: sandbox.url, roomId: room.id, collectionId, labels: { [faceId]: KNOWN_LABEL } });
+  const url = await startNodeRed(userDir);
+  say(`Node-RED editor:  ${url}/   (debug sidebar: matches with snapshots)`);
+  say(`dashboard:        ${url}/dashboard/watch   (latest snapshot with boxes, recent matches)`);
+  say('Ctrl-C stops everything.');
+}
+
+/** A Node-RED user directory with this package and Dashboard 2.0 linked in, and the demo flow. */
+function prepareNodeRed(work, { sandboxUrl, roomId, collectionId, labels }) {
+  const userDir = path.join(work, 'node-red');
+  const modules = path.join(userDir, 'node_modules');
+  fs.mkdirSync(path.join(modules, '@flowfuse'), { recursive: true });
+  fs.symlinkSync(ROOT, path.join(modules, PKG.name), 'dir');
+  fs.symlinkSync(path.dirname(require.resolve('@flowfuse/node-red-dashboard/package.json')), path.join(modules, '@flowfuse', 'node-red-dashboard'), 'dir');
+  const text = fs
+    .readFileSync(path.join(__dirname, 'demo-flow.json'), 'utf8')
+    .split('"__SANDBOX__"').join(JSON.stringify(sandboxUrl))
+    .split('"__ROOM__"').join(JSON.stringify(roomId))
+    .split('"__COLLECTION__"').join(JSON.stringify(collectionId))
+    .split('"__LABELS__"').join(JSON.stringify(JSON.stringify(labels)));
+  const flow = JSON.parse(text);
+  fs.writeFileSync(path.join(userDir, 'flows.json'), JSON.stringify(flow, null, 2));
+  const config = flow.find((n) => n.type === 'vision-streaming-config');
+  // Credentials of the sandbox's public placeholder client, in Node-RED's unencrypted form.
+  fs.writeFileSync(path.join(userDir, 'flows_cred.json'), JSON.stringify({ [config.id]: CLIENT }));
+  fs.writeFileSync(
+    path.join(userDir, 'settings.js'),
+    `module.exports = { uiHost: '${HOST}', uiPort: ${NODE_RED_PORT}, flowFile: 'flows.json', credentialSecret: false, ` +
+      `logging: { console: { level: 'info' } }, editorTheme: { tours: false, projects: { enabled: false } } };\n`,
+  );
+  return userDir;
+}
+
+async function startNodeRed(userDir) {
+  const red = require.resolve('node-red/red.js');
+  const child = spawn(process.execPath, [red, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  owned.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  });
+  const url = `http://${HOST}:${NODE_RED_PORT}`;
+  const until = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Node-RED exited (code ${child.exitCode}); is port ${NODE_RED_PORT} free? (DEMO_NODE_RED_PORT picks another)`);
+    const ok = await fetch(`${url}/settings`).then((r) => r.ok, () => false);
+    if (ok) return url;
+    if (Date.now() > until) throw new Error('Node-RED did not start within 60 s');
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    say('stopping...');
+    stopAll().finally(() => process.exit(0));
+  });
+}
+
+main().catch((err) => {
+  process.stderr.write(`[demo] failed: ${err && err.message ? err.message : err}\n`);
+  stopAll().finally(() => process.exit(1));
+});
