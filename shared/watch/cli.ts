@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Agent } from 'undici';
 import { InputError, isClientError } from '../errors';
 import type { WatchEvent } from './events';
 import { FaceWatcher } from './face-watcher';
@@ -168,9 +169,20 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
+  // The command's own connection pool, closed at the end: idle keep-alive sockets would hold the process.
+  const dispatcher = new Agent();
+  try {
+    return await watchWith(settings, io, dispatcher);
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+async function watchWith(settings: CliSettings, io: CliIo, dispatcher: Agent): Promise<number> {
   let watcher: FaceWatcher;
   try {
-    watcher = new FaceWatcher(settings.options);
+    const o = settings.options;
+    watcher = new FaceWatcher({ ...o, vision: { ...(o.vision as object), dispatcher } as WatchOptions['vision'], streaming: { ...(o.streaming as object), dispatcher } as WatchOptions['streaming'] });
   } catch (err) {
     io.stderr(`vision-streaming watch: ${describe(err)}`);
     return 2;
@@ -281,6 +293,8 @@ export function runCli(): void {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       process.exitCode = code;
+      // Everything is closed by now; should a library still hold a handle, the command ends anyway.
+      setTimeout(() => process.exit(code), 3000).unref();
     },
     (err: unknown) => {
       process.stderr.write(`vision-streaming: ${describe(err)}\n`);

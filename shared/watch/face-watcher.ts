@@ -200,7 +200,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       this.#streams.delete(streamId);
       void stream.close();
     });
-    this.#graceTimers.set(streamId, timer);
+    if (timer) this.#graceTimers.set(streamId, timer);
   }
 
   #createDecoder(codec: VideoCodec): Promise<FrameDecoder> {
@@ -284,7 +284,9 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     }
   }
 
-  #later(ms: number, fn: () => void): NodeJS.Timeout {
+  #later(ms: number, fn: () => void): NodeJS.Timeout | undefined {
+    // Events still come while stop() closes the session: no timer may outlive it.
+    if (this.#stopped) return undefined;
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       fn();

@@ -126,9 +126,9 @@ test('streams: only the named stream is watched; a named stream that never appea
 
 test('stop() leaves no child process, socket or timer behind', async () => {
   const room = await h.streaming.createRoom();
-  publishers.push(await publishClip(h, room.id, onlyA));
   await during(300);
   const before = resources();
+  const publisher = await publishClip(h, room.id, onlyA);
   // The watcher builds (and so owns) its clients here. HTTP keep-alive connections belong to the
   // dispatcher (shared by every client by default, and kept for reuse): this one is the test's own.
   const dispatcher = new Agent();
@@ -148,12 +148,13 @@ test('stop() leaves no child process, socket or timer behind', async () => {
   expect(during_.UDPWrap ?? 0).toBeGreaterThan(before.UDPWrap ?? 0);
   await w.stop();
   await w.stop();
+  expect(childFfmpegs()).toBe(0);
+  await publisher.close();
   await dispatcher.close();
   // The sandbox runs in this process: give its side a moment to see the connections end.
   await during(500);
   const after = resources();
-  expect(childFfmpegs()).toBe(0);
-  for (const kind of ['UDPWrap', 'ProcessWrap', 'Timeout', 'TCPSocketWrap']) expect(after[kind] ?? 0).toBeLessThanOrEqual(before[kind] ?? 0);
+  for (const kind of ['UDPWrap', 'ProcessWrap', 'Timeout', 'TCPSocketWrap', 'PipeWrap']) expect(`${kind}: ${after[kind] ?? 0}`).toBe(`${kind}: ${before[kind] ?? 0}`);
   expect(events.at(-1)).toMatchObject({ event: 'status', state: 'stopped' });
 });
 
