@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { H264Packetizer, Vp8Packetizer, Vp9Packetizer, type Packetizer, type RtpPacket } from 'werift';
 import { InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
+import { sleep } from '../signaling/backoff';
 import type { SignalingError } from '../signaling/close-reasons';
 import { SignalingSession, emitGuarded, type ConnectedInfo, type ListenerErrorInfo, type RejoiningInfo, type SessionOptions } from '../signaling/session';
 import type { VideoSource } from './source';
@@ -57,7 +58,8 @@ export class Publisher extends EventEmitter<PublisherEvents> {
   private stopped = false;
   private closing?: Promise<void>;
   private pumpError?: Error;
-  private wake?: () => void;
+  /** Aborted when the publisher finishes: cuts the pacing wait short. */
+  readonly #stop = new AbortController();
 
   constructor(private readonly options: PublisherOptions) {
     super();
@@ -98,7 +100,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
   private finish(error: Error | SignalingError | undefined): Promise<void> {
     this.closing ??= (async () => {
       this.stopped = true;
-      this.wake?.();
+      this.#stop.abort();
       await this.options.source.close().catch(() => undefined);
       await this.session.close();
       await this.pump;
@@ -125,7 +127,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
       }
       const dueMs = startWall + ((frame.timestamp - startTs) * 1000) / 90000;
       const wait = dueMs - performance.now();
-      if (wait > 1) await this.sleep(wait);
+      if (wait > 1) await sleep(wait, this.#stop.signal);
       if (this.stopped) break;
       if (!this.session.connected) {
         this.stats.skipped++;
@@ -136,15 +138,5 @@ export class Publisher extends EventEmitter<PublisherEvents> {
       this.stats.frames++;
     }
     if (!this.stopped) this.relay('sourceEnded');
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
   }
 }

@@ -1,4 +1,14 @@
-export { SignalingSession, type SessionOptions, type SessionEvents, type RejoinPolicy, type ConnectedInfo, type RejoiningInfo } from './session';
+export {
+  SignalingSession,
+  type SessionOptions,
+  type SessionEvents,
+  type RejoinPolicy,
+  type ConnectedInfo,
+  type RejoiningInfo,
+  type StreamAddedInfo,
+  type RemoteStreamInfo,
+  type ListenerErrorInfo,
+} from './session';
 export { SignalingConnection, type ConnectionOptions, type ConnectionEvents, type ConnectionTimeouts } from './connection';
 export { SignalingError, CLOSE_REASONS, errorFromClose, type RejoinAdvice, type SignalingErrorInit } from './close-reasons';
 export { resolveConnectSettings, type ConnectSettings, type Role, type VideoSettings, type AudioSettings, type AudioCodec } from './connect';

@@ -70,7 +70,7 @@ export interface ListenerErrorInfo {
 /** Events of a signaling session. */
 export interface SessionEvents {
   connected: [ConnectedInfo];
-  /** A remote stream began: a publisher's video m-line now sends (downstream). Frames of it follow. */
+  /** A remote stream began: a publisher's video m-line now sends (downstream). Comes after `connected`; frames of it follow. */
   streamAdded: [StreamAddedInfo];
   /** A remote stream ended: its publisher left, or the connection did (every stream is removed before `rejoining` and `closed`). */
   streamRemoved: [{ streamId: string }];
@@ -302,6 +302,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       const info = { clientId, joins: this.joins };
       this.settleFirstJoin?.resolve(info);
       this.safeEmit('connected', info);
+      this.reconcile(conn);
     });
     conn.on('track', (track, receiver) => {
       if (track.kind === 'video') this.#announced.add(receiver);
@@ -323,7 +324,8 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
    * m-line, or an m-line announced again, starts over; an m-line that went inactive is removed.
    */
   private reconcile(conn: SignalingConnection): void {
-    if (this.connection !== conn || this.stopped) return;
+    // Streams are announced once media can flow: `connected` first, then `streamAdded`, then frames.
+    if (this.connection !== conn || this.stopped || !this.isConnected) return;
     const current = new Map<RTCRtpReceiver, RemoteVideo>();
     for (const remote of conn.remoteVideo()) current.set(remote.receiver, remote);
     for (const [receiver, r] of [...this.#receivers]) {
@@ -341,7 +343,8 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     const codec = codecFromMime(remote.codec ?? track.codec?.mimeType);
     if (!codec) return;
     const streamId = streamIdOf(remote);
-    const trackId = track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc));
+    // The msid track id when the server sent one (the same on every frame and in streamAdded).
+    const trackId = remote.msidTrackId ?? track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc));
     const requestKeyframe = (): void => {
       if (track.ssrc === undefined) return;
       this.stats.keyframeRequests++;
@@ -351,7 +354,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       codec,
       onFrame: (frame) => {
         this.stats.frames++;
-        this.safeEmit('frame', { ...frame, streamId, trackId: track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc)) });
+        this.safeEmit('frame', { ...frame, streamId, trackId });
       },
       onKeyframeNeeded: () => requestKeyframe(),
     });
@@ -365,7 +368,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     this.#receivers.set(receiver, { track, streamId, retry, unsubscribe: unSubscribe, requestKeyframe });
     if (!this.#streams.has(streamId)) {
       this.#streams.set(streamId, { codec });
-      this.safeEmit('streamAdded', { streamId, codec, trackId: remote.msidTrackId ?? trackId });
+      this.safeEmit('streamAdded', { streamId, codec, trackId });
     }
     requestKeyframe();
   }
@@ -404,7 +407,7 @@ function streamIdOf(remote: RemoteVideo): string {
 /**
  * Calls each listener of `event` on its own: one that throws neither stops the others nor reaches
  * the emitter's caller. Its error goes to the `listenerError` listeners, or, when there are none (or
- * they throw too), to process.emitWarning, so it is never lost silently.
+ * they throw too), to process.emitWarning (once per emitter and event), so it is never lost silently.
  */
 export function emitGuarded<E extends EventEmitter>(emitter: E, event: string, args: unknown[]): void {
   for (const listener of emitter.rawListeners(event) as ((...a: unknown[]) => unknown)[]) {
@@ -428,10 +431,17 @@ function reportListenerError(emitter: EventEmitter, event: string, error: unknow
     }
     if (!failed) return;
   }
-  const warning = new Error(`a '${event}' event listener threw: ${describeError(error)}`, { cause: error });
+  // A listener that throws on every frame would flood the log: one warning per emitter and event.
+  let warned = warnedEvents.get(emitter);
+  if (!warned) warnedEvents.set(emitter, (warned = new Set()));
+  if (warned.has(event)) return;
+  warned.add(event);
+  const warning = new Error(`a '${event}' event listener threw: ${describeError(error)} (further throws of '${event}' listeners are not warned about; listen to 'listenerError' to see each)`, { cause: error });
   warning.name = 'ListenerError';
   process.emitWarning(warning);
 }
+
+const warnedEvents = new WeakMap<EventEmitter, Set<string>>();
 
 function describeError(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 200);

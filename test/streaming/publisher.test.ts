@@ -197,10 +197,16 @@ describe('publishing an image sequence', () => {
     viewer.session.on('frame', () => {
       throw new Error('listener bug');
     });
+    // ...and is reported, not swallowed.
+    const reported: string[] = [];
+    pub.on('listenerError', ({ event }) => reported.push(`publisher ${event}`));
+    viewer.session.on('listenerError', ({ event }) => reported.push(`viewer ${event}`));
     try {
       await pub.start();
       await viewer.start();
       await waitFor('frames', () => viewer.frames.length >= 12, 15_000);
+      expect(reported).toContain('publisher connected');
+      expect(reported.filter((r) => r === 'viewer frame').length).toBeGreaterThanOrEqual(12);
       expect(viewer.frames[0]).toMatchObject({ isKeyframe: true, width: 320, height: 240, codec });
       expect(await decodeFrames(viewer.frames.slice(0, 12))).toEqual({ decoded: 12, errors: '' });
     } finally {

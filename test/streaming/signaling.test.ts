@@ -295,13 +295,41 @@ describe('against a hand-made signaling server', () => {
       throw new Error('host bug in a closed listener');
     });
     session.on('closed', () => seen.push('closed after the throwing one'));
+    const reported: { event: string; error: unknown }[] = [];
+    session.on('listenerError', (info) => reported.push(info));
     try {
       await expect(session.start()).resolves.toMatchObject({ joins: 1 });
       await session.close();
       expect(seen).toEqual(['connected after the throwing one', 'closed after the throwing one']);
+      // Not swallowed: each throw is reported with the event it came from.
+      expect(reported).toEqual([
+        { event: 'connected', error: expect.objectContaining({ message: 'host bug in a connected listener' }) },
+        { event: 'closed', error: expect.objectContaining({ message: 'host bug in a closed listener' }) },
+      ]);
     } finally {
       await session.close();
       for (const pc of peers) await pc.close();
+    }
+  });
+
+  test('with no listenerError listener, a throwing listener is reported as a process warning', async () => {
+    fake = await FakeSignaling.start((ws) => ws.close(4400, 'FAILURE-SDP-PARSE'));
+    const url = fake.url;
+    const session = closing(new SignalingSession({ role: 'downstream', getTicket: async () => ticketFor(url), rejoin: false }));
+    session.on('closed', () => {
+      throw new Error('host bug in a closed listener');
+    });
+    // Jest gives each test file its own `process` object, whose 'warning' events never fire: watch the call.
+    const emitWarning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      await expect(session.start()).rejects.toMatchObject({ reason: 'FAILURE-SDP-PARSE' });
+      const warnings = emitWarning.mock.calls.map(([w]) => w).filter((w): w is Error => w instanceof Error && w.name === 'ListenerError');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0].message).toContain("'closed'");
+      expect(warnings[0].message).toContain('host bug in a closed listener');
+      expect((warnings[0].cause as Error).message).toBe('host bug in a closed listener');
+    } finally {
+      emitWarning.mockRestore();
     }
   });
 

@@ -1,0 +1,116 @@
+import type { Picture } from '../decode/types';
+
+/** Interleaved pixels as sharp's raw input takes them. */
+export interface RawPixels {
+  data: Uint8Array | Uint8ClampedArray;
+  width: number;
+  height: number;
+  channels: 3 | 4;
+}
+
+/** Byte offsets of the U and V planes of a tightly packed I420 picture, and the chroma width. */
+export function i420Layout(width: number, height: number): { u: number; v: number; chromaWidth: number; size: number } {
+  const chromaWidth = (width + 1) >> 1;
+  const chromaSize = chromaWidth * ((height + 1) >> 1);
+  return { u: width * height, v: width * height + chromaSize, chromaWidth, size: width * height + 2 * chromaSize };
+}
+
+/** Checks that a picture's buffer holds what its size and format promise. */
+export function checkPicture(p: Picture): void {
+  if (!(p.width > 0 && p.height > 0 && Number.isInteger(p.width) && Number.isInteger(p.height))) {
+    throw new RangeError(`picture size ${p.width}x${p.height} is not a positive whole size`);
+  }
+  const need = p.format === 'i420' ? i420Layout(p.width, p.height).size : p.width * p.height * 4;
+  if (p.data.length < need) throw new RangeError(`picture data has ${p.data.length} bytes, ${p.format} ${p.width}x${p.height} needs ${need}`);
+}
+
+/**
+ * Converts a region of a picture to interleaved RGB (3 channels) or RGBA (4), as sharp's raw input
+ * wants it. I420 uses BT.601 limited range, what WebRTC's encoders produce.
+ */
+export function toRaw(p: Picture, channels: 3 | 4 = 3, region?: { left: number; top: number; width: number; height: number }): RawPixels {
+  checkPicture(p);
+  const { left = 0, top = 0, width = p.width, height = p.height } = region ?? {};
+  const out = new Uint8ClampedArray(width * height * channels);
+  if (p.format === 'rgba') {
+    for (let y = 0; y < height; y++) {
+      const row = ((top + y) * p.width + left) * 4;
+      if (channels === 4) {
+        out.set(p.data.subarray(row, row + width * 4), y * width * 4);
+      } else {
+        for (let x = 0, o = y * width * 3; x < width; x++, o += 3) {
+          out[o] = p.data[row + x * 4];
+          out[o + 1] = p.data[row + x * 4 + 1];
+          out[o + 2] = p.data[row + x * 4 + 2];
+        }
+      }
+    }
+    return { data: out, width, height, channels };
+  }
+  const { u: uAt, v: vAt, chromaWidth } = i420Layout(p.width, p.height);
+  const { luma, rv, gu, gv, bu } = tables();
+  // Values are 8.8 fixed point; the clamped array saturates them at 0 and 255 by itself.
+  const d = p.data;
+  const a = channels === 4;
+  let o = 0;
+  for (let y = 0; y < height; y++) {
+    const sy = top + y;
+    const yRow = sy * p.width + left;
+    const cRow = (sy >> 1) * chromaWidth;
+    // Chroma terms are worked out once per chroma sample and shared by its two pixels.
+    let x = 0;
+    let r = 0;
+    let g = 0;
+    let b = 0;
+    if ((left & 1) === 1) x = -1; // the first pixel is the right half of a chroma pair
+    for (; x < width; x += 2) {
+      const cx = cRow + ((left + x) >> 1);
+      const u = d[uAt + cx];
+      const v = d[vAt + cx];
+      r = rv[v];
+      g = gu[u] + gv[v];
+      b = bu[u];
+      if (x >= 0) {
+        const c = luma[d[yRow + x]];
+        out[o] = (c + r) >> 8;
+        out[o + 1] = (c - g) >> 8;
+        out[o + 2] = (c + b) >> 8;
+        if (a) out[o + 3] = 255;
+        o += channels;
+      }
+      if (x + 1 < width) {
+        const c = luma[d[yRow + x + 1]];
+        out[o] = (c + r) >> 8;
+        out[o + 1] = (c - g) >> 8;
+        out[o + 2] = (c + b) >> 8;
+        if (a) out[o + 3] = 255;
+        o += channels;
+      }
+    }
+  }
+  return { data: out, width, height, channels };
+}
+
+let cached: { luma: Int32Array; rv: Int32Array; gu: Int32Array; gv: Int32Array; bu: Int32Array } | undefined;
+
+// BT.601 limited range in 8.8 fixed point, one table per term (a multiply per pixel saved).
+function tables(): NonNullable<typeof cached> {
+  if (cached) return cached;
+  const t = { luma: new Int32Array(256), rv: new Int32Array(256), gu: new Int32Array(256), gv: new Int32Array(256), bu: new Int32Array(256) };
+  for (let i = 0; i < 256; i++) {
+    t.luma[i] = (i - 16) * 298 + 128;
+    t.rv[i] = 409 * (i - 128);
+    t.gu[i] = 100 * (i - 128);
+    t.gv[i] = 208 * (i - 128);
+    t.bu[i] = 516 * (i - 128);
+  }
+  cached = t;
+  return t;
+}
+
+/** A picture in RGBA (converted from I420 when needed). */
+export function toRgba(p: Picture): Picture {
+  if (p.format === 'rgba') return p;
+  const { data } = toRaw(p, 4);
+  return { width: p.width, height: p.height, format: 'rgba', data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), timestamp: p.timestamp };
+}

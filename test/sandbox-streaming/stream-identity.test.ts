@@ -1,0 +1,115 @@
+import type { RTCPeerConnection } from 'werift';
+import { SyntheticPublisher } from './support/peers';
+import { SampleViewer, videoMsids } from './support/sample-viewer';
+import { RawSignaling, connectMessage } from './support/signaling-client';
+import { eventually, startStreamingFixture, type StreamingFixture } from './support/sandbox';
+
+/** Waits until a test peer is connected (peers are torn down only after their DTLS handshake). */
+async function connected(pc: RTCPeerConnection): Promise<void> {
+  const state = await eventually(async () => pc.connectionState, (s) => s === 'connected' || s === 'failed' || s === 'closed', 400, 25);
+  expect(state).toBe('connected');
+}
+
+/** Polls until `read()` reaches `target` (bounded: 400 x 25 ms). */
+async function reach(read: () => number, target: number): Promise<number> {
+  return eventually(async () => read(), (value) => value >= target, 400, 25);
+}
+
+describe('streaming sandbox: every relayed stream is named by its publisher (a=msid)', () => {
+  let fx: StreamingFixture;
+  const cleanups: (() => unknown)[] = [];
+
+  beforeAll(async () => {
+    fx = await startStreamingFixture({ countDelayMs: 50 });
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    await fx.reset();
+  });
+  afterAll(async () => {
+    await fx.stop();
+  });
+
+  /** A sending publisher and the client_id its own offer gave it. */
+  async function publish(roomId: string): Promise<{ clientId: string; ws: RawSignaling; publisher: SyntheticPublisher }> {
+    const ticket = await fx.ticket(roomId, 'up');
+    const ws = await RawSignaling.open(ticket.url);
+    cleanups.push(() => ws.terminate());
+    const publisher = new SyntheticPublisher('VP8');
+    cleanups.push(() => publisher.stop());
+    ws.send(connectMessage(ticket));
+    const offer = await ws.next('offer');
+    ws.send({ type: 'answer', sdp: await publisher.answer(offer.sdp as string) });
+    await connected(publisher.pc);
+    publisher.start(20);
+    return { clientId: offer.client_id as string, ws, publisher };
+  }
+
+  async function view(roomId: string): Promise<{ viewer: SampleViewer; ws: RawSignaling }> {
+    const ticket = await fx.ticket(roomId, 'down');
+    const ws = await RawSignaling.open(ticket.url);
+    cleanups.push(() => ws.terminate());
+    const viewer = new SampleViewer(ws);
+    cleanups.push(() => viewer.stop());
+    ws.send(connectMessage(ticket));
+    await viewer.join();
+    await connected(viewer.pc);
+    return { viewer, ws };
+  }
+
+  test('a viewer that ignores streams with id "default" plays a publisher already there', async () => {
+    const room = await fx.createRoom();
+    const a = await publish(room.id);
+    const { viewer } = await view(room.id);
+    const [msid] = videoMsids(viewer.offers[0]);
+    expect(msid).toMatch(new RegExp(`^${a.clientId} \\S+$`));
+    expect(await reach(() => viewer.packets(a.clientId), 20)).toBeGreaterThanOrEqual(20);
+    expect(viewer.announced).toEqual([a.clientId]);
+  });
+
+  test('a viewer waiting in an empty room plays the publisher that arrives (announced by update)', async () => {
+    const room = await fx.createRoom();
+    const { viewer } = await view(room.id);
+    // Nothing to show yet: an inactive m-line without msid, which no page hands over.
+    expect(videoMsids(viewer.offers[0])).toEqual([undefined]);
+    expect(viewer.offers[0]).toMatch(/\r\na=inactive/);
+    const a = await publish(room.id);
+    expect(await reach(() => viewer.packets(a.clientId), 20)).toBeGreaterThanOrEqual(20);
+    expect(viewer.offers.length).toBeGreaterThanOrEqual(2);
+    expect(videoMsids(viewer.offers[viewer.offers.length - 1])[0]).toMatch(new RegExp(`^${a.clientId} `));
+    expect(viewer.announced).toEqual([a.clientId]);
+  });
+
+  test('two publishers are two streams; one leaves and the other plays on; a third is a new stream', async () => {
+    const room = await fx.createRoom();
+    const a = await publish(room.id);
+    const b = await publish(room.id);
+    expect(a.clientId).not.toBe(b.clientId);
+    const { viewer } = await view(room.id);
+    expect(new Set(videoMsids(viewer.offers[0]).map((m) => m?.split(' ')[0]))).toEqual(new Set([a.clientId, b.clientId]));
+    await reach(() => Math.min(viewer.packets(a.clientId), viewer.packets(b.clientId)), 20);
+    expect(new Set(viewer.announced)).toEqual(new Set([a.clientId, b.clientId]));
+
+    // A leaves: an update takes its stream away (its m-line inactive, no msid), B keeps its own.
+    const offersBefore = viewer.offers.length;
+    await a.ws.close();
+    await eventually(async () => viewer.offers.length, (n) => n > offersBefore, 400, 25);
+    const afterLeave = viewer.offers[offersBefore];
+    expect(afterLeave).not.toContain(a.clientId);
+    expect(videoMsids(afterLeave).filter((m) => m !== undefined).map((m) => m?.split(' ')[0])).toEqual([b.clientId]);
+    const bPackets = viewer.packets(b.clientId);
+    expect(await reach(() => viewer.packets(b.clientId), bPackets + 20)).toBeGreaterThanOrEqual(bPackets + 20);
+    const aPackets = viewer.packets(a.clientId);
+
+    // C joins: a new stream under C's own id, on a fresh announcement; A's id never comes back.
+    const c = await publish(room.id);
+    expect([a.clientId, b.clientId]).not.toContain(c.clientId);
+    expect(await reach(() => viewer.packets(c.clientId), 20)).toBeGreaterThanOrEqual(20);
+    expect(viewer.announced.slice(2)).toEqual([c.clientId]);
+    expect(viewer.packets(a.clientId)).toBe(aPackets);
+    const last = viewer.offers[viewer.offers.length - 1];
+    expect(new Set(videoMsids(last).filter((m) => m !== undefined).map((m) => m?.split(' ')[0]))).toEqual(new Set([b.clientId, c.clientId]));
+    // C took the m-line A left: the m-lines do not pile up.
+    expect(videoMsids(last)).toHaveLength(2);
+  });
+});

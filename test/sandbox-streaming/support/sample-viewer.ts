@@ -1,0 +1,77 @@
+import type { MediaStreamTrack, RTCPeerConnection, RTCTrackEvent } from 'werift';
+import { answer, loopbackPeer } from './peers';
+import type { RawSignaling } from './signaling-client';
+
+/**
+ * A viewer that hands a remote stream to its "page" the way the vendor's sample pages do: only when
+ * the stream's id is not 'default' (the id a browser gives a stream whose m-line has no a=msid).
+ * It answers the first offer and every `update`, and counts the packets each stream plays.
+ */
+export class SampleViewer {
+  readonly pc: RTCPeerConnection = loopbackPeer('VP8');
+  /** Stream ids in the order their tracks were handed over (ignored ones included). */
+  readonly announced: string[] = [];
+  /** Packets played, by stream id; streams with id 'default' are never played. */
+  readonly played = new Map<string, number>();
+  /** Every offer and update SDP the server sent, in order. */
+  readonly offers: string[] = [];
+  /** The stream each track belongs to now: a track handed over again may belong to another stream. */
+  private readonly streamOf = new Map<MediaStreamTrack, string>();
+  private stopped = false;
+
+  constructor(private readonly ws: RawSignaling) {
+    this.pc.on('track', (event: RTCTrackEvent) => this.onTrack(event));
+  }
+
+  /** Answers the offer (trickling candidates) and keeps answering updates until stop(). */
+  async join(): Promise<void> {
+    const offer = (await this.ws.next('offer')).sdp as string;
+    this.offers.push(offer);
+    const { sdp, candidates } = await answer(this.pc, offer, true);
+    this.ws.send({ type: 'answer', sdp });
+    for (const candidate of candidates) this.ws.send({ type: 'candidate', candidate });
+    void this.answerUpdates();
+  }
+
+  /** Packets played so far for a stream id. */
+  packets(streamId: string): number {
+    return this.played.get(streamId) ?? 0;
+  }
+
+  /** Stops answering and closes the peer. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.pc.close();
+  }
+
+  private async answerUpdates(): Promise<void> {
+    while (!this.stopped) {
+      const update = await this.ws.next('update').catch(() => undefined);
+      if (!update || this.stopped) return;
+      this.offers.push(update.sdp as string);
+      await this.pc.setRemoteDescription({ type: 'offer', sdp: update.sdp as string });
+      await this.pc.setLocalDescription(await this.pc.createAnswer());
+      this.ws.send({ type: 'update', sdp: this.pc.localDescription?.sdp });
+    }
+  }
+
+  private onTrack(event: RTCTrackEvent): void {
+    const id = event.streams[0]?.id ?? 'default';
+    this.announced.push(id);
+    const { track } = event;
+    const known = this.streamOf.has(track);
+    this.streamOf.set(track, id);
+    if (known) return;
+    track.onReceiveRtp.subscribe(() => {
+      const current = this.streamOf.get(track);
+      if (current === undefined || current === 'default') return;
+      this.played.set(current, (this.played.get(current) ?? 0) + 1);
+    });
+  }
+}
+
+/** The `a=msid` lines of the video m-lines of an SDP, one entry per m-line (undefined: none). */
+export function videoMsids(sdp: string): (string | undefined)[] {
+  const sections = sdp.split(/\r\nm=/).slice(1);
+  return sections.filter((s) => s.startsWith('video')).map((s) => /\r\na=msid:([^\r\n]+)/.exec(s)?.[1]);
+}
