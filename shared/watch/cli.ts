@@ -3,6 +3,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
 import { InputError, isClientError } from '../errors';
+import type { StreamingCredentialsOptions } from '../streaming';
+import type { VisionCredentialsOptions } from '../vision';
 import type { WatchEvent } from './events';
 import { FaceWatcher } from './face-watcher';
 import type { WatchOptions } from './options';
@@ -182,7 +184,9 @@ async function watchWith(settings: CliSettings, io: CliIo, dispatcher: Agent): P
   let watcher: FaceWatcher;
   try {
     const o = settings.options;
-    watcher = new FaceWatcher({ ...o, vision: { ...(o.vision as object), dispatcher } as WatchOptions['vision'], streaming: { ...(o.streaming as object), dispatcher } as WatchOptions['streaming'] });
+    const vision: VisionCredentialsOptions = { ...(o.vision as VisionCredentialsOptions), dispatcher };
+    const streaming: StreamingCredentialsOptions = { ...(o.streaming as StreamingCredentialsOptions), dispatcher };
+    watcher = new FaceWatcher({ ...o, vision, streaming });
   } catch (err) {
     io.stderr(`vision-streaming watch: ${describe(err)}`);
     return 2;
