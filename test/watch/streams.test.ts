@@ -67,6 +67,11 @@ test('a face below 120 px is scaled up and matched; two faces in one frame are b
   expect(unknowns(events)[0].location.left).toBeGreaterThan(320);
   expect(m.snapshot_boxes?.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   expect(m.snapshot_boxes?.equals(m.snapshot)).toBe(false);
+  // Where the time went: every part measured, together no more than the event's latency.
+  const t = m.timing_ms!;
+  expect(t.detect).toBeGreaterThan(0);
+  expect(t.compare).toBeGreaterThan(0);
+  expect(t.decode + t.snapshot + t.detect + t.crop + t.compare).toBeLessThanOrEqual(m.latency_ms + 1);
   const s = watcher.stats;
   expect(s.faces.compared).toBeGreaterThanOrEqual(2);
   expect(s.faces.skippedSmall).toBe(0);
