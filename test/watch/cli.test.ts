@@ -88,7 +88,7 @@ test('watch prints a match and an unknown as JSON lines, writes snapshots, stops
   await writeFile(labels, JSON.stringify({ [faceA]: 'Eileen', [publisher.clientId!]: 'door' }));
   const snapshots = path.join(dir, 'snaps');
   const r = run(
-    ['watch', '--auth-url', h.sandbox.url, '--client-id', 'sandbox-client', '--room', room.id, '--collection', collectionId, '--labels', labels, '--snapshots', snapshots, '--duration', '14', '--loopback'],
+    ['watch', '--auth-url', h.sandbox.url, '--client-id', 'sandbox-client', '--room', room.id, '--collection', collectionId, '--labels', labels, '--snapshots', snapshots, '--duration', '10', '--loopback'],
     // Every flag has a VS_ variable too: these two come from the environment only.
     { VS_CLIENT_SECRET: SECRET, VS_VISION_URL: h.sandbox.url, VS_SFU_URL: h.sandbox.url },
   );
