@@ -165,6 +165,9 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     drawBoxes: on('boxes'),
     loopbackOnly: on('loopback'),
   };
+  for (const e of options.events ?? []) {
+    if (!['match', 'unknown', 'status', 'error'].includes(e)) throw new InputError('events', `--events takes match, unknown, status, error; got ${JSON.stringify(e.slice(0, 40))}`, 'match,unknown,status,error');
+  }
   const duration = number(get('duration'), 'duration');
   if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
   return { help: false, options, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
@@ -186,7 +189,8 @@ async function watchWith(settings: CliSettings, io: CliIo, dispatcher: Agent): P
     const o = settings.options;
     const vision: VisionCredentialsOptions = { ...(o.vision as VisionCredentialsOptions), dispatcher };
     const streaming: StreamingCredentialsOptions = { ...(o.streaming as StreamingCredentialsOptions), dispatcher };
-    watcher = new FaceWatcher({ ...o, vision, streaming });
+    // The command hears every event (it must see 'stopped'); --events chooses what it prints.
+    watcher = new FaceWatcher({ ...o, vision, streaming, events: undefined });
   } catch (err) {
     io.stderr(`vision-streaming watch: ${describe(err)}`);
     return 2;
@@ -195,7 +199,9 @@ async function watchWith(settings: CliSettings, io: CliIo, dispatcher: Agent): P
   let written = 0;
   // Events are printed in the order they come; snapshot files are written before the line that names them.
   let printing = Promise.resolve();
+  const shown = new Set(settings.options.events ?? ['match', 'unknown', 'status', 'error']);
   const print = (e: WatchEvent): void => {
+    if (!shown.has(e.event)) return;
     printing = printing.then(async () => io.stdout(JSON.stringify(await toLine(e, settings, ++written)))).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
   };
   for (const name of ['match', 'unknown', 'status', 'error'] as const) watcher.on(name, print);

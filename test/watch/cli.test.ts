@@ -144,6 +144,9 @@ test('--help documents every flag and the secret variable; bad or missing settin
   const badFps = run(['watch', '--room', 'r', '--collection', 'c', '--client-id', 'x', '--fps', 'fast'], { VS_CLIENT_SECRET: 's' });
   expect(await badFps.exit).toBe(2);
   expect(badFps.stderr()).toMatch(/--fps must be a number/);
+  const badEvents = run(['watch', '--room', 'r', '--collection', 'c', '--client-id', 'x', '--events', 'match,nope'], { VS_CLIENT_SECRET: 's' });
+  expect(await badEvents.exit).toBe(2);
+  expect(badEvents.stderr()).toMatch(/--events takes/);
   const unknownFlag = run(['watch', '--client-secret', 'oops'], { VS_CLIENT_SECRET: 's' });
   expect(await unknownFlag.exit).toBe(2);
   expect(unknownFlag.stderr()).not.toContain('oops');
