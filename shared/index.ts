@@ -64,3 +64,14 @@ export {
 } from './publish';
 export { PublishError, type PublishErrorCode } from './publish/errors';
 export { findFfmpeg, FfmpegNotFoundError, type FfmpegLookup } from './media';
+export {
+  FaceWatcher,
+  WatchError,
+  type WatchOptions,
+  type WatchEvent,
+  type MatchEvent,
+  type UnknownEvent,
+  type StatusEvent,
+  type ErrorEvent,
+  type WatchStats,
+} from './watch';

@@ -16,6 +16,8 @@ import type { TrackedFace, Tracker, Track } from './tracker';
 export interface Sample {
   picture: Picture;
   arrival: number;
+  /** When the decoder gave the picture (performance.now()). */
+  decodedAt: number;
 }
 
 /** What the analysis of one stream keeps between samples. */
@@ -78,8 +80,11 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
   }
   m.samples.analysed++;
   s.dirty = true;
+  const t0 = performance.now();
   const snapshot = await encodeJpeg(picture, { quality: ctx.o.jpegQuality });
+  const t1 = performance.now();
   const faces = await apiCall(ctx, s, 'detect', () => ctx.vision.detectFaces(snapshot));
+  const timing = { decode: sample.decodedAt - sample.arrival, snapshot: t1 - t0, detect: performance.now() - t1 };
   if (!faces.ok) return;
   s.gate.accept(thumb);
   s.dirty = false;
@@ -89,12 +94,14 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
     return { box, look: regionGray(picture, box, LOOK_SIDE, LOOK_SIDE) };
   });
   const tracked = s.tracker.update(seen, now);
-  const verdicts = await Promise.all(tracked.map((t) => (t.compare ? compareFace(t, picture, s, ctx) : undefined)));
+  const compared = await Promise.all(tracked.map((t) => (t.compare ? compareFace(t, picture, s, ctx) : undefined)));
   const events: (MatchEvent | UnknownEvent)[] = [];
   tracked.forEach((t, i) => {
-    const verdict = verdicts[i];
-    const event = verdict && decide(t, verdict, s, ctx, sample, snapshot);
-    if (event) events.push(event);
+    const c = compared[i];
+    const event = c?.verdict && decide(t, c.verdict, s, ctx, snapshot);
+    if (!event) return;
+    event.timing_ms = round({ ...timing, crop: c.cropMs, compare: c.compareMs });
+    events.push(event);
   });
   if (events.length === 0) return;
   if (ctx.o.drawBoxes) {
@@ -107,8 +114,15 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
   }
 }
 
-/** per-face crop -> compare: undefined when the face could not be compared this time. */
-async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx: AnalysisContext): Promise<Verdict | undefined> {
+/** per-face crop -> compare; the verdict is undefined when the face could not be compared this time. */
+async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx: AnalysisContext): Promise<{ verdict?: Verdict; cropMs: number; compareMs: number }> {
+  const t0 = performance.now();
+  let t1 = t0;
+  const verdict = await compareVerdict(t, picture, s, ctx, (at) => (t1 = at));
+  return { verdict, cropMs: t1 - t0, compareMs: performance.now() - t1 };
+}
+
+async function compareVerdict(t: TrackedFace, picture: Picture, s: StreamState, ctx: AnalysisContext, cropped: (at: number) => void): Promise<Verdict | undefined> {
   const m = s.meter.counters;
   const plan = planCrop(t.box, picture, ctx.cropRule);
   if (!plan.ok) {
@@ -121,6 +135,7 @@ async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx
     return undefined;
   }
   const crop = await cropToJpeg(picture, plan.region, { width: plan.width, height: plan.height }, { quality: ctx.o.jpegQuality });
+  cropped(performance.now());
   const result = await apiCall(ctx, s, 'compare', () => ctx.vision.compareWithCollection(ctx.o.collectionId, crop, { maxResults: ctx.o.maxResults }));
   if (!result.ok) {
     // The service found no face (or one out of its size range) in the crop: try again only once the face has grown.
@@ -137,7 +152,7 @@ async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx
 }
 
 /** track -> event: one match per face_id per cooldown, one unknown per track. */
-function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, sample: Sample, snapshot: Buffer): MatchEvent | UnknownEvent | undefined {
+function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, snapshot: Buffer): MatchEvent | UnknownEvent | undefined {
   const track = t.track;
   const wasMatched = track.verdict?.kind === 'match';
   // A known person seen at a bad angle on a recheck stays known: only a match replaces a match.
@@ -167,6 +182,10 @@ function boxOf(t: TrackedFace, ctx: AnalysisContext): { location: Box; label?: s
   if (v?.kind === 'match') return { location: t.box, label: ctx.o.labels.get(v.faceId) ?? v.faceId.slice(0, 8), color: '#2ecc40' };
   if (v?.kind === 'unknown') return { location: t.box, label: 'unknown', color: '#ff4136' };
   return { location: t.box, color: '#aaaaaa' };
+}
+
+function round<T extends Record<string, number>>(o: T): T {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v * 10) / 10])) as T;
 }
 
 type CallResult<T> = { ok: true; value: T } | { ok: false; noFace: boolean };

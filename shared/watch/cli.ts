@@ -1,7 +1,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Agent } from 'undici';
 import { InputError, isClientError } from '../errors';
+import type { StreamingCredentialsOptions } from '../streaming';
+import type { VisionCredentialsOptions } from '../vision';
 import type { WatchEvent } from './events';
 import { FaceWatcher } from './face-watcher';
 import type { WatchOptions } from './options';
@@ -162,15 +165,32 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     drawBoxes: on('boxes'),
     loopbackOnly: on('loopback'),
   };
+  for (const e of options.events ?? []) {
+    if (!['match', 'unknown', 'status', 'error'].includes(e)) throw new InputError('events', `--events takes match, unknown, status, error; got ${JSON.stringify(e.slice(0, 40))}`, 'match,unknown,status,error');
+  }
   const duration = number(get('duration'), 'duration');
   if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
   return { help: false, options, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
+  // The command's own connection pool, closed at the end: idle keep-alive sockets would hold the process.
+  const dispatcher = new Agent();
+  try {
+    return await watchWith(settings, io, dispatcher);
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+async function watchWith(settings: CliSettings, io: CliIo, dispatcher: Agent): Promise<number> {
   let watcher: FaceWatcher;
   try {
-    watcher = new FaceWatcher(settings.options);
+    const o = settings.options;
+    const vision: VisionCredentialsOptions = { ...(o.vision as VisionCredentialsOptions), dispatcher };
+    const streaming: StreamingCredentialsOptions = { ...(o.streaming as StreamingCredentialsOptions), dispatcher };
+    // The command hears every event (it must see 'stopped'); --events chooses what it prints.
+    watcher = new FaceWatcher({ ...o, vision, streaming, events: undefined });
   } catch (err) {
     io.stderr(`vision-streaming watch: ${describe(err)}`);
     return 2;
@@ -179,7 +199,9 @@ async function watch(settings: CliSettings, io: CliIo): Promise<number> {
   let written = 0;
   // Events are printed in the order they come; snapshot files are written before the line that names them.
   let printing = Promise.resolve();
+  const shown = new Set(settings.options.events ?? ['match', 'unknown', 'status', 'error']);
   const print = (e: WatchEvent): void => {
+    if (!shown.has(e.event)) return;
     printing = printing.then(async () => io.stdout(JSON.stringify(await toLine(e, settings, ++written)))).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
   };
   for (const name of ['match', 'unknown', 'status', 'error'] as const) watcher.on(name, print);
@@ -281,6 +303,8 @@ export function runCli(): void {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       process.exitCode = code;
+      // Everything is closed by now; should a library still hold a handle, the command ends anyway.
+      setTimeout(() => process.exit(code), 3000).unref();
     },
     (err: unknown) => {
       process.stderr.write(`vision-streaming: ${describe(err)}\n`);

@@ -2,7 +2,7 @@ import { ClientError } from '../errors';
 
 /** A failure of the watcher itself (not of an API call or of signaling). */
 export class WatchError extends ClientError {
-  override readonly name = 'WatchError';
+  override readonly name: string = 'WatchError';
 
   /** code: e.g. 'listener_failed', 'decode_failed', 'stream_codec'; retryable: whether waiting could help. */
   constructor(code: string, message: string, options: { retryable?: boolean } = {}) {

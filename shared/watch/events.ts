@@ -23,6 +23,8 @@ interface FaceEventBase {
   snapshot_boxes?: Buffer;
   /** From the arrival of the sampled frame to this event, ms. */
   latency_ms: number;
+  /** Where that time went, ms: decoding the frame, the snapshot JPEG, detect_faces, this face's crop, its compare call. */
+  timing_ms?: { decode: number; snapshot: number; detect: number; crop: number; compare: number };
 }
 
 /** A face the collection knows (best score at or above the threshold). */

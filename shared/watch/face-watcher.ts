@@ -19,6 +19,8 @@ import { StreamWatch } from './stream-watch';
 
 /** How long a stream's tracks outlive its removal: a rejoin brings the same stream back within it. */
 const STREAM_GRACE_MS = 60_000;
+/** The same API failure on the same stream is reported at most once in this span (it is still counted in stats). */
+const REPEAT_ERROR_MS = 30_000;
 /** Longest quota pause, as a multiple of the first. */
 const QUOTA_PAUSE_GROWTH = 16;
 
@@ -39,8 +41,10 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   readonly #streams = new Map<string, StreamWatch>();
   readonly #codecs = new Map<string, VideoCodec | undefined>();
   readonly #graceTimers = new Map<string, NodeJS.Timeout>();
-  /** Streams whose codec no decoder handles: their frames are ignored. */
+  /** Streams whose codec no decoder handles (or is being checked): their frames are ignored. */
   readonly #unsupported = new Set<string>();
+  /** When an API failure of each kind was last reported, per stream: a lasting fault is not repeated every sample. */
+  readonly #reported = new Map<string, number>();
   readonly #seenStreams = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #ctx: AnalysisContext;
@@ -163,13 +167,15 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       this.#timers.delete(grace);
       this.#graceTimers.delete(streamId);
     }
-    if (codec && codec !== this.#o.codec) {
+    if (codec && codec !== this.#o.codec && !this.#streams.has(streamId)) {
+      // Frames wait out the check: a stream no decoder handles must not get a decoder that fails.
+      this.#unsupported.add(streamId);
       const availability = await decoderAvailability(codec, this.#o.decoder, { ffmpegPath: this.#o.ffmpegPath });
       if ('error' in availability) {
-        this.#unsupported.add(streamId);
         this.#emitError(availability.error, streamId);
         return;
       }
+      this.#unsupported.delete(streamId);
     }
     if (!this.#streams.has(streamId)) this.#addStream(streamId, codec);
   }
@@ -200,7 +206,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       this.#streams.delete(streamId);
       void stream.close();
     });
-    this.#graceTimers.set(streamId, timer);
+    if (timer) this.#graceTimers.set(streamId, timer);
   }
 
   #createDecoder(codec: VideoCodec): Promise<FrameDecoder> {
@@ -224,7 +230,12 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       });
       return;
     }
-    this.#emitError(asClientError(err, 'api_failed'), streamId);
+    const error = asClientError(err, 'api_failed');
+    const key = `${streamId}\u0000${error.code}`;
+    const last = this.#reported.get(key);
+    if (last !== undefined && performance.now() - last < REPEAT_ERROR_MS) return;
+    this.#reported.set(key, performance.now());
+    this.#emitError(error, streamId);
   }
 
   #faceEvent(e: MatchEvent | UnknownEvent): void {
@@ -284,7 +295,9 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     }
   }
 
-  #later(ms: number, fn: () => void): NodeJS.Timeout {
+  #later(ms: number, fn: () => void): NodeJS.Timeout | undefined {
+    // Events still come while stop() closes the session: no timer may outlive it.
+    if (this.#stopped) return undefined;
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       fn();

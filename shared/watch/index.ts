@@ -1,4 +1,5 @@
-/** The face watcher: a live room in, face events out. */
+/** The face watcher: a live room in, face events out (plus the errors and token seams every entry point carries). */
+export * from '../common';
 export { FaceWatcher } from './face-watcher';
 export type { WatchOptions } from './options';
 export type { WatchEvent, WatchEventName, MatchEvent, UnknownEvent, StatusEvent, ErrorEvent, StatusCounts, WatchState, WatcherEvents } from './events';

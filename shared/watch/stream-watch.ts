@@ -46,7 +46,7 @@ export class StreamWatch {
     this.#queue = new DecodeQueue(hooks.createDecoder, {
       picture: (picture, arrival) => {
         m.samples.taken++;
-        this.#slot.offer({ picture, arrival });
+        this.#slot.offer({ picture, arrival, decodedAt: performance.now() });
       },
       decoded: () => {
         m.frames.decoded++;

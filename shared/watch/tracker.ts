@@ -5,6 +5,8 @@ import { boxArea, iou, type Box } from './geometry';
 export interface TrackerOptions {
   /** Least overlap (IoU) for a face to continue a track. */
   minIou: number;
+  /** A track missed in a sample ends once it has gone unseen this long (ms), even if no sample was analysed since. */
+  lostAfterMs: number;
   /** Analysed samples a track may go unseen before it ends (a detector's miss should not start a new track). */
   maxMissed: number;
   /** A known track is compared again after this many ms. */
@@ -16,7 +18,7 @@ export interface TrackerOptions {
 }
 
 /** Defaults. */
-export const DEFAULT_TRACKER: TrackerOptions = { minIou: 0.3, maxMissed: 1, recheckMs: 30_000, growth: 1.5, maxLookChange: 40 };
+export const DEFAULT_TRACKER: TrackerOptions = { minIou: 0.3, lostAfterMs: 2000, maxMissed: 1, recheckMs: 30_000, growth: 1.5, maxLookChange: 40 };
 
 /** What the tracker knows of one face it follows. */
 export interface Track {
@@ -70,6 +72,9 @@ export class Tracker {
 
   /** Matches the faces of an analysed sample to tracks; unmatched faces start tracks, unseen tracks age. */
   update(faces: readonly SeenFace[], now: number): TrackedFace[] {
+    // A missed track whose scene then stayed still (the gate held the samples back) has left: someone
+    // stepping into the same place later is not taken for the person who was there.
+    this.#tracks = this.#tracks.filter((t) => t.missed === 0 || now - t.lastSeen <= this.#o.lostAfterMs);
     const pairs: { t: number; f: number; overlap: number }[] = [];
     this.#tracks.forEach((track, t) =>
       faces.forEach((face, f) => {
@@ -126,7 +131,7 @@ export class Tracker {
     track.skippedArea = boxArea(track.box);
   }
 
-  /** True when some face still waits for a successful compare (the gate should not hold the next sample back). */
+  /** True when a face in view still waits for a successful compare: the gate should not hold the next sample back. */
   get pending(): boolean {
     return this.#tracks.some((t) => t.missed === 0 && t.comparedAt === undefined && t.skippedArea === undefined);
   }

@@ -183,12 +183,28 @@ describe('Tracker', () => {
     const tr = new Tracker({ maxMissed: 1 });
     const first = tr.update([{ box: box(0, 0, 100) }, { box: box(300, 0, 100) }], 0);
     expect(new Set(first.map((f) => f.track.id)).size).toBe(2);
+    for (const f of first) tr.compared(f.track, { kind: 'unknown', score: 0 }, 0);
+    expect(tr.pending).toBe(false);
     tr.update([{ box: box(0, 0, 100) }], 500);
     expect(tr.update([{ box: box(300, 0, 100) }, { box: box(0, 0, 100) }], 1000).map((f) => f.track.id).sort()).toEqual(first.map((f) => f.track.id).sort());
     tr.update([], 1500);
     tr.update([], 2000);
     expect(tr.tracks).toHaveLength(0);
     expect(tr.update([{ box: box(0, 0, 100) }], 2500)[0].compare).toBe('new');
+  });
+
+  test('a track missed once, then held back by the gate, ends after lostAfterMs: someone coming back later is new', () => {
+    const tr = new Tracker({ lostAfterMs: 2000 });
+    const [a] = tr.update([{ box: box(0, 0, 100) }], 0);
+    tr.compared(a.track, { kind: 'match', faceId: 'f', score: 1 }, 0);
+    tr.update([], 500);
+    // within lostAfterMs the same place continues the track (a detector's miss)
+    expect(tr.update([{ box: box(0, 0, 100) }], 1000)[0].track).toBe(a.track);
+    tr.update([], 1500);
+    tr.touch(9000);
+    const [b] = tr.update([{ box: box(0, 0, 100) }], 10_000);
+    expect(b.track).not.toBe(a.track);
+    expect(b.compare).toBe('new');
   });
 
   test('someone else in the same place (a different look) is a new track; a brightness shift is not', () => {

@@ -15,6 +15,7 @@ let h: WatchHarness;
 let dir: string;
 let people: People;
 let clip: string;
+let clipH264: string;
 let collectionId: string;
 let faceA: string;
 const LOOP_MS = 8000;
@@ -27,11 +28,13 @@ beforeAll(async () => {
   collectionId = (await h.vision.createCollection()).collectionId;
   faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
   const at = { faceSide: 150, cx: 320, cy: 220 };
-  clip = await encodeClip(dir, 'standard', [
+  const standard = [
     { placements: [{ person: people.a, ...at }], seconds: 3, drift: 4 },
     { placements: [{ person: people.b, ...at }], seconds: 3, drift: 4 },
     { placements: [], seconds: 2 },
-  ]);
+  ];
+  clip = await encodeClip(dir, 'standard', standard);
+  clipH264 = await encodeClip(dir, 'standard-h264', standard, { codec: 'H264' });
 }, 120_000);
 
 afterAll(async () => {
@@ -91,3 +94,21 @@ describe.each(['ffmpeg', 'wasm'] as const)('the standard clip, decoder %s', (dec
     expect(events.filter((e) => e.event === 'status').map((e) => (e as { state: string }).state)).toEqual(['joining', 'watching', 'stopped']);
   }, 150_000);
 });
+
+test('H264 (Baseline) through the wasm decoder: the match and the unknown', async () => {
+  const room = await h.streaming.createRoom();
+  const watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId, decoder: 'wasm', codec: 'H264', loopbackOnly: true });
+  let publisher: Publisher | undefined;
+  try {
+    const events = collect((n, fn) => watcher.on(n, fn));
+    await watcher.start();
+    publisher = await publishClip(h, room.id, clipH264);
+    await waitFor('a match and an unknown', () => faceEvents(events).some((e) => e.event === 'match') && faceEvents(events).some((e) => e.event === 'unknown'), 90_000);
+    expect(faceEvents(events).find((e) => e.event === 'match')).toMatchObject({ face_id: faceA, stream_id: publisher.clientId });
+    expect(watcher.stats.streams[publisher.clientId!].codec).toBe('H264');
+    expect(watcher.stats.decoder).toBe('wasm');
+  } finally {
+    await watcher.stop();
+    await publisher?.close();
+  }
+}, 150_000);

@@ -1,3 +1,4 @@
+import { Agent } from 'undici';
 import { startSandbox, type RunningSandbox } from '../../../sandbox';
 import { openVideoSource, Publisher } from '../../../shared/publish';
 import { StreamingClient } from '../../../shared/streaming';
@@ -9,14 +10,16 @@ export interface WatchHarness {
   sandbox: RunningSandbox;
   vision: VisionClient;
   streaming: StreamingClient;
-  credentials: { authUrl: string; clientId: string; clientSecret: string };
+  /** Client credentials plus the harness's own dispatcher (closed by stop(), so no keep-alive outlives the file). */
+  credentials: { authUrl: string; clientId: string; clientSecret: string; dispatcher: Agent };
   stop(): Promise<void>;
 }
 
 /** Starts a sandbox on a free loopback port and the two clients. */
 export async function startWatchHarness(): Promise<WatchHarness> {
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, eagerModel: true, streaming: { countDelayMs: 0 } });
-  const credentials = { authUrl: sandbox.url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret' };
+  const dispatcher = new Agent();
+  const credentials = { authUrl: sandbox.url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret', dispatcher };
   const retry = { retries: 6, baseDelayMs: 10, maxDelayMs: 100 };
   const vision = new VisionClient({ ...credentials, visionUrl: sandbox.url, retry });
   const streaming = new StreamingClient({ ...credentials, sfuUrl: sandbox.url, retry });
@@ -28,6 +31,7 @@ export async function startWatchHarness(): Promise<WatchHarness> {
     async stop() {
       await vision.close();
       await streaming.close();
+      await dispatcher.close();
       await sandbox.stop();
     },
   };

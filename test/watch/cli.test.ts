@@ -1,0 +1,161 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Publisher } from '../../shared/publish';
+import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
+import { buildPackage } from './support/build';
+import { encodeClip, loadPeople } from './support/clip';
+import { publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+
+// `vision-streaming watch` run as a user runs it: the bin under the package's Node, the secret in
+// VS_CLIENT_SECRET, other settings from flags and VS_ variables, events as JSON lines on stdout.
+
+let h: WatchHarness;
+let dir: string;
+let bin: string;
+let collectionId: string;
+let faceA: string;
+let clip: string;
+
+beforeAll(async () => {
+  h = await startWatchHarness();
+  dir = await mkdtemp(path.join(os.tmpdir(), 'watch-cli-'));
+  ({ bin } = await buildPackage(path.join(dir, 'pkg')));
+  const group = await h.vision.detectFaces(faceApiSample(1));
+  const people = loadPeople(rectOf(group[0].location));
+  collectionId = (await h.vision.createCollection()).collectionId;
+  faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
+  const at = { faceSide: 150, cx: 320, cy: 220 };
+  clip = await encodeClip(dir, 'standard', [
+    { placements: [{ person: people.a, ...at }], seconds: 3, drift: 4 },
+    { placements: [{ person: people.b, ...at }], seconds: 3, drift: 4 },
+    { placements: [], seconds: 2 },
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await h?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+let publisher: Publisher | undefined;
+let child: ChildProcess | undefined;
+afterEach(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGKILL');
+    await new Promise((r) => child!.once('exit', r));
+  }
+  child = undefined;
+  await publisher?.close();
+  publisher = undefined;
+});
+
+interface Run {
+  lines: Record<string, unknown>[];
+  stderr: () => string;
+  stdout: () => string;
+  exit: Promise<number | null>;
+}
+
+function run(args: string[], env: Record<string, string>): Run {
+  child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const lines: Record<string, unknown>[] = [];
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+    let nl: number;
+    while ((nl = out.indexOf('\n')) >= 0) {
+      const line = out.slice(0, nl);
+      out = out.slice(nl + 1);
+      if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+    }
+  });
+  let all = '';
+  child.stdout!.on('data', (d: Buffer) => (all += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+  return { lines, stderr: () => err, stdout: () => all, exit };
+}
+
+const SECRET = 'sandbox-secret';
+
+test('watch prints a match and an unknown as JSON lines, writes snapshots, stops at --duration with exit 0', async () => {
+  const room = await h.streaming.createRoom();
+  publisher = await publishClip(h, room.id, clip);
+  const labels = path.join(dir, 'labels.json');
+  await writeFile(labels, JSON.stringify({ [faceA]: 'Eileen', [publisher.clientId!]: 'door' }));
+  const snapshots = path.join(dir, 'snaps');
+  const r = run(
+    ['watch', '--auth-url', h.sandbox.url, '--client-id', 'sandbox-client', '--room', room.id, '--collection', collectionId, '--labels', labels, '--snapshots', snapshots, '--duration', '10', '--loopback'],
+    // Every flag has a VS_ variable too: these two come from the environment only.
+    { VS_CLIENT_SECRET: SECRET, VS_VISION_URL: h.sandbox.url, VS_SFU_URL: h.sandbox.url },
+  );
+  expect(await r.exit).toBe(0);
+  const match = r.lines.find((l) => l.event === 'match');
+  const unknown = r.lines.find((l) => l.event === 'unknown');
+  expect(match).toMatchObject({ face_id: faceA, label: 'Eileen', room: room.id, stream_id: publisher.clientId, stream_label: 'door' });
+  for (const key of ['event', 'face_id', 'score', 'label', 'location', 'room', 'time', 'snapshot']) expect(match).toHaveProperty(key);
+  for (const key of ['event', 'location', 'room', 'time', 'snapshot', 'stream_id']) expect(unknown).toHaveProperty(key);
+  const jpeg = await readFile(match!.snapshot as string);
+  expect(jpeg.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  expect(path.dirname(match!.snapshot as string)).toBe(snapshots);
+  for (const l of r.lines.filter((x) => x.event === 'match' || x.event === 'unknown')) expect(l.stream_id).toBe(publisher.clientId);
+  expect(r.lines.filter((l) => l.event === 'match')).toHaveLength(1);
+  expect(r.lines.at(-1)).toMatchObject({ event: 'status', state: 'stopped' });
+  expect(r.stderr()).toMatch(/watching room/);
+  expect(r.stdout() + r.stderr()).not.toContain(SECRET);
+}, 120_000);
+
+test('Ctrl-C stops cleanly with exit 0; --base64 puts the snapshot inline', async () => {
+  const room = await h.streaming.createRoom();
+  publisher = await publishClip(h, room.id, clip);
+  const r = run(['watch', '--room', room.id, '--base64', '--events', 'match,status'], {
+    VS_CLIENT_SECRET: SECRET,
+    VS_AUTH_URL: h.sandbox.url,
+    VS_VISION_URL: h.sandbox.url,
+    VS_SFU_URL: h.sandbox.url,
+    VS_CLIENT_ID: 'sandbox-client',
+    VS_COLLECTION: collectionId,
+    VS_LOOPBACK: '1',
+  });
+  await waitFor('a match line', () => r.lines.some((l) => l.event === 'match'), 90_000);
+  child!.kill('SIGINT');
+  expect(await r.exit).toBe(0);
+  const match = r.lines.find((l) => l.event === 'match')!;
+  expect(Buffer.from(match.snapshot as string, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  expect(r.lines.every((l) => l.event === 'match' || l.event === 'status')).toBe(true);
+  expect(r.lines.at(-1)).toMatchObject({ event: 'status', state: 'stopped' });
+}, 120_000);
+
+test('--help documents every flag and the secret variable; bad or missing settings exit 2 with a message on stderr', async () => {
+  const help = run(['watch', '--help'], {});
+  expect(await help.exit).toBe(0);
+  const text = help.stdout();
+  for (const flag of ['--auth-url', '--vision-url', '--sfu-url', '--client-id', '--room', '--collection', '--threshold', '--cooldown', '--fps', '--labels', '--snapshots', '--base64', '--duration']) {
+    expect(text).toContain(flag);
+  }
+  expect(text).toContain('VS_CLIENT_SECRET');
+  expect(text).toContain('VS_ROOM');
+  const noSecret = run(['watch', '--room', 'r', '--collection', 'c', '--client-id', 'x'], {});
+  expect(await noSecret.exit).toBe(2);
+  expect(noSecret.stderr()).toMatch(/VS_CLIENT_SECRET/);
+  const badFps = run(['watch', '--room', 'r', '--collection', 'c', '--client-id', 'x', '--fps', 'fast'], { VS_CLIENT_SECRET: 's' });
+  expect(await badFps.exit).toBe(2);
+  expect(badFps.stderr()).toMatch(/--fps must be a number/);
+  const badEvents = run(['watch', '--room', 'r', '--collection', 'c', '--client-id', 'x', '--events', 'match,nope'], { VS_CLIENT_SECRET: 's' });
+  expect(await badEvents.exit).toBe(2);
+  expect(badEvents.stderr()).toMatch(/--events takes/);
+  const unknownFlag = run(['watch', '--client-secret', 'oops'], { VS_CLIENT_SECRET: 's' });
+  expect(await unknownFlag.exit).toBe(2);
+  expect(unknownFlag.stderr()).not.toContain('oops');
+  const badRoom = run(['watch', '--room', 'no-such-room', '--collection', collectionId, '--client-id', 'sandbox-client'], {
+    VS_CLIENT_SECRET: SECRET,
+    VS_AUTH_URL: h.sandbox.url,
+    VS_VISION_URL: h.sandbox.url,
+    VS_SFU_URL: h.sandbox.url,
+  });
+  expect(await badRoom.exit).toBe(1);
+  expect(badRoom.stderr()).toMatch(/could not start: .*no-such-room/);
+}, 60_000);
