@@ -15,7 +15,7 @@ export interface OperationResult {
 type Operation = (ctx: IExecuteFunctions, client: VisionClient, i: number, signal?: AbortSignal) => Promise<OperationResult>;
 
 const simplified = (ctx: IExecuteFunctions, i: number) => ctx.getNodeParameter('simplify', i, true) as boolean;
-const collectionId = (ctx: IExecuteFunctions, i: number) => (ctx.getNodeParameter('collectionId', i) as string).trim();
+const collectionId = (ctx: IExecuteFunctions, i: number) => String(ctx.getNodeParameter('collectionId', i, '') ?? '').trim();
 
 /** One function per resource and operation; each reads its parameters and calls one core method. */
 export const OPERATIONS: Record<string, Record<string, Operation>> = {
@@ -81,7 +81,7 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     },
     async remove(ctx, client, i, signal) {
       const id = collectionId(ctx, i);
-      const faceId = (ctx.getNodeParameter('faceId', i) as string).trim();
+      const faceId = String(ctx.getNodeParameter('faceId', i, '') ?? '').trim();
       await client.removeFace(id, faceId, { signal });
       return { json: { removed: true, collectionId: id, faceId } };
     },

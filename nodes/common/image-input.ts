@@ -53,7 +53,7 @@ export function imageLabels(params: ImageParam[]): Record<string, string> {
 /** The image of item `i`: its bytes (read through n8n's binary data service) or its URL. */
 export async function readImage(ctx: IExecuteFunctions, i: number, param: ImageParam): Promise<Buffer | string> {
   const mode = ctx.getNodeParameter(`${param.name}InputMode`, i) as string;
-  if (mode === 'url') return (ctx.getNodeParameter(`${param.name}Url`, i) as string).trim();
+  if (mode === 'url') return String(ctx.getNodeParameter(`${param.name}Url`, i, '') ?? '').trim();
   const property = ctx.getNodeParameter(`${param.name}BinaryProperty`, i) as string;
   ctx.helpers.assertBinaryData(i, property);
   return await ctx.helpers.getBinaryDataBuffer(i, property);

@@ -94,6 +94,36 @@ class SourceNode implements INodeType {
   }
 }
 
+/** Name of the test node that awaits a registered callback, then passes its input on. */
+export const HOOK_NODE = 'test.hook';
+
+const hooks = new Map<string, () => Promise<void> | void>();
+
+/** Registers the callback a hook node with parameter `key` runs. */
+export function setHook(key: string, fn: () => Promise<void> | void): void {
+  hooks.set(key, fn);
+}
+
+/** Runs a callback between two nodes of a workflow (e.g. to expire the sandbox's tokens). */
+class HookNode implements INodeType {
+  description = {
+    displayName: 'Hook',
+    name: HOOK_NODE,
+    group: ['transform'],
+    version: 1,
+    description: 'Runs a test callback',
+    defaults: { name: 'Hook' },
+    inputs: ['main'],
+    outputs: ['main'],
+    properties: [{ displayName: 'Key', name: 'key', type: 'string', default: '' }],
+  } as unknown as INodeType['description'];
+
+  async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+    await hooks.get(this.getNodeParameter('key', 0) as string)?.();
+    return [this.getInputData()];
+  }
+}
+
 /** The package's nodes and credentials as n8n loads them, plus the test source node. */
 export interface LoadedPackage {
   packageName: string;
@@ -111,6 +141,7 @@ export async function loadPackage(): Promise<LoadedPackage> {
   const byName = new Map<string, INodeType | IVersionedNodeType>();
   for (const [name, data] of Object.entries(loader.nodeTypes)) byName.set(`${loader.packageName}.${name}`, data.type);
   byName.set(SOURCE_NODE, new SourceNode());
+  byName.set(HOOK_NODE, new HookNode());
   const credentialTypes = new Map<string, ICredentialType>();
   for (const [name, data] of Object.entries(loader.credentialTypes)) credentialTypes.set(name, data.type);
   const nodeTypes: INodeTypes = {
@@ -121,7 +152,7 @@ export async function loadPackage(): Promise<LoadedPackage> {
     },
     getKnownTypes: () => ({}),
   };
-  return { packageName: loader.packageName, nodeTypes, credentialTypes, nodeNames: [...byName.keys()].filter((n) => n !== SOURCE_NODE) };
+  return { packageName: loader.packageName, nodeTypes, credentialTypes, nodeNames: [...byName.keys()].filter((n) => n !== SOURCE_NODE && n !== HOOK_NODE) };
 }
 
 function need<T>(value: T | undefined, name: string): T {
@@ -150,12 +181,8 @@ export interface RunResult {
   error?: Error;
 }
 
-/** A credential as a test stores it. */
-export interface StoredCredential {
-  id: string;
-  name: string;
-  type: string;
-}
+/** A node of a test workflow; id, position and version are filled in. */
+export type NodeSpec = Pick<INode, 'name' | 'type' | 'parameters'> & Partial<Pick<INode, 'credentials' | 'onError' | 'typeVersion'>>;
 
 /** Runs workflows in-process through n8n's WorkflowExecute. */
 export class Engine {
@@ -174,7 +201,7 @@ export class Engine {
   }
 
   /** Runs nodes connected in a chain after a source node emitting `items`. */
-  async runChain(items: SourceItem[], nodes: Omit<INode, 'id' | 'position' | 'typeVersion'>[] & { typeVersion?: number }[]): Promise<RunResult> {
+  async runChain(items: SourceItem[], nodes: NodeSpec[]): Promise<RunResult> {
     const key = `items-${Math.random().toString(36).slice(2)}`;
     this.setSourceItems(key, items);
     const all: INode[] = [
