@@ -1,6 +1,6 @@
 import { Response, type Dispatcher, type FormData } from 'undici';
-import { checkScope, type TokenProvider } from '../auth/provider';
-import { ApiError, InputError } from '../errors';
+import { checkScope, type Token, type TokenProvider } from '../auth/provider';
+import { ApiError, InputError, isClientError, shortenText } from '../errors';
 import { defaultDispatcher } from './dispatcher';
 import { neverSent, parseErrorBody, responseError } from './error-body';
 import { resolveRetryPolicy, type RetryPolicy } from './retry';
@@ -139,7 +139,7 @@ export class HttpClient {
     for (;;) {
       const headers: Record<string, string> = { ...prepared.headers };
       // Without a provider the host's transport authorises the request itself.
-      const token = this.#tokens ? await this.#tokens.getToken(req.signal) : undefined;
+      const token = this.#tokens ? await providerToken(this.#tokens, req.signal) : undefined;
       if (token) {
         headers.authorization = `Bearer ${token.accessToken}`;
         if (this.#sendApiKey && token.apiKey !== undefined) headers['x-api-key'] = token.apiKey;
@@ -184,6 +184,23 @@ export class HttpClient {
     // Throttling (429 Too Many Requests; a spent quota is not retryable at all) and a refused
     // connection mean the service did not act.
     return failure.status === 429 || neverSent(failure);
+  }
+}
+
+/** A token from the provider; a host provider's own failure becomes an ApiError, so no plain Error escapes. */
+async function providerToken(tokens: TokenProvider, signal: AbortSignal | undefined): Promise<Token> {
+  try {
+    return await tokens.getToken(signal);
+  } catch (err) {
+    if (isClientError(err)) throw err;
+    const text = shortenText(err instanceof Error ? err.message : String(err), 200);
+    throw new ApiError({
+      operation: 'getToken',
+      serviceMessage: text,
+      code: 'token_provider_failed',
+      retryable: false,
+      message: `getToken failed: the token provider threw: ${text}`,
+    });
   }
 }
 

@@ -38,6 +38,7 @@ export async function send(exchange: Exchange): Promise<Received> {
   const precise = exchange.foreign === true || exchange.timeoutMs < PRECISE_TIMEOUT_BELOW_MS;
   const deadline = precise ? AbortSignal.timeout(exchange.timeoutMs) : undefined;
   const signal = deadline && exchange.signal ? AbortSignal.any([exchange.signal, deadline]) : (deadline ?? exchange.signal);
+  let response: TransportResponse;
   try {
     const work = exchange.transport({
       method: exchange.method,
@@ -48,9 +49,7 @@ export async function send(exchange: Exchange): Promise<Received> {
       signal,
     });
     // Mapped below: which signal fired decides between ABORTED and ETIMEDOUT.
-    const response = await raceAbort(work, signal, () => new Error('aborted'));
-    if (!response || typeof response.status !== 'number') throw new TypeError('the transport answered without a status');
-    return { status: response.status, headers: response.headers ?? {}, text: typeof response.body === 'string' ? response.body : String(response.body ?? '') };
+    response = await raceAbort(work, signal, () => new Error('aborted'));
   } catch (err) {
     if (exchange.signal?.aborted) throw abortedError(exchange.operation);
     if (deadline?.aborted || /UND_ERR_(HEADERS|BODY)_TIMEOUT/.test(transportCode(err) ?? '')) {
@@ -64,6 +63,18 @@ export async function send(exchange: Exchange): Promise<Received> {
     }
     throw networkError(exchange.operation, err, exchange.base.origin);
   }
+  if (!response || typeof response !== 'object' || !Number.isInteger(response.status)) {
+    throw new ApiError({
+      operation: exchange.operation,
+      serviceMessage: 'the transport answered without an HTTP status',
+      code: 'invalid_response',
+      retryable: false,
+      message: `${exchange.operation} failed: the HTTP transport answered without an HTTP status`,
+    });
+  }
+  const body = response.body as unknown;
+  const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : String(body ?? '');
+  return { status: response.status, headers: response.headers ?? {}, text };
 }
 
 /** Timeouts shorter than this get an exact deadline of their own. */

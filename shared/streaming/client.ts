@@ -159,7 +159,8 @@ function roomLimitError(err: ApiError): ApiError {
     operation: 'createRoom',
     status: 429,
     serviceMessage: err.serviceMessage,
-    code: err.code ?? 'room_limit',
+    // A code the service did not name is only the status: name the limit instead.
+    code: err.code === 'http_429' ? 'room_limit' : err.code,
     retryable: false,
     message: `createRoom failed: HTTP 429: the room creation limit is reached (${err.serviceMessage}); delete a room before creating another, retrying will not help`,
   });

@@ -86,7 +86,7 @@ describe('rooms', () => {
     h.sandbox.setFaults({ rooms: { tooManyRequests: 1 } });
     const before = requests();
     const err = (await rejection(h.client.createRoom())) as ApiError;
-    expect(err).toMatchObject({ status: 429, retryable: false, operation: 'createRoom' });
+    expect(err).toMatchObject({ status: 429, retryable: false, operation: 'createRoom', code: 'room_limit' });
     expect(err.message).toMatch(/room creation limit/);
     expect(requests()).toBe(before + 1);
     // The same throttling answer on a read is retried per policy.
