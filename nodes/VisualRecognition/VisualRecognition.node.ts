@@ -53,7 +53,8 @@ export class VisualRecognition implements INodeType {
           const run = OPERATIONS[resource]?.[operation];
           if (!run) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`, { itemIndex: i });
           const result = await run(this, client, i, signal);
-          const binary = await drawnImage(this, i, result);
+          // The input's binaries stay on the item, so a later node can still post the photo.
+          const binary = items[i].binary;
           out.push({ json: result.json, ...(binary ? { binary } : {}), pairedItem: { item: i } });
         } catch (err) {
           const error = toNodeError(this.getNode(), err, i, LABELS, state);
@@ -67,11 +68,4 @@ export class VisualRecognition implements INodeType {
     }
     return [out];
   }
-}
-
-/** The input binaries plus, when asked, the image with the found boxes drawn on it. */
-async function drawnImage(ctx: IExecuteFunctions, i: number, result: { image?: Buffer | string; boxes?: unknown[] }): Promise<INodeExecutionData['binary'] | undefined> {
-  const options = ctx.getNodeParameter('options', i, {}) as { drawBoxes?: boolean; boxesProperty?: string };
-  if (!options.drawBoxes || !result.boxes) return ctx.getInputData()[i].binary;
-  return ctx.getInputData()[i].binary;
 }

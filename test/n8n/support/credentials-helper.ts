@@ -8,6 +8,7 @@ import {
   type IHttpRequestOptions,
   type INode,
   type INodeCredentialsDetails,
+  type INodeParameters,
   type INodeProperties,
   type IRequestOptionsSimplified,
   type IWorkflowExecuteAdditionalData,
@@ -111,7 +112,7 @@ export class TestCredentialsHelper extends ICredentialsHelper {
   ): Promise<ICredentialDataDecryptedObject> {
     if (!nodeCredentials.id) throw new Error('credential without id');
     const stored = this.store.get(nodeCredentials.id);
-    const withDefaults = NodeHelpers.getNodeParameters(this.getCredentialsProperties(type), stored, true, false, null, null);
+    const withDefaults = NodeHelpers.getNodeParameters(this.getCredentialsProperties(type), stored as INodeParameters, true, false, null, null);
     return { ...(withDefaults as ICredentialDataDecryptedObject), ...stored };
   }
 
