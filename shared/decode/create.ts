@@ -1,0 +1,40 @@
+import { findFfmpeg } from '../media/ffmpeg';
+import type { VideoCodec } from '../frames/types';
+import { DecoderUnavailableError } from './errors';
+import { FfmpegDecoder } from './ffmpeg';
+import { WasmDecoder } from './wasm';
+import type { CreateDecoderOptions, DecoderBackend, FrameDecoder } from './types';
+
+const CODECS: readonly VideoCodec[] = ['VP8', 'VP9', 'H264'];
+
+/** Which backend a codec would get, or the typed error saying what is missing. */
+export async function decoderAvailability(
+  codec: VideoCodec,
+  backend: 'auto' | DecoderBackend = 'auto',
+  options: { ffmpegPath?: string } = {},
+): Promise<{ backend: DecoderBackend; ffmpegPath?: string } | { error: DecoderUnavailableError }> {
+  if (!CODECS.includes(codec)) return { error: new DecoderUnavailableError(codec, backend, `unknown codec (${CODECS.join(', ')} are decoded)`) };
+  if (backend === 'wasm') return { backend: 'wasm' };
+  try {
+    const ffmpegPath = await findFfmpeg({ ffmpegPath: options.ffmpegPath });
+    return { backend: 'ffmpeg', ffmpegPath };
+  } catch (err) {
+    if (backend === 'auto') return { backend: 'wasm' };
+    return { error: new DecoderUnavailableError(codec, 'ffmpeg', (err as Error).message) };
+  }
+}
+
+/**
+ * Makes a decoder for one stream. 'auto' takes ffmpeg when a binary is found (as the publisher finds
+ * it), else the wasm decoders, which need nothing native. The wasm H264 decoder reads Baseline only.
+ */
+export async function createDecoder(options: CreateDecoderOptions): Promise<FrameDecoder> {
+  const backend = options.backend ?? 'auto';
+  if (backend !== 'auto' && backend !== 'ffmpeg' && backend !== 'wasm') {
+    throw new DecoderUnavailableError(options.codec, backend, "unknown backend ('auto', 'ffmpeg' or 'wasm')");
+  }
+  const found = await decoderAvailability(options.codec, backend, { ffmpegPath: options.ffmpegPath });
+  if ('error' in found) throw found.error;
+  if (found.backend === 'ffmpeg') return FfmpegDecoder.start(options.codec, found.ffmpegPath as string);
+  return WasmDecoder.start(options.codec);
+}

@@ -1,0 +1,231 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { ivfFrame } from '../frames/ivf';
+import type { EncodedFrame, VideoCodec } from '../frames/types';
+import { DecoderFailedError } from './errors';
+import type { FrameDecoder, Picture } from './types';
+
+type Child = ChildProcessByStdio<Writable, Readable, Readable>;
+
+/** A wanted frame whose picture never came out (the decoder refused it) resolves undefined after this. */
+const WANTED_TIMEOUT_MS = 5000;
+const STDERR_KEEP = 2000;
+// IVF fourccs ffmpeg's demuxer maps to a decoder. H264 travels in IVF too, for the timestamps.
+const FOURCC: Record<VideoCodec, string> = { VP8: 'VP80', VP9: 'VP90', H264: 'H264' };
+
+/**
+ * The ffmpeg arguments of a decoder child. Frames go in as IVF whose timestamp is 2*seq + want:
+ * ffmpeg's select filter passes only the odd ones (the wanted frames), so unwanted pictures are never
+ * converted or piped, and showinfo logs each passing picture's timestamp and size on stderr, which
+ * tells which frame a picture on stdout belongs to even when the decoder drops one.
+ */
+export function ffmpegDecodeArgs(): string[] {
+  return [
+    '-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info',
+    // Frame threading delays every picture by one frame per thread (REFERENCE.md: 136-602 ms).
+    '-threads', '1',
+    // Probing would read ahead; one tiny read is enough for IVF. -fflags nobuffer lost a GOP on IVF.
+    '-probesize', '32', '-analyzeduration', '0',
+    '-copyts', '-flags', 'low_delay',
+    '-f', 'ivf', '-i', 'pipe:0',
+    '-threads', '1',
+    // setpts after showinfo: output timestamps that only grow, whatever time base the muxer picks.
+    '-vf', 'select=mod(pts\\,2),showinfo,setpts=N/TB',
+    '-vsync', 'passthrough',
+    '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-flush_packets', '1', 'pipe:1',
+  ];
+}
+
+const SHOWINFO = /Parsed_showinfo_\d+ @ [^\]]*\] n:\s*\d+ pts:\s*(\d+) .*? s:(\d+)x(\d+)/;
+
+interface Wanted {
+  seq: number;
+  timestamp: number;
+  resolve: (p: Picture | undefined) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+const live = new Set<Child>();
+let exitHookInstalled = false;
+
+// Children die with this process even when nobody called close() (their stdin also closes then).
+function track(child: Child): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const c of live) c.kill('SIGKILL');
+    });
+  }
+}
+
+/** Decodes in one long-running ffmpeg child process per stream. */
+export class FfmpegDecoder implements FrameDecoder {
+  readonly backend = 'ffmpeg' as const;
+  readonly codec: VideoCodec;
+  #child: Child;
+  #seq = 0;
+  #headerSent = false;
+  #wanted: Wanted[] = [];
+  /** Sizes and sequence numbers from showinfo, waiting for their bytes on stdout. */
+  #infos: { seq: number; width: number; height: number }[] = [];
+  #out: Buffer[] = [];
+  #outBytes = 0;
+  #stderrLine = '';
+  #stderrTail = '';
+  #failure?: Error;
+  #closed?: Promise<void>;
+  #exited: Promise<void>;
+
+  private constructor(codec: VideoCodec, child: Child) {
+    this.codec = codec;
+    this.#child = child;
+    this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
+    child.stdout.on('data', (chunk: Buffer) => this.#onStdout(chunk));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => this.#onStderr(text));
+    child.stdin.on('error', () => undefined); // EPIPE after a crash; the exit handler reports it
+    child.once('exit', (code, signal) => {
+      if (!this.#closed) this.#fail(`ffmpeg exited (${signal ?? `code ${code}`})${this.#stderrTail ? `: ${lastLines(this.#stderrTail)}` : ''}`);
+    });
+  }
+
+  /** Spawns the child; resolves once it runs. */
+  static async start(codec: VideoCodec, ffmpegPath: string): Promise<FfmpegDecoder> {
+    const child = spawn(ffmpegPath, ffmpegDecodeArgs(), { stdio: ['pipe', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (err) => reject(new DecoderFailedError(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${err.message}`)));
+    });
+    track(child);
+    return new FfmpegDecoder(codec, child);
+  }
+
+  /** The child's process id, for diagnostics (undefined once it has been reaped). */
+  get pid(): number | undefined {
+    return this.#child.exitCode === null && this.#child.signalCode === null ? this.#child.pid : undefined;
+  }
+
+  decode(frame: EncodedFrame, want: boolean): Promise<Picture | undefined> {
+    if (this.#closed) return Promise.resolve(undefined);
+    if (this.#failure) return Promise.reject(this.#failure);
+    const seq = this.#seq++;
+    const chunks: Buffer[] = [];
+    if (!this.#headerSent) {
+      this.#headerSent = true;
+      chunks.push(ivfHeader(this.codec, frame.width ?? 0, frame.height ?? 0));
+    }
+    chunks.push(ivfFrame(frame.data, 2 * seq + (want ? 1 : 0)));
+    const flushed = this.#child.stdin.write(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    if (!want) {
+      // Accepted once the pipe takes it; a full pipe means ffmpeg is behind, so the caller waits.
+      return flushed ? Promise.resolve(undefined) : new Promise((resolve) => this.#child.stdin.once('drain', () => resolve(undefined)));
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.#giveUp(seq), WANTED_TIMEOUT_MS);
+      this.#wanted.push({ seq, timestamp: frame.timestamp, resolve, reject, timer });
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      for (const w of this.#wanted.splice(0)) {
+        clearTimeout(w.timer);
+        w.resolve(undefined);
+      }
+      this.#child.stdin.destroy();
+      if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill('SIGKILL');
+      await this.#exited;
+    })();
+    return this.#closed;
+  }
+
+  #onStderr(text: string): void {
+    this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_KEEP);
+    const lines = (this.#stderrLine + text).split('\n');
+    this.#stderrLine = lines.pop() ?? '';
+    for (const line of lines) {
+      const m = SHOWINFO.exec(line);
+      if (!m) continue;
+      this.#infos.push({ seq: (Number(m[1]) - 1) / 2, width: Number(m[2]), height: Number(m[3]) });
+    }
+    this.#drain();
+  }
+
+  #onStdout(chunk: Buffer): void {
+    this.#out.push(chunk);
+    this.#outBytes += chunk.length;
+    this.#drain();
+  }
+
+  // Pairs each showinfo line with its picture's bytes (both come in the same order).
+  #drain(): void {
+    while (this.#infos.length > 0) {
+      const info = this.#infos[0];
+      const size = i420Size(info.width, info.height);
+      if (this.#outBytes < size) return;
+      this.#infos.shift();
+      const data = this.#take(size);
+      this.#deliver(info.seq, { width: info.width, height: info.height, format: 'i420', data, timestamp: 0 });
+    }
+  }
+
+  #take(size: number): Uint8Array {
+    const all = this.#out.length === 1 ? this.#out[0] : Buffer.concat(this.#out);
+    // A copy of exactly the picture, so a caller that keeps it does not pin the pipe's chunks.
+    const data = new Uint8Array(size);
+    data.set(all.subarray(0, size));
+    const rest = all.subarray(size);
+    this.#out = rest.length > 0 ? [rest] : [];
+    this.#outBytes = rest.length;
+    return data;
+  }
+
+  #deliver(seq: number, picture: Picture): void {
+    // Wanted frames before this one produced nothing: the decoder dropped them.
+    while (this.#wanted.length > 0 && this.#wanted[0].seq <= seq) {
+      const w = this.#wanted.shift() as Wanted;
+      clearTimeout(w.timer);
+      w.resolve(w.seq === seq ? { ...picture, timestamp: w.timestamp } : undefined);
+    }
+  }
+
+  #giveUp(seq: number): void {
+    const i = this.#wanted.findIndex((w) => w.seq === seq);
+    if (i < 0) return;
+    const [w] = this.#wanted.splice(i, 1);
+    w.resolve(undefined);
+  }
+
+  #fail(detail: string): void {
+    if (this.#failure) return;
+    this.#failure = new DecoderFailedError(this.codec, 'ffmpeg', detail);
+    for (const w of this.#wanted.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(this.#failure);
+    }
+  }
+}
+
+function ivfHeader(codec: VideoCodec, width: number, height: number): Buffer {
+  const b = Buffer.alloc(32);
+  b.write('DKIF', 0, 'ascii');
+  b.writeUInt16LE(32, 6);
+  b.write(FOURCC[codec], 8, 'ascii');
+  b.writeUInt16LE(width & 0xffff, 12);
+  b.writeUInt16LE(height & 0xffff, 14);
+  // Timestamps are sequence numbers, not times; with -copyts and passthrough nothing reads them as times.
+  b.writeUInt32LE(1000, 16);
+  b.writeUInt32LE(1, 20);
+  return b;
+}
+
+function i420Size(width: number, height: number): number {
+  return width * height + 2 * ((width + 1) >> 1) * ((height + 1) >> 1);
+}
+
+function lastLines(text: string): string {
+  return text.trim().split('\n').filter((l) => !l.includes('Parsed_showinfo')).slice(-3).join(' | ').slice(0, 500);
+}

@@ -1,0 +1,6 @@
+/** Pictures: JPEG snapshots, crops and boxes (sharp, native or wasm), and a grey thumbnail for change gates. */
+export { grayThumbnail, thumbnailDifference } from './gray';
+export { encodeJpeg, cropToJpeg, drawBoxes, drawBoxesOnImage, type JpegOptions } from './jpeg';
+export type { Box } from './overlay';
+export { pictureBackend } from './sharp';
+export { toRaw, toRgba, i420Layout, type RawPixels } from './convert';

@@ -1,0 +1,142 @@
+import { promises as fs } from 'node:fs';
+import { createDecoder, decoderAvailability, DecoderUnavailableError, FfmpegDecoder, type FrameDecoder } from '../../shared/decode';
+import type { VideoCodec } from '../../shared/frames';
+import { grayThumbnail, thumbnailDifference } from '../../shared/picture';
+import { astronautClip, type Clip } from './support/clips';
+
+const CODECS: VideoCodec[] = ['VP8', 'VP9', 'H264'];
+const BACKENDS = ['ffmpeg', 'wasm'] as const;
+// Grey thumbnails of a decoded frame and of the encoder's input: lossy coding moves them by ~0.1; a
+// wrong frame of the panning clip by several, a broken decode by tens.
+const MAX_MEAN_DIFF = 1.5;
+
+const clips = new Map<VideoCodec, Promise<Clip>>();
+function clip(codec: VideoCodec): Promise<Clip> {
+  if (!clips.has(codec)) clips.set(codec, astronautClip(codec, 20));
+  return clips.get(codec) as Promise<Clip>;
+}
+
+const open = new Set<FrameDecoder>();
+afterEach(async () => {
+  await Promise.all([...open].map((d) => d.close()));
+  open.clear();
+});
+
+async function decoder(codec: VideoCodec, backend: 'ffmpeg' | 'wasm' | 'auto'): Promise<FrameDecoder> {
+  const d = await createDecoder({ codec, backend });
+  open.add(d);
+  return d;
+}
+
+describe.each(BACKENDS)('%s backend', (backend) => {
+  test.each(CODECS)('%s: wanted frames come back as the pictures that were encoded, one at a time', async (codec) => {
+    const c = await clip(codec);
+    const d = await decoder(codec, backend);
+    expect(d.backend).toBe(backend);
+    expect(d.codec).toBe(codec);
+    let pictures = 0;
+    for (let i = 0; i < c.frames.length; i++) {
+      const want = i % 3 === 1 || i === c.frames.length - 1;
+      // Awaited one by one: a wanted picture must come back before the next frame is fed.
+      const p = await d.decode(c.frames[i], want);
+      if (!want) {
+        expect(p).toBeUndefined();
+        continue;
+      }
+      expect(p).toBeDefined();
+      if (!p) continue;
+      pictures++;
+      expect(p).toMatchObject({ width: 640, height: 480, format: 'i420', timestamp: c.frames[i].timestamp });
+      expect(p.data.length).toBe(640 * 480 * 1.5);
+      const diff = thumbnailDifference(grayThumbnail(p), grayThumbnail({ ...p, data: c.source[i] }));
+      expect(diff).toBeLessThan(MAX_MEAN_DIFF);
+      // And it is not the neighbouring frame's picture.
+      const other = thumbnailDifference(grayThumbnail(p), grayThumbnail({ ...p, data: c.source[i - 1] }));
+      expect(other).toBeGreaterThan(diff);
+    }
+    expect(pictures).toBe(7);
+  });
+
+  test('close() is idempotent, ends the decoder, and later calls resolve undefined', async () => {
+    const c = await clip('VP8');
+    const threadsBefore = await threadCount();
+    const d = await decoder('VP8', backend);
+    const pid = d instanceof FfmpegDecoder ? d.pid : undefined;
+    if (backend === 'ffmpeg') expect(await processAlive(pid)).toBe(true);
+    await d.decode(c.frames[0], true);
+    await Promise.all([d.close(), d.close()]);
+    await d.close();
+    expect(await d.decode(c.frames[1], true)).toBeUndefined();
+    if (backend === 'ffmpeg') {
+      expect(await processAlive(pid)).toBe(false);
+    } else {
+      // The worker's thread is gone from this process (it may take a moment to be joined).
+      await waitFor(async () => (await threadCount()) <= threadsBefore);
+    }
+  });
+
+  test('a wanted frame still pending when the decoder closes resolves undefined', async () => {
+    const c = await clip('VP8');
+    const d = await decoder('VP8', backend);
+    const pending = d.decode(c.frames[0], true);
+    await d.close();
+    // Either it made it before the close, or it resolves undefined: it never hangs or rejects.
+    const p = await pending;
+    if (p) expect(p.width).toBe(640);
+  });
+});
+
+describe('availability', () => {
+  test('ffmpeg at a path that does not exist: a typed error naming the codec and what is missing', async () => {
+    const missing = '/nonexistent/bin/ffmpeg';
+    await expect(createDecoder({ codec: 'VP9', backend: 'ffmpeg', ffmpegPath: missing })).rejects.toMatchObject({
+      name: 'DecoderUnavailableError',
+      code: 'decoder_unavailable',
+      retryable: false,
+      codec: 'VP9',
+      backend: 'ffmpeg',
+    });
+    const err = await createDecoder({ codec: 'VP9', backend: 'ffmpeg', ffmpegPath: missing }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DecoderUnavailableError);
+    expect((err as Error).message).toContain('VP9');
+    expect((err as Error).message).toContain(missing);
+    expect((err as DecoderUnavailableError).toJSON()).toMatchObject({ code: 'decoder_unavailable', codec: 'VP9', backend: 'ffmpeg' });
+    const avail = await decoderAvailability('VP9', 'ffmpeg', { ffmpegPath: missing });
+    expect('error' in avail && avail.error).toBeInstanceOf(DecoderUnavailableError);
+  });
+
+  test("'auto' falls back to wasm when no ffmpeg is found, and prefers ffmpeg when one is", async () => {
+    expect(await decoderAvailability('H264', 'auto', { ffmpegPath: '/nonexistent/ffmpeg' })).toEqual({ backend: 'wasm' });
+    expect(await decoderAvailability('H264', 'auto')).toMatchObject({ backend: 'ffmpeg' });
+    expect(await decoderAvailability('VP8', 'wasm')).toEqual({ backend: 'wasm' });
+    const d = await decoder('VP8', 'auto');
+    expect(d.backend).toBe('ffmpeg');
+  });
+
+  test('an unknown codec or backend is refused with the typed error', async () => {
+    await expect(createDecoder({ codec: 'AV1' as VideoCodec })).rejects.toBeInstanceOf(DecoderUnavailableError);
+    await expect(createDecoder({ codec: 'VP8', backend: 'gpu' as 'wasm' })).rejects.toMatchObject({ code: 'decoder_unavailable' });
+  });
+});
+
+async function processAlive(pid: number | undefined): Promise<boolean> {
+  if (pid === undefined) return false;
+  try {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z/.test(stat); // a zombie is dead
+  } catch {
+    return false;
+  }
+}
+
+async function threadCount(): Promise<number> {
+  return (await fs.readdir('/proc/self/task')).length;
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
