@@ -104,8 +104,8 @@ class StreamingModule implements SandboxModule, SessionHost {
     return count;
   }
 
-  createPeer(roomId: string, request: ConnectRequest): MediaPeer {
-    return this.sfu.createPeer(roomId, request);
+  createPeer(roomId: string, request: ConnectRequest, clientId: string): MediaPeer {
+    return this.sfu.createPeer(roomId, request, clientId);
   }
 
   forget(session: SignalingSession, released: Promise<void>): void {

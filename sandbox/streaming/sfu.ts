@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { MediaStreamTrack, PictureLossIndication, RtcpPayloadSpecificFeedback, type RtcpPacket, type RTCRtpTransceiver } from 'werift';
 import type { ConnectRequest, VideoCodec } from './connect-message';
 import { MediaPeer } from './media-peer';
@@ -6,9 +5,11 @@ import { MediaPeer } from './media-peer';
 /** Shortest gap between two keyframe requests sent to one publisher; viewers often ask in bursts. */
 const KEYFRAME_REQUEST_GAP_MS = 100;
 
-/** One upstream's video as the SFU relays it: a local track every viewer's sender reads from. */
+/**
+ * One upstream's video as the SFU relays it: a local track every viewer's sender reads from. Its
+ * stream id is the publisher's client_id, as on the real service: viewers see it in `a=msid`.
+ */
 export class Feed {
-  readonly id = randomUUID();
   readonly track = new MediaStreamTrack({ kind: 'video' });
   private remoteSsrc?: number;
   private lastKeyframeRequest = 0;
@@ -16,6 +17,7 @@ export class Feed {
   constructor(
     readonly codec: VideoCodec,
     private readonly transceiver: RTCRtpTransceiver,
+    readonly streamId: string,
   ) {
     transceiver.onTrack.subscribe((remote) => {
       remote.onReceiveRtp.subscribe((rtp) => {
@@ -53,12 +55,13 @@ export class PublisherPeer extends MediaPeer {
   constructor(
     private readonly relay: RoomRelay,
     request: ConnectRequest,
+    clientId: string,
     iceGatheringTimeoutMs: number,
   ) {
     super({ video: request.video?.codec, audio: request.audio?.codec }, iceGatheringTimeoutMs);
     if (request.video) {
       const transceiver = this.pc.addTransceiver('video', { direction: 'recvonly' });
-      this.feed = new Feed(request.video.codec, transceiver);
+      this.feed = new Feed(request.video.codec, transceiver, clientId);
       relay.feeds.add(this.feed);
     }
     if (request.audio) this.pc.addTransceiver('audio', { direction: 'recvonly' });
@@ -78,14 +81,22 @@ export class PublisherPeer extends MediaPeer {
   }
 }
 
+/** One video m-line of a viewer. */
 interface Slot {
   transceiver: RTCRtpTransceiver;
   feed?: Feed;
+  /**
+   * Emptied in the negotiation under way. It carries another feed only once the client has answered
+   * that offer, so the client sees the m-line go inactive (its stream removed) before a new stream
+   * id arrives on it: a transceiver is never handed to another publisher unannounced.
+   */
+  releasing: boolean;
 }
 
 /**
- * A downstream's peer: one sendonly video m-line per feed of its codec in the room. A feed that
- * appears when every m-line is taken is added by renegotiating (the server sends `update`).
+ * A downstream's peer: one video m-line per feed of its codec in the room, each `sendonly` with
+ * `a=msid:<publisher client_id> <track id>`. Every change (a feed shown on an m-line, a feed that
+ * left) is renegotiated with `update`: an m-line without a feed is `inactive` and carries no msid.
  */
 export class ViewerPeer extends MediaPeer {
   private readonly slots: Slot[] = [];
@@ -100,6 +111,7 @@ export class ViewerPeer extends MediaPeer {
     this.codec = request.video?.codec;
     if (this.codec) {
       const feeds = [...relay.feeds].filter((feed) => feed.codec === this.codec);
+      // With no feed yet, one inactive m-line: the first feed takes it through an update.
       if (feeds.length === 0) this.addSlot();
       for (const feed of feeds) this.addSlot(feed);
     }
@@ -111,31 +123,34 @@ export class ViewerPeer extends MediaPeer {
     });
   }
 
-  /** Brings the m-lines in line with the room's feeds, renegotiating when new ones are needed. */
+  /** Brings the m-lines in line with the room's feeds; renegotiates when anything changed. */
   sync(): void {
     if (!this.codec || this.isClosed || this.isNegotiating) return;
     const live = new Set([...this.relay.feeds].filter((feed) => feed.codec === this.codec));
+    let changed = false;
     for (const slot of this.slots) {
       if (slot.feed && !live.has(slot.feed)) {
-        slot.feed = undefined;
-        slot.transceiver.sender.replaceTrack(null).catch(() => undefined);
+        this.hide(slot);
+        changed = true;
       }
     }
     const shown = new Set(this.slots.map((slot) => slot.feed));
-    const waiting = [...live].filter((feed) => !shown.has(feed));
-    const extra: Feed[] = [];
-    for (const feed of waiting) {
-      const free = this.slots.find((slot) => !slot.feed);
-      if (free) this.attach(free, feed);
-      else extra.push(feed);
+    for (const feed of [...live].filter((f) => !shown.has(f))) {
+      const free = this.slots.find((slot) => !slot.feed && !slot.releasing);
+      if (free) {
+        this.show(free, feed);
+        changed = true;
+      } else if (!this.slots.some((slot) => slot.releasing)) {
+        this.addSlot(feed);
+        changed = true;
+      }
+      // Otherwise the feed waits one negotiation for the m-line being emptied now (no m-line pile-up).
     }
-    if (extra.length > 0) {
-      for (const feed of extra) this.addSlot(feed);
-      this.renegotiate();
-    }
+    if (changed) this.renegotiate();
   }
 
   protected override answered(): void {
+    for (const slot of this.slots) slot.releasing = false;
     this.sync();
   }
 
@@ -144,10 +159,8 @@ export class ViewerPeer extends MediaPeer {
   }
 
   private addSlot(feed?: Feed): void {
-    const transceiver = feed
-      ? this.pc.addTransceiver(feed.track, { direction: 'sendonly' })
-      : this.pc.addTransceiver('video', { direction: 'sendonly' });
-    const slot: Slot = { transceiver, feed };
+    const transceiver = this.pc.addTransceiver('video', { direction: 'inactive' });
+    const slot: Slot = { transceiver, releasing: false };
     this.slots.push(slot);
     const onPli = (): void => slot.feed?.requestKeyframe();
     transceiver.sender.onPictureLossIndication.subscribe(onPli);
@@ -155,16 +168,30 @@ export class ViewerPeer extends MediaPeer {
     transceiver.receiver.onRtcp.subscribe((packet) => {
       if (isPli(packet)) onPli();
     });
+    if (feed) this.show(slot, feed);
   }
 
-  private attach(slot: Slot, feed: Feed): void {
+  /** Puts a feed on an m-line under the feed's own stream id (sent with the next offer). */
+  private show(slot: Slot, feed: Feed): void {
     slot.feed = feed;
-    slot.transceiver.sender.replaceTrack(feed.track).then(
+    const { transceiver } = slot;
+    transceiver.sender.streamId = feed.streamId;
+    transceiver.setDirection('sendonly');
+    transceiver.sender.replaceTrack(feed.track).then(
       () => feed.requestKeyframe(),
       () => {
-        slot.feed = undefined;
+        // The feed's track ended already (its publisher left): the next sync empties the m-line.
       },
     );
+  }
+
+  /** Empties an m-line: inactive and without msid in the next offer. */
+  private hide(slot: Slot): void {
+    slot.feed = undefined;
+    slot.releasing = true;
+    slot.transceiver.sender.streamId = undefined;
+    slot.transceiver.setDirection('inactive');
+    slot.transceiver.sender.replaceTrack(null).catch(() => undefined);
   }
 }
 
@@ -179,11 +206,11 @@ export class Sfu {
   constructor(private readonly iceGatheringTimeoutMs: number) {}
 
   /** Creates the server-side peer for an accepted connect. */
-  createPeer(roomId: string, request: ConnectRequest): MediaPeer {
+  createPeer(roomId: string, request: ConnectRequest, clientId: string): MediaPeer {
     const relay = this.relay(roomId);
     const peer =
       request.direction === 'up'
-        ? new PublisherPeer(relay, request, this.iceGatheringTimeoutMs)
+        ? new PublisherPeer(relay, request, clientId, this.iceGatheringTimeoutMs)
         : new ViewerPeer(relay, request, this.iceGatheringTimeoutMs);
     peer.onReleased(() => {
       if (relay.feeds.size === 0 && relay.viewers.size === 0 && this.rooms.get(roomId) === relay) this.rooms.delete(roomId);

@@ -17,7 +17,8 @@ export interface SessionHost {
   readonly faults: { stopPings: boolean; ignorePongs: boolean };
   /** Sessions that passed connect, for the connection limits. */
   countAdmitted(roomId?: string): number;
-  createPeer(roomId: string, request: ConnectRequest): MediaPeer;
+  /** `clientId` is the session's client_id: an upstream's relayed stream carries it as its msid stream id. */
+  createPeer(roomId: string, request: ConnectRequest, clientId: string): MediaPeer;
   /** Called once when the session is over, with the promise of its peer's closing. */
   forget(session: SignalingSession, released: Promise<void>): void;
 }
@@ -167,7 +168,7 @@ export class SignalingSession {
     this.phase = 'verifying';
     this.room = verdict.roomId;
     this.direction = request.direction;
-    const peer = this.host.createPeer(verdict.roomId, request);
+    const peer = this.host.createPeer(verdict.roomId, request, this.clientId);
     this.peer = peer;
     peer.onUpdate((sdp) => this.send({ type: 'update', sdp }));
     peer.onFailed(() => this.close('TRANSPORT-INTERNAL-ERROR'));

@@ -13,6 +13,8 @@ export interface EncodedFrame {
   /** Known from keyframes (VP8/VP9 frame header, H264 SPS); carried on later frames too. */
   width?: number;
   height?: number;
-  /** Which received stream the frame belongs to, when a room carries several (set by the session). */
+  /** Which received track the frame belongs to (set by the session). */
   trackId?: string;
+  /** The msid stream id of the frame's stream: the publisher's client_id (set by the session). */
+  streamId?: string;
 }

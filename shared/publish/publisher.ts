@@ -3,7 +3,7 @@ import { H264Packetizer, Vp8Packetizer, Vp9Packetizer, type Packetizer, type Rtp
 import { InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
 import type { SignalingError } from '../signaling/close-reasons';
-import { SignalingSession, type ConnectedInfo, type RejoiningInfo, type SessionOptions } from '../signaling/session';
+import { SignalingSession, emitGuarded, type ConnectedInfo, type ListenerErrorInfo, type RejoiningInfo, type SessionOptions } from '../signaling/session';
 import type { VideoSource } from './source';
 import { publishFailure } from './errors';
 
@@ -31,6 +31,8 @@ export interface PublisherEvents {
   sourceEnded: [];
   error: [Error];
   closed: [{ error?: Error }];
+  /** A listener of another event threw; the broadcast went on. Without a listener here: process.emitWarning. */
+  listenerError: [ListenerErrorInfo];
 }
 
 const MTU_PAYLOAD = 1100;
@@ -70,6 +72,14 @@ export class Publisher extends EventEmitter<PublisherEvents> {
     this.session.on('closed', ({ error }) => void this.finish(error));
   }
 
+  /**
+   * The client_id the server gave the latest join: viewers see this publisher's stream under it
+   * (their frames' `streamId`). Undefined before the first join; a rejoin gets a new one.
+   */
+  get clientId(): string | undefined {
+    return this.session.clientId;
+  }
+
   /** Joins the room; resolves at the first join, then streams until the source ends or close(). */
   async start(): Promise<ConnectedInfo> {
     const info = await this.session.start();
@@ -98,12 +108,9 @@ export class Publisher extends EventEmitter<PublisherEvents> {
     return this.closing;
   }
 
+  // A host listener's failure must not stop the broadcast; it is reported, not swallowed.
   private relay<K extends keyof PublisherEvents>(event: K, ...args: PublisherEvents[K]): void {
-    try {
-      (this.emit as (e: K, ...a: PublisherEvents[K]) => boolean)(event, ...args);
-    } catch {
-      // A host listener's failure must not stop the broadcast.
-    }
+    emitGuarded(this, event, args);
   }
 
   private async run(): Promise<void> {

@@ -1,3 +1,7 @@
+import { backoffDelay as retryDelay, sleep } from '../http/retry';
+
+export { sleep };
+
 /** Exponential backoff settings for rejoining. */
 export interface BackoffPolicy {
   /** First delay's upper bound, in ms. */
@@ -9,8 +13,42 @@ export interface BackoffPolicy {
 /**
  * Delay before attempt `attempt` (1-based): "full jitter", uniformly random in
  * [0, min(cap, base * 2^(attempt-1))], so many clients dropped at once do not rejoin in step.
+ * The same formula as the HTTP retries (shared/http/retry), in whole ms.
  */
 export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(attempt - 1, 30));
-  return Math.floor(random() * ceiling);
+  // The exponent is capped so that a base of 0 never meets 2^attempt = Infinity (0 * Infinity is NaN).
+  const exponent = Math.max(0, Math.min(attempt - 1, 30));
+  return Math.floor(retryDelay(exponent, { retries: 0, baseDelayMs: policy.baseDelayMs, maxDelayMs: policy.maxDelayMs }, undefined, random));
+}
+
+/** What abortable() resolves with when the signal fired first. */
+export const ABORTED: unique symbol = Symbol('aborted');
+
+/**
+ * Waits for `promise` unless `signal` aborts first. The abort listener is removed as soon as either
+ * happens, so a long-lived signal does not keep every finished wait (and what it resolved with)
+ * reachable. A rejection of `promise` passes through; after an abort it is ignored.
+ */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.resolve(ABORTED);
+  }
+  return new Promise<T | typeof ABORTED>((resolve, reject) => {
+    const onAbort = (): void => {
+      promise.catch(() => undefined);
+      resolve(ABORTED);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }

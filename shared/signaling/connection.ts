@@ -43,10 +43,24 @@ export interface ConnectionEvents {
   keyframeRequest: [];
   /** The server's update (or re-offer) was answered. */
   renegotiated: [];
+  /** An offer, first or later, was answered: what is received may have changed (see remoteVideo()). */
+  negotiated: [];
   /** A notify or push message, passed through as received, with the ticket token masked. */
   notice: [Record<string, unknown>];
   /** The attempt is over; emitted once, unless close() ended it. */
   ended: [SignalingError];
+}
+
+/** One video m-line on which the server sends to us, as the last answered offer has it. */
+export interface RemoteVideo {
+  receiver: RTCRtpReceiver;
+  track: MediaStreamTrack;
+  /** The stream id of the m-line's `a=msid` (the publisher's client_id on the real service); undefined without msid. */
+  streamId?: string;
+  /** The track id of the m-line's `a=msid`. */
+  msidTrackId?: string;
+  mid?: string;
+  codec?: string;
 }
 
 /**
@@ -84,6 +98,34 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
   /** The track to write outgoing RTP into (upstream only, once the offer is answered). */
   get outgoingTrack(): MediaStreamTrack | undefined {
     return this.isConnected ? this.sendTrack : undefined;
+  }
+
+  /** The client_id the server gave this attempt in its offer. */
+  get ownClientId(): string | undefined {
+    return this.clientId;
+  }
+
+  /**
+   * The video m-lines the server currently sends on. An m-line that went inactive is left out (werift
+   * keeps its last msid on the receiver, so the negotiated direction is what tells).
+   */
+  remoteVideo(): RemoteVideo[] {
+    const pc = this.pc;
+    if (!pc || this.finished) return [];
+    const out: RemoteVideo[] = [];
+    for (const t of pc.getTransceivers()) {
+      if (t.kind !== 'video' || (t.currentDirection !== 'recvonly' && t.currentDirection !== 'sendrecv')) continue;
+      const receiver = t.receiver;
+      out.push({
+        receiver,
+        track: receiver.track,
+        streamId: receiver.remoteStreamId,
+        msidTrackId: receiver.remoteTrackId,
+        mid: t.mid ?? undefined,
+        codec: t.codecs[0]?.mimeType,
+      });
+    }
+    return out;
   }
 
   /** Opens the socket and sends connect. Failures arrive as `ended`, never as a throw. */
@@ -244,6 +286,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     this.send(JSON.stringify({ type: 'answer', sdp: this.outgoingSdp(pc.localDescription?.sdp ?? answer.sdp) }));
     this.answerSent = true;
     for (const c of this.queuedCandidates.splice(0)) this.send(JSON.stringify({ type: 'candidate', candidate: c }));
+    this.emit('negotiated');
   }
 
   private prepareTransceivers(pc: RTCPeerConnection): void {
@@ -275,6 +318,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     await pc.setLocalDescription(answer);
     this.send(JSON.stringify({ type: replyType, sdp: this.outgoingSdp(pc.localDescription?.sdp ?? answer.sdp) }));
     this.emit('renegotiated');
+    this.emit('negotiated');
   }
 
   // Loopback mode promises 127.0.0.1 only: werift also lists the machine's other addresses.

@@ -2,12 +2,12 @@ import { EventEmitter } from 'node:events';
 import type { MediaStreamTrack, RTCRtpReceiver, RTCIceServer, RtpPacket } from 'werift';
 import { InputError } from '../errors';
 import { FrameAssembler } from '../frames/assembler';
-import type { EncodedFrame } from '../frames/types';
+import type { EncodedFrame, VideoCodec } from '../frames/types';
 import type { Ticket } from '../streaming/types';
-import { backoffDelay, type BackoffPolicy } from './backoff';
+import { ABORTED, abortable, backoffDelay, sleep, type BackoffPolicy } from './backoff';
 import { SignalingError } from './close-reasons';
 import { resolveConnectSettings, type ConnectSettings, type ResolvedConnectSettings } from './connect';
-import { SignalingConnection, type ConnectionTimeouts } from './connection';
+import { SignalingConnection, type ConnectionTimeouts, type RemoteVideo } from './connection';
 import { codecFromMime } from './peer';
 
 /** Options of a signaling session. */
@@ -47,10 +47,34 @@ export interface RejoiningInfo {
   error: SignalingError;
 }
 
+/** A remote stream that started (downstream). */
+export interface StreamAddedInfo {
+  /** The msid stream id: the publisher's client_id (`mid:<mid>` when the server sent no msid). */
+  streamId: string;
+  codec?: VideoCodec;
+  trackId?: string;
+}
+
+/** What the session knows of one remote stream. */
+export interface RemoteStreamInfo {
+  codec?: VideoCodec;
+}
+
+/** A host's event listener threw; the session carried on. */
+export interface ListenerErrorInfo {
+  /** The event whose listener threw. */
+  event: string;
+  error: unknown;
+}
+
 /** Events of a signaling session. */
 export interface SessionEvents {
   connected: [ConnectedInfo];
-  /** A depacketized video frame (downstream). */
+  /** A remote stream began: a publisher's video m-line now sends (downstream). Frames of it follow. */
+  streamAdded: [StreamAddedInfo];
+  /** A remote stream ended: its publisher left, or the connection did (every stream is removed before `rejoining` and `closed`). */
+  streamRemoved: [{ streamId: string }];
+  /** A depacketized video frame (downstream), tagged with its `streamId`. */
   frame: [EncodedFrame];
   /** The server asked the publisher for a key frame (upstream). */
   keyframeRequest: [];
@@ -61,6 +85,11 @@ export interface SessionEvents {
   error: [SignalingError];
   /** The session is over: after close(), or after a failure it will not recover from. */
   closed: [{ error?: SignalingError }];
+  /**
+   * A listener of another event threw. The session's own state is unaffected. Without a listener
+   * here, the error is reported with process.emitWarning (type 'ListenerError').
+   */
+  listenerError: [ListenerErrorInfo];
 }
 
 const DEFAULT_REJOIN: RejoinPolicy = { baseDelayMs: 500, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY };
@@ -82,11 +111,17 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   private closedEmitted = false;
   private joins = 0;
   private failures = 0;
-  private readonly stopSignal: Promise<SignalingError>;
-  private signalStop!: () => void;
-  private sleepTimer?: NodeJS.Timeout;
-  /** One entry per received track: werift announces a track again after its m-line was inactive. */
-  private readonly receivers = new Map<MediaStreamTrack, Receiving>();
+  /**
+   * Aborted by close(). Every wait of the session (ticket, attempt, backoff) listens to it only while
+   * it lasts, so an ended attempt and its ticket are not kept reachable until the session closes.
+   */
+  readonly #stop = new AbortController();
+  /** One entry per received video m-line, keyed by its receiver. */
+  readonly #receivers = new Map<RTCRtpReceiver, Receiving>();
+  /** Receivers werift announced (again) since the last reconciliation: they start over. */
+  readonly #announced = new Set<RTCRtpReceiver>();
+  readonly #streams = new Map<string, RemoteStreamInfo>();
+  #clientId?: string;
   private loopDone?: Promise<void>;
   private firstJoin?: Promise<ConnectedInfo>;
   /** Settles firstJoin from the session's own code, so no host listener can keep it pending. */
@@ -108,9 +143,6 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     if (retry !== undefined && (!Number.isFinite(retry) || retry <= 0)) {
       throw new InputError('keyframeRetryMs', 'keyframeRetryMs must be a positive number of ms', '> 0 ms');
     }
-    this.stopSignal = new Promise((resolve) => {
-      this.signalStop = () => resolve(new SignalingError({ reason: 'CONNECTION-LOST', detail: 'session closed' }));
-    });
   }
 
   /**
@@ -143,6 +175,27 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
 
   private isConnected = false;
 
+  /** The client_id the server gave the latest join (a new one at every rejoin); undefined before the first. */
+  get clientId(): string | undefined {
+    return this.#clientId;
+  }
+
+  /** The remote streams being received now, by stream id (downstream). */
+  get streams(): ReadonlyMap<string, RemoteStreamInfo> {
+    return this.#streams;
+  }
+
+  /**
+   * Asks the server for a key frame (RTCP PLI) on one remote stream, or on every stream when no id
+   * is given. An id that is not (or no longer) received is ignored.
+   */
+  requestKeyframe(streamId?: string): void {
+    if (streamId !== undefined && typeof streamId !== 'string') {
+      throw new InputError('streamId', 'streamId must be a string (a stream id from streamAdded) or omitted', 'a string');
+    }
+    for (const r of this.#receivers.values()) if (streamId === undefined || r.streamId === streamId) r.requestKeyframe();
+  }
+
   /** Sends one RTP packet on the upstream video track; dropped while not connected. Returns whether it was sent. */
   writeVideoRtp(packet: RtpPacket): boolean {
     const track = this.connection?.outgoingTrack;
@@ -159,8 +212,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   close(): Promise<void> {
     this.closeDone ??= (async () => {
       this.stopped = true;
-      this.signalStop();
-      clearTimeout(this.sleepTimer);
+      this.#stop.abort();
       await this.connection?.close();
       await this.loopDone;
       this.finish(undefined);
@@ -188,8 +240,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       // An invalid ticket is fixed by the fresh one the next attempt fetches: no need to wait first.
       const delayMs = error.rejoin === 'new-ticket' && this.failures === 1 ? 0 : backoffDelay(this.rejoinPolicy, this.failures);
       this.safeEmit('rejoining', { attempt: this.failures, delayMs, error });
-      await Promise.race([this.stopSignal, new Promise<void>((r) => (this.sleepTimer = setTimeout(r, delayMs)))]);
-      clearTimeout(this.sleepTimer);
+      await sleep(delayMs, this.#stop.signal);
     }
     if (!this.stopped) {
       this.stopped = true;
@@ -207,22 +258,18 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   }
 
   // A throwing listener belongs to the host: it must neither break the session's bookkeeping nor
-  // keep the listeners after it from running, so each one is called on its own.
+  // keep the listeners after it from running, so each one is called on its own, and its error is
+  // reported, not lost.
   private safeEmit<K extends keyof SessionEvents>(event: K, ...args: SessionEvents[K]): void {
-    for (const listener of this.rawListeners(event) as ((...a: unknown[]) => unknown)[]) {
-      try {
-        listener.apply(this, args);
-      } catch {
-        // Swallowed on purpose: the host's listener failed, the session keeps its promises.
-      }
-    }
+    emitGuarded(this, event, args);
   }
 
   private async attempt(): Promise<SignalingError> {
+    const closed = (): SignalingError => new SignalingError({ reason: 'CONNECTION-LOST', detail: 'session closed' });
     let ticket: Ticket;
     try {
-      const got = await Promise.race([this.options.getTicket(), this.stopSignal]);
-      if (got instanceof SignalingError) return got;
+      const got = await abortable(this.options.getTicket(), this.#stop.signal);
+      if (got === ABORTED) return closed();
       ticket = got;
       if (!ticket || typeof ticket.url !== 'string' || typeof ticket.access_token !== 'string' || typeof ticket.id !== 'string') {
         throw new TypeError('getTicket returned something that is not a ticket');
@@ -236,7 +283,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
         rejoin: retryable === false || err instanceof TypeError || err instanceof InputError ? 'never' : 'backoff',
       });
     }
-    if (this.stopped) return new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed' });
+    if (this.stopped) return closed();
     const conn = new SignalingConnection({
       ticket,
       settings: this.settings,
@@ -251,28 +298,50 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       this.joins++;
       this.stats.joins = this.joins;
       this.isConnected = true;
+      this.#clientId = clientId;
       const info = { clientId, joins: this.joins };
       this.settleFirstJoin?.resolve(info);
       this.safeEmit('connected', info);
     });
-    conn.on('track', (track, receiver) => this.receive(conn, track, receiver));
+    conn.on('track', (track, receiver) => {
+      if (track.kind === 'video') this.#announced.add(receiver);
+    });
+    conn.on('negotiated', () => this.reconcile(conn));
     conn.on('keyframeRequest', () => this.safeEmit('keyframeRequest'));
     conn.on('renegotiated', () => this.stats.renegotiations++);
     conn.on('notice', (notice) => this.safeEmit('notice', notice));
     conn.start();
-    const error = await Promise.race([ended, this.stopSignal]);
+    const error = await abortable(ended, this.#stop.signal);
     this.isConnected = false;
     this.clearReceivers();
     await conn.close();
-    return error;
+    return error === ABORTED ? closed() : error;
   }
 
-  private receive(conn: SignalingConnection, track: MediaStreamTrack, receiver: RTCRtpReceiver): void {
-    if (track.kind !== 'video') return;
-    const codec = codecFromMime(track.codec?.mimeType);
+  /**
+   * Brings the receivers in line with what the last answered offer sends: a new stream id on an
+   * m-line, or an m-line announced again, starts over; an m-line that went inactive is removed.
+   */
+  private reconcile(conn: SignalingConnection): void {
+    if (this.connection !== conn || this.stopped) return;
+    const current = new Map<RTCRtpReceiver, RemoteVideo>();
+    for (const remote of conn.remoteVideo()) current.set(remote.receiver, remote);
+    for (const [receiver, r] of [...this.#receivers]) {
+      const now = current.get(receiver);
+      if (!now || this.#announced.has(receiver) || streamIdOf(now) !== r.streamId || now.track !== r.track) this.dropReceiver(receiver);
+    }
+    for (const remote of current.values()) {
+      if (!this.#receivers.has(remote.receiver)) this.receive(conn, remote);
+    }
+    this.#announced.clear();
+  }
+
+  private receive(conn: SignalingConnection, remote: RemoteVideo): void {
+    const { track, receiver } = remote;
+    const codec = codecFromMime(remote.codec ?? track.codec?.mimeType);
     if (!codec) return;
-    // A track announced again (its m-line went inactive and back) starts over with one assembler.
-    this.dropReceiver(track);
+    const streamId = streamIdOf(remote);
+    const trackId = track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc));
     const requestKeyframe = (): void => {
       if (track.ssrc === undefined) return;
       this.stats.keyframeRequests++;
@@ -282,7 +351,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       codec,
       onFrame: (frame) => {
         this.stats.frames++;
-        this.safeEmit('frame', { ...frame, trackId: track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc)) });
+        this.safeEmit('frame', { ...frame, streamId, trackId: track.id ?? (track.ssrc === undefined ? undefined : String(track.ssrc)) });
       },
       onKeyframeNeeded: () => requestKeyframe(),
     });
@@ -293,26 +362,75 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     const { unSubscribe } = track.onReceiveRtp.subscribe((rtp) => {
       if (this.connection === conn) assembler.push(rtp);
     });
-    this.receivers.set(track, { retry, unsubscribe: unSubscribe });
+    this.#receivers.set(receiver, { track, streamId, retry, unsubscribe: unSubscribe, requestKeyframe });
+    if (!this.#streams.has(streamId)) {
+      this.#streams.set(streamId, { codec });
+      this.safeEmit('streamAdded', { streamId, codec, trackId: remote.msidTrackId ?? trackId });
+    }
+    requestKeyframe();
   }
 
-  private dropReceiver(track: MediaStreamTrack): void {
-    const r = this.receivers.get(track);
+  private dropReceiver(receiver: RTCRtpReceiver): void {
+    const r = this.#receivers.get(receiver);
     if (!r) return;
     clearInterval(r.retry);
     r.unsubscribe();
-    this.receivers.delete(track);
+    this.#receivers.delete(receiver);
+    // A stream is gone when the last of its m-lines is.
+    if ([...this.#receivers.values()].some((other) => other.streamId === r.streamId)) return;
+    if (this.#streams.delete(r.streamId)) this.safeEmit('streamRemoved', { streamId: r.streamId });
   }
 
   private clearReceivers(): void {
-    for (const track of [...this.receivers.keys()]) this.dropReceiver(track);
+    for (const receiver of [...this.#receivers.keys()]) this.dropReceiver(receiver);
+    this.#announced.clear();
   }
 }
 
-/** What the session holds for one received track. */
+/** What the session holds for one received video m-line. */
 interface Receiving {
+  track: MediaStreamTrack;
+  streamId: string;
   retry: NodeJS.Timeout;
   unsubscribe: () => void;
+  requestKeyframe: () => void;
+}
+
+/** The stream id of a received m-line: its msid stream id, else one made from its mid. */
+function streamIdOf(remote: RemoteVideo): string {
+  return remote.streamId ?? `mid:${remote.mid ?? '?'}`;
+}
+
+/**
+ * Calls each listener of `event` on its own: one that throws neither stops the others nor reaches
+ * the emitter's caller. Its error goes to the `listenerError` listeners, or, when there are none (or
+ * they throw too), to process.emitWarning, so it is never lost silently.
+ */
+export function emitGuarded<E extends EventEmitter>(emitter: E, event: string, args: unknown[]): void {
+  for (const listener of emitter.rawListeners(event) as ((...a: unknown[]) => unknown)[]) {
+    try {
+      listener.apply(emitter, args);
+    } catch (error) {
+      reportListenerError(emitter, event, error);
+    }
+  }
+}
+
+function reportListenerError(emitter: EventEmitter, event: string, error: unknown): void {
+  if (event !== 'listenerError' && emitter.listenerCount('listenerError') > 0) {
+    let failed = false;
+    for (const listener of emitter.rawListeners('listenerError') as ((...a: unknown[]) => unknown)[]) {
+      try {
+        listener.call(emitter, { event, error } satisfies ListenerErrorInfo);
+      } catch {
+        failed = true;
+      }
+    }
+    if (!failed) return;
+  }
+  const warning = new Error(`a '${event}' event listener threw: ${describeError(error)}`, { cause: error });
+  warning.name = 'ListenerError';
+  process.emitWarning(warning);
 }
 
 function describeError(err: unknown): string {

@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+'use strict';
+// The command line of n8n-nodes-vision-streaming; its code is compiled to dist/ by `npm run build`.
+require('../dist/shared/watch/cli.js').runCli();

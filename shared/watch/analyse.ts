@@ -1,0 +1,190 @@
+import type { Picture } from '../decode';
+import { cropToJpeg, drawBoxes, encodeJpeg, grayThumbnail } from '../picture';
+import type { VisionClient } from '../vision';
+import type { CallBudget } from './budget';
+import type { ChangeGate } from './change-gate';
+import type { Cooldown } from './cooldown';
+import { planCrop, type CropRule } from './crop-geometry';
+import type { MatchEvent, UnknownEvent } from './events';
+import { clipBox, type Box } from './geometry';
+import { regionGray } from './gray';
+import type { ResolvedWatchOptions } from './options';
+import type { StreamMeter } from './stats';
+import type { TrackedFace, Tracker, Track } from './tracker';
+
+/** A decoded frame picked by the sampler, and when its encoded frame arrived (performance.now()). */
+export interface Sample {
+  picture: Picture;
+  arrival: number;
+}
+
+/** What the analysis of one stream keeps between samples. */
+export interface StreamState {
+  readonly streamId: string;
+  readonly gate: ChangeGate;
+  readonly tracker: Tracker;
+  readonly meter: StreamMeter;
+  /** The last analysis did not finish: the next sample is analysed whatever the gate says. */
+  dirty: boolean;
+}
+
+/** What the analysis needs from its watcher. */
+export interface AnalysisContext {
+  readonly o: ResolvedWatchOptions;
+  readonly vision: VisionClient;
+  readonly budget: CallBudget;
+  readonly cooldown: Cooldown;
+  readonly cropRule: CropRule;
+  /** True while a spent quota pauses analysis. */
+  paused(): boolean;
+  /** An API call failed after the client's own retries. */
+  apiFailed(err: unknown, streamId: string): void;
+  /** An API call succeeded (ends a quota pause series). */
+  apiSucceeded(): void;
+  /** Hands face events out (the watcher filters and records them). */
+  emit(event: MatchEvent | UnknownEvent): void;
+}
+
+/** Size of the grey copy the change gate compares. */
+const GATE_THUMB = { width: 32, height: 24 };
+/** Size of the grey copy of a face that tells two people in one place apart. */
+const LOOK_SIDE = 16;
+
+/** Outcome of the compare of one face. */
+type Verdict = { kind: 'match'; faceId: string; score: number } | { kind: 'unknown'; score: number };
+
+/**
+ * One sample through the data path: changed? -> snapshot -> faces -> per-face crop -> compare ->
+ * track -> events. Each API call needs a token of the budget; a failed call leaves the work for the
+ * next sample (the gate then lets it through).
+ */
+export async function analyseSample(sample: Sample, s: StreamState, ctx: AnalysisContext): Promise<void> {
+  const m = s.meter.counters;
+  const { picture } = sample;
+  const now = performance.now();
+  if (ctx.paused()) {
+    m.samples.skippedPaused++;
+    return;
+  }
+  const thumb = grayThumbnail(picture, GATE_THUMB.width, GATE_THUMB.height);
+  if (!s.dirty && !s.tracker.pending && !s.gate.changed(thumb)) {
+    m.samples.skippedGate++;
+    s.tracker.touch(now);
+    return;
+  }
+  if (!ctx.budget.take()) {
+    m.samples.skippedBudget++;
+    return;
+  }
+  m.samples.analysed++;
+  s.dirty = true;
+  const snapshot = await encodeJpeg(picture, { quality: ctx.o.jpegQuality });
+  const faces = await apiCall(ctx, s, 'detect', () => ctx.vision.detectFaces(snapshot));
+  if (!faces.ok) return;
+  s.gate.accept(thumb);
+  s.dirty = false;
+  m.faces.seen += faces.value.length;
+  const seen = faces.value.map((f) => {
+    const box = clipBox(f.location, picture.width, picture.height);
+    return { box, look: regionGray(picture, box, LOOK_SIDE, LOOK_SIDE) };
+  });
+  const tracked = s.tracker.update(seen, now);
+  const verdicts = await Promise.all(tracked.map((t) => (t.compare ? compareFace(t, picture, s, ctx) : undefined)));
+  const events: (MatchEvent | UnknownEvent)[] = [];
+  tracked.forEach((t, i) => {
+    const verdict = verdicts[i];
+    const event = verdict && decide(t, verdict, s, ctx, sample, snapshot);
+    if (event) events.push(event);
+  });
+  if (events.length === 0) return;
+  if (ctx.o.drawBoxes) {
+    const boxed = await drawBoxes(picture, tracked.map((t) => boxOf(t, ctx)), { quality: ctx.o.jpegQuality });
+    for (const e of events) e.snapshot_boxes = boxed;
+  }
+  for (const e of events) {
+    e.latency_ms = Math.round(performance.now() - sample.arrival);
+    ctx.emit(e);
+  }
+}
+
+/** per-face crop -> compare: undefined when the face could not be compared this time. */
+async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx: AnalysisContext): Promise<Verdict | undefined> {
+  const m = s.meter.counters;
+  const plan = planCrop(t.box, picture, ctx.cropRule);
+  if (!plan.ok) {
+    m.faces.skippedSmall++;
+    s.tracker.skipped(t.track);
+    return undefined;
+  }
+  if (!ctx.budget.take()) {
+    m.faces.skippedBudget++;
+    return undefined;
+  }
+  const crop = await cropToJpeg(picture, plan.region, { width: plan.width, height: plan.height }, { quality: ctx.o.jpegQuality });
+  const result = await apiCall(ctx, s, 'compare', () => ctx.vision.compareWithCollection(ctx.o.collectionId, crop, { maxResults: ctx.o.maxResults }));
+  if (!result.ok) {
+    // The service found no face (or one out of its size range) in the crop: try again only once the face has grown.
+    if (result.noFace) {
+      m.faces.notFoundByCompare++;
+      s.tracker.skipped(t.track);
+    }
+    return undefined;
+  }
+  m.faces.compared++;
+  const best = result.value.target.faces[0];
+  if (best && best.score >= ctx.o.threshold) return { kind: 'match', faceId: best.faceId, score: best.score };
+  return { kind: 'unknown', score: best?.score ?? 0 };
+}
+
+/** track -> event: one match per face_id per cooldown, one unknown per track. */
+function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, sample: Sample, snapshot: Buffer): MatchEvent | UnknownEvent | undefined {
+  const track = t.track;
+  const wasMatched = track.verdict?.kind === 'match';
+  // A known person seen at a bad angle on a recheck stays known: only a match replaces a match.
+  s.tracker.compared(track, v.kind === 'unknown' && wasMatched ? track.verdict! : v, performance.now());
+  const base = {
+    location: t.box,
+    room: ctx.o.roomId,
+    stream_id: s.streamId,
+    ...(ctx.o.labels.has(s.streamId) ? { stream_label: ctx.o.labels.get(s.streamId) } : {}),
+    track: track.id,
+    time: new Date().toISOString(),
+    snapshot,
+    latency_ms: 0,
+  };
+  if (v.kind === 'match') {
+    const key = ctx.o.cooldownScope === 'room' ? v.faceId : `${s.streamId}\u0000${v.faceId}`;
+    if (!ctx.cooldown.allow(key, performance.now())) return undefined;
+    return { event: 'match', face_id: v.faceId, label: ctx.o.labels.get(v.faceId) ?? null, score: v.score, ...base };
+  }
+  if (track.unknownEmitted || wasMatched) return undefined;
+  track.unknownEmitted = true;
+  return { event: 'unknown', score: v.score, ...base };
+}
+
+function boxOf(t: TrackedFace, ctx: AnalysisContext): { location: Box; label?: string; color?: string } {
+  const v: Track['verdict'] = t.track.verdict;
+  if (v?.kind === 'match') return { location: t.box, label: ctx.o.labels.get(v.faceId) ?? v.faceId.slice(0, 8), color: '#2ecc40' };
+  if (v?.kind === 'unknown') return { location: t.box, label: 'unknown', color: '#ff4136' };
+  return { location: t.box, color: '#aaaaaa' };
+}
+
+type CallResult<T> = { ok: true; value: T } | { ok: false; noFace: boolean };
+
+async function apiCall<T>(ctx: AnalysisContext, s: StreamState, kind: 'detect' | 'compare', fn: () => Promise<T>): Promise<CallResult<T>> {
+  const api = s.meter.counters.api;
+  api[kind]++;
+  try {
+    const value = await fn();
+    ctx.apiSucceeded();
+    return { ok: true, value };
+  } catch (err) {
+    const e = err as { status?: number; code?: string };
+    if (kind === 'compare' && e?.status === 400 && (e.code === 'face_not_found' || e.code === 'face_size_out_of_range')) {
+      return { ok: false, noFace: true };
+    }
+    api.failed++;
+    ctx.apiFailed(err, s.streamId);
+    return { ok: false, noFace: false };
+  }
+}

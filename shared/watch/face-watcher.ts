@@ -1,0 +1,308 @@
+import { EventEmitter } from 'node:events';
+import { createDecoder, decoderAvailability, type DecoderBackend, type FrameDecoder } from '../decode';
+import { ClientError } from '../errors';
+import type { VideoCodec } from '../frames/types';
+import { SignalingSession, emitGuarded } from '../signaling/session';
+import { StreamingClient } from '../streaming';
+import { VisionClient } from '../vision';
+import type { AnalysisContext } from './analyse';
+import { CallBudget } from './budget';
+import { Cooldown } from './cooldown';
+import { DEFAULT_CROP_RULE } from './crop-geometry';
+import { asClientError, WatchError } from './errors';
+import type { MatchEvent, StatusEvent, UnknownEvent, WatchEvent, WatcherEvents, WatchState } from './events';
+import { LatencyWindow } from './latency';
+import { resolveWatchOptions, type ResolvedWatchOptions, type WatchOptions } from './options';
+import { isQuotaExhausted, QuotaPause } from './quota-pause';
+import { sumCounters, type WatchStats } from './stats';
+import { StreamWatch } from './stream-watch';
+
+/** How long a stream's tracks outlive its removal: a rejoin brings the same stream back within it. */
+const STREAM_GRACE_MS = 60_000;
+/** Longest quota pause, as a multiple of the first. */
+const QUOTA_PAUSE_GROWTH = 16;
+
+/**
+ * Watches a room and reports the faces it sees: joins as a viewer (rejoining after drops), and runs
+ * each stream through frame -> sample -> changed? -> snapshot -> faces -> crop -> compare -> track ->
+ * event. Emits `match`, `unknown`, `status` and `error`; never throws from its events.
+ */
+export class FaceWatcher extends EventEmitter<WatcherEvents> {
+  readonly #o: ResolvedWatchOptions;
+  readonly #vision: VisionClient;
+  readonly #streaming: StreamingClient;
+  readonly #owned: { close(): Promise<void> }[] = [];
+  readonly #budget: CallBudget;
+  readonly #cooldown: Cooldown;
+  readonly #quota: QuotaPause;
+  readonly #latency = new LatencyWindow();
+  readonly #streams = new Map<string, StreamWatch>();
+  readonly #codecs = new Map<string, VideoCodec | undefined>();
+  readonly #graceTimers = new Map<string, NodeJS.Timeout>();
+  /** Streams whose codec no decoder handles: their frames are ignored. */
+  readonly #unsupported = new Set<string>();
+  readonly #seenStreams = new Set<string>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #ctx: AnalysisContext;
+  #session?: SignalingSession;
+  #state: WatchState | 'idle' = 'idle';
+  #backend?: DecoderBackend;
+  #started?: Promise<void>;
+  #stopped?: Promise<void>;
+  #events = { match: 0, unknown: 0 };
+
+  /** Checks the options (InputError on a bad one); nothing is contacted before start(). */
+  constructor(options: WatchOptions) {
+    super();
+    this.#o = resolveWatchOptions(options);
+    this.#vision = options.vision instanceof VisionClient ? options.vision : this.#own(new VisionClient(options.vision));
+    try {
+      this.#streaming = options.streaming instanceof StreamingClient ? options.streaming : this.#own(new StreamingClient(options.streaming));
+    } catch (err) {
+      void this.#closeOwned();
+      throw err;
+    }
+    this.#budget = new CallBudget(this.#o.budgetPerSecond);
+    this.#cooldown = new Cooldown(this.#o.cooldownMs);
+    this.#quota = new QuotaPause(this.#o.quotaPauseMs, this.#o.quotaPauseMs * QUOTA_PAUSE_GROWTH);
+    this.#ctx = {
+      o: this.#o,
+      vision: this.#vision,
+      budget: this.#budget,
+      cooldown: this.#cooldown,
+      cropRule: { ...DEFAULT_CROP_RULE, minFaceSize: this.#o.minFaceSize },
+      paused: () => this.#quota.paused(performance.now()),
+      apiFailed: (err, streamId) => this.#apiFailed(err, streamId),
+      apiSucceeded: () => this.#quota.succeeded(),
+      emit: (e) => this.#faceEvent(e),
+    };
+  }
+
+  /**
+   * Checks the room, the collection and the decoder, then joins. Resolves at the first join;
+   * rejects with a ClientError (unknown room or collection, bad credentials, no decoder for the codec).
+   */
+  start(): Promise<void> {
+    this.#started ??= this.#start();
+    return this.#started;
+  }
+
+  /** Leaves the room and releases every socket, peer, decoder and timer; resolves only then. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopped ??= this.#stop();
+    return this.#stopped;
+  }
+
+  /** Counters: in total and per stream. */
+  get stats(): WatchStats {
+    const per = Object.fromEntries([...this.#streams].map(([id, s]) => [id, { ...s.meter.snapshot(), codec: this.#codecs.get(id), decoder: this.#backend }]));
+    const total = sumCounters([...this.#streams.values()].map((s) => s.meter.counters));
+    return { ...total, latencyMs: this.#latency.summary(), state: this.#state, decoder: this.#backend, streams: per };
+  }
+
+  async #start(): Promise<void> {
+    if (this.#stopped) throw new WatchError('stopped', 'the watcher was stopped before it started');
+    this.#setState('joining');
+    try {
+      const availability = await decoderAvailability(this.#o.codec, this.#o.decoder);
+      if ('error' in availability) throw availability.error;
+      this.#backend = availability.backend;
+      // Clear errors before any media: an unknown room or collection, or credentials that do not work.
+      await Promise.all([this.#streaming.getRoom(this.#o.roomId), this.#vision.listFaces(this.#o.collectionId)]);
+      if (this.#stopped) throw new WatchError('stopped', 'the watcher was stopped while starting');
+      const session = new SignalingSession({
+        role: 'downstream',
+        channelId: this.#o.roomId,
+        video: { codec_type: this.#o.codec },
+        audio: false,
+        getTicket: this.#streaming.ticketSource(this.#o.roomId, 'down'),
+        loopbackOnly: this.#o.loopbackOnly,
+        ...(this.#o.session ?? {}),
+      });
+      this.#session = session;
+      this.#wire(session);
+      await session.start();
+    } catch (err) {
+      const error = asClientError(err, 'start_failed');
+      await this.stop();
+      throw error;
+    }
+    this.#setState('watching');
+    if (this.#o.streams) this.#later(this.#o.streamWaitMs, () => this.#reportMissing());
+  }
+
+  #wire(session: SignalingSession): void {
+    session.on('streamAdded', ({ streamId, codec }) => void this.#streamAdded(streamId, codec));
+    session.on('streamRemoved', ({ streamId }) => this.#streamRemoved(streamId));
+    session.on('frame', (frame) => {
+      const id = frame.streamId ?? frame.trackId ?? 'default';
+      if (this.#unsupported.has(id) || (this.#o.streams && !this.#o.streams.has(id))) return;
+      (this.#streams.get(id) ?? this.#addStream(id, frame.codec)).push(frame);
+    });
+    session.on('connected', ({ joins }) => {
+      if (joins > 1) this.#setState('watching', `joined again (join ${joins})`);
+    });
+    session.on('rejoining', ({ error, attempt, delayMs }) => {
+      for (const s of this.#streams.values()) s.restart();
+      this.#setState('rejoining', `${error.reason}; attempt ${attempt} in ${delayMs} ms`);
+    });
+    session.on('closed', ({ error }) => {
+      if (!error || this.#stopped) return;
+      // The session gave up (a fault that rejoining cannot fix): the watcher reports it and stops.
+      this.#emitError(error);
+      void this.stop();
+    });
+  }
+
+  async #streamAdded(streamId: string, codec: VideoCodec | undefined): Promise<void> {
+    if (this.#o.streams && !this.#o.streams.has(streamId)) return;
+    this.#seenStreams.add(streamId);
+    const grace = this.#graceTimers.get(streamId);
+    if (grace) {
+      clearTimeout(grace);
+      this.#timers.delete(grace);
+      this.#graceTimers.delete(streamId);
+    }
+    if (codec && codec !== this.#o.codec) {
+      const availability = await decoderAvailability(codec, this.#o.decoder);
+      if ('error' in availability) {
+        this.#unsupported.add(streamId);
+        this.#emitError(availability.error, streamId);
+        return;
+      }
+    }
+    if (!this.#streams.has(streamId)) this.#addStream(streamId, codec);
+  }
+
+  #addStream(streamId: string, codec: VideoCodec | undefined): StreamWatch {
+    this.#seenStreams.add(streamId);
+    const use = codec ?? this.#o.codec;
+    this.#codecs.set(streamId, use);
+    const stream = new StreamWatch(streamId, this.#ctx, {
+      createDecoder: () => this.#createDecoder(use),
+      requestKeyframe: () => this.#session?.requestKeyframe(streamId),
+      decoderFailed: (err) => this.#emitError(asClientError(err, 'decode_failed'), streamId),
+      analysisFailed: (err) => this.#emitError(asClientError(err, 'analysis_failed'), streamId),
+    });
+    this.#streams.set(streamId, stream);
+    return stream;
+  }
+
+  // A removed stream keeps its tracks for a while: after a rejoin the same publisher comes back
+  // under the same id, and its people must not count as new.
+  #streamRemoved(streamId: string): void {
+    const stream = this.#streams.get(streamId);
+    if (!stream) return;
+    stream.restart();
+    const timer = this.#later(STREAM_GRACE_MS, () => {
+      this.#graceTimers.delete(streamId);
+      if (this.#session?.streams.has(streamId)) return;
+      this.#streams.delete(streamId);
+      void stream.close();
+    });
+    this.#graceTimers.set(streamId, timer);
+  }
+
+  #createDecoder(codec: VideoCodec): Promise<FrameDecoder> {
+    return createDecoder({ codec, backend: this.#backend ?? this.#o.decoder, ffmpegPath: this.#o.ffmpegPath });
+  }
+
+  #reportMissing(): void {
+    const missing = [...(this.#o.streams ?? [])].filter((id) => !this.#seenStreams.has(id));
+    if (missing.length > 0 && this.#state === 'watching') this.#status('watching', `named streams not in the room: ${missing.join(', ')}`, missing);
+  }
+
+  #apiFailed(err: unknown, streamId: string): void {
+    if (isQuotaExhausted(err)) {
+      const wasPaused = this.#quota.paused(performance.now());
+      const ms = this.#quota.trip(performance.now());
+      if (wasPaused) return;
+      this.#emitError(asClientError(err, 'quota_exceeded'), streamId);
+      this.#setState('paused', `quota exhausted: analysis resumes in ${Math.round(ms / 1000)} s`);
+      this.#later(ms, () => {
+        if (this.#state === 'paused') this.#setState('watching', 'quota pause over');
+      });
+      return;
+    }
+    this.#emitError(asClientError(err, 'api_failed'), streamId);
+  }
+
+  #faceEvent(e: MatchEvent | UnknownEvent): void {
+    this.#latency.add(e.latency_ms);
+    const stream = this.#streams.get(e.stream_id);
+    stream?.meter.latency.add(e.latency_ms);
+    if (stream) stream.meter.counters.events[e.event]++;
+    this.#events[e.event]++;
+    this.#emit(e);
+  }
+
+  #emitError(error: ClientError, streamId?: string): void {
+    const stream = streamId ? this.#streams.get(streamId) : undefined;
+    if (stream) stream.meter.counters.events.error++;
+    this.#emit({ event: 'error', error, ...(streamId ? { stream_id: streamId } : {}), time: new Date().toISOString() });
+  }
+
+  #setState(state: WatchState, detail?: string): void {
+    this.#state = state;
+    this.#status(state, detail);
+  }
+
+  #status(state: WatchState, detail?: string, missing?: string[]): void {
+    const total = sumCounters([...this.#streams.values()].map((s) => s.meter.counters));
+    const event: StatusEvent = {
+      event: 'status',
+      state,
+      room: this.#o.roomId,
+      counts: {
+        streams: this.#streams.size,
+        frames: total.frames.received,
+        samples: total.samples.taken,
+        analysed: total.samples.analysed,
+        matches: this.#events.match,
+        unknowns: this.#events.unknown,
+        api_calls: total.api.detect + total.api.compare,
+      },
+      ...(this.#backend ? { decoder: this.#backend } : {}),
+      ...(missing ? { missing_streams: missing } : {}),
+      ...(detail ? { detail } : {}),
+      time: new Date().toISOString(),
+    };
+    this.#emit(event);
+  }
+
+  // Host listeners must not break the watcher: a throwing one is reported, never propagated.
+  #emit(event: WatchEvent): void {
+    if (!this.#o.events.has(event.event)) return;
+    emitGuarded(this, event.event, [event]);
+  }
+
+  #later(ms: number, fn: () => void): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      fn();
+    }, ms);
+    this.#timers.add(timer);
+    return timer;
+  }
+
+  #own<T extends { close(): Promise<void> }>(client: T): T {
+    this.#owned.push(client);
+    return client;
+  }
+
+  async #closeOwned(): Promise<void> {
+    await Promise.all(this.#owned.map((c) => c.close().catch(() => undefined)));
+  }
+
+  async #stop(): Promise<void> {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    this.#graceTimers.clear();
+    await this.#session?.close();
+    await Promise.all([...this.#streams.values()].map((s) => s.close()));
+    await this.#closeOwned();
+    const wasStarted = this.#state !== 'idle';
+    this.#state = 'stopped';
+    if (wasStarted) this.#status('stopped');
+  }
+}

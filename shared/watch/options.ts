@@ -1,0 +1,160 @@
+import { InputError } from '../errors';
+import type { VideoCodec } from '../frames/types';
+import type { StreamingClient, StreamingClientOptions } from '../streaming';
+import type { VisionClient, VisionClientOptions } from '../vision';
+import type { WatchEventName } from './events';
+
+/** Options of a FaceWatcher. */
+export interface WatchOptions {
+  /** A vision client (kept open by the watcher's owner) or options to build one (closed on stop). */
+  vision: VisionClientOptions | VisionClient;
+  /** A streaming client (kept open) or options to build one (closed on stop). */
+  streaming: StreamingClientOptions | StreamingClient;
+  roomId: string;
+  /** The face collection to compare with. */
+  collectionId: string;
+  /** Least score (0..1) of the best face for a match; below it a face is unknown. Default 0.7. */
+  threshold?: number;
+  /** One match per face_id within this many seconds. Default 60. */
+  cooldownSeconds?: number;
+  /** Whether the cooldown is kept per stream (default) or for the room as a whole. */
+  cooldownScope?: 'stream' | 'room';
+  /** Samples per second per stream (0.1..30). Default 2. */
+  fps?: number;
+  /** Mean brightness difference (0..255) of a small grey copy below which a sample is not analysed. Default 4; 0 analyses every sample. */
+  changeThreshold?: number;
+  /** A face whose shorter side has fewer pixels is not scaled up and compared (counted). Default 40. */
+  minFaceSize?: number;
+  /** API calls per second (token bucket; samples beyond it are skipped and counted). Default 5. */
+  budgetPerSecond?: number;
+  /** Names for ids: a face_id (events' `label`) or a stream id (events' `stream_label`). */
+  labels?: Record<string, string>;
+  /** Watch only these stream ids (the publishers' client_ids); default every stream of the room. */
+  streams?: string[];
+  /** Events to emit; default all four. */
+  events?: WatchEventName[];
+  /** Decoder backend; default 'auto' (ffmpeg when found, else wasm). */
+  decoder?: 'auto' | 'ffmpeg' | 'wasm';
+  /** ffmpeg binary for the ffmpeg backend (else found as the publisher finds it). */
+  ffmpegPath?: string;
+  /** The codec the watcher asks the room for. Default VP8. */
+  codec?: VideoCodec;
+  /** Adds `snapshot_boxes` (the frame with faces boxed and labelled) to face events. */
+  drawBoxes?: boolean;
+  /** Bind WebRTC to 127.0.0.1 only (tests, a local sandbox). */
+  loopbackOnly?: boolean;
+  /** A known track is compared again after this many seconds. Default 30. */
+  recheckSeconds?: number;
+  /** max_results of each compare call (1..1000). Default 3. */
+  maxResults?: number;
+  /** How long named streams may take to appear before a status names them missing, seconds. Default 10. */
+  streamWaitSeconds?: number;
+  /** First pause after a spent quota, seconds (doubles while it stays spent, up to 16x). Default 60. */
+  quotaPauseSeconds?: number;
+  /** JPEG quality of snapshots and crops (1..100). Default 85. */
+  jpegQuality?: number;
+  /** Signaling tweaks passed to the session (rejoin policy, timeouts). */
+  session?: { rejoin?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number }; timeouts?: Record<string, number> };
+}
+
+/** Options with defaults applied and checked. */
+export interface ResolvedWatchOptions {
+  roomId: string;
+  collectionId: string;
+  threshold: number;
+  cooldownMs: number;
+  cooldownScope: 'stream' | 'room';
+  fps: number;
+  changeThreshold: number;
+  minFaceSize: number;
+  budgetPerSecond: number;
+  labels: ReadonlyMap<string, string>;
+  streams?: ReadonlySet<string>;
+  events: ReadonlySet<WatchEventName>;
+  decoder: 'auto' | 'ffmpeg' | 'wasm';
+  ffmpegPath?: string;
+  codec: VideoCodec;
+  drawBoxes: boolean;
+  loopbackOnly: boolean;
+  recheckMs: number;
+  maxResults: number;
+  streamWaitMs: number;
+  quotaPauseMs: number;
+  jpegQuality: number;
+  session?: WatchOptions['session'];
+}
+
+const EVENT_NAMES: readonly WatchEventName[] = ['match', 'unknown', 'status', 'error'];
+const CODECS: readonly VideoCodec[] = ['VP8', 'VP9', 'H264'];
+
+/** Checks every option up front; a bad one throws an InputError naming it and its limit. */
+export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
+  if (!o || typeof o !== 'object') throw new InputError('options', 'FaceWatcher needs an options object', 'an object');
+  if (!o.vision || typeof o.vision !== 'object') throw new InputError('vision', 'vision must be a VisionClient or its options', 'an object');
+  if (!o.streaming || typeof o.streaming !== 'object') throw new InputError('streaming', 'streaming must be a StreamingClient or its options', 'an object');
+  const labels = new Map<string, string>();
+  if (o.labels !== undefined) {
+    if (!o.labels || typeof o.labels !== 'object' || Array.isArray(o.labels)) throw new InputError('labels', 'labels must be an object of id -> name', 'an object of strings');
+    for (const [k, v] of Object.entries(o.labels)) {
+      if (typeof v !== 'string') throw new InputError(`labels.${k}`.slice(0, 80), 'each label must be a string', 'a string');
+      labels.set(k, v);
+    }
+  }
+  let streams: Set<string> | undefined;
+  if (o.streams !== undefined) {
+    if (!Array.isArray(o.streams) || o.streams.some((s) => typeof s !== 'string' || s.length === 0 || s.length > 255)) {
+      throw new InputError('streams', 'streams must be a list of stream ids (non-empty strings)', 'strings of 1 to 255 characters');
+    }
+    if (o.streams.length > 0) streams = new Set(o.streams);
+  }
+  const events = o.events === undefined ? EVENT_NAMES : o.events;
+  if (!Array.isArray(events) || events.some((e) => !EVENT_NAMES.includes(e))) {
+    throw new InputError('events', `events must list some of ${EVENT_NAMES.join(', ')}`, EVENT_NAMES.join(' | '));
+  }
+  const decoder = o.decoder ?? 'auto';
+  if (!['auto', 'ffmpeg', 'wasm'].includes(decoder)) throw new InputError('decoder', "decoder must be 'auto', 'ffmpeg' or 'wasm'", "'auto' | 'ffmpeg' | 'wasm'");
+  const codec = o.codec ?? 'VP8';
+  if (!CODECS.includes(codec)) throw new InputError('codec', 'codec must be VP8, VP9 or H264', 'VP8 | VP9 | H264');
+  const cooldownScope = o.cooldownScope ?? 'stream';
+  if (cooldownScope !== 'stream' && cooldownScope !== 'room') throw new InputError('cooldownScope', "cooldownScope must be 'stream' or 'room'", "'stream' | 'room'");
+  if (o.ffmpegPath !== undefined && (typeof o.ffmpegPath !== 'string' || o.ffmpegPath === '')) throw new InputError('ffmpegPath', 'ffmpegPath must be a path', 'a non-empty string');
+  return {
+    roomId: id(o.roomId, 'roomId'),
+    collectionId: id(o.collectionId, 'collectionId'),
+    threshold: num(o.threshold, 'threshold', 0.7, 0, 1),
+    cooldownMs: num(o.cooldownSeconds, 'cooldownSeconds', 60, 0, 86_400) * 1000,
+    cooldownScope,
+    fps: num(o.fps, 'fps', 2, 0.1, 30),
+    changeThreshold: num(o.changeThreshold, 'changeThreshold', 4, 0, 255),
+    minFaceSize: num(o.minFaceSize, 'minFaceSize', 40, 8, 280),
+    budgetPerSecond: num(o.budgetPerSecond, 'budgetPerSecond', 5, 0.01, Number.POSITIVE_INFINITY),
+    labels,
+    streams,
+    events: new Set(events),
+    decoder,
+    ffmpegPath: o.ffmpegPath,
+    codec,
+    drawBoxes: o.drawBoxes === true,
+    loopbackOnly: o.loopbackOnly === true,
+    recheckMs: num(o.recheckSeconds, 'recheckSeconds', 30, 1, 86_400) * 1000,
+    maxResults: Math.round(num(o.maxResults, 'maxResults', 3, 1, 1000)),
+    streamWaitMs: num(o.streamWaitSeconds, 'streamWaitSeconds', 10, 0.1, 3600) * 1000,
+    quotaPauseMs: num(o.quotaPauseSeconds, 'quotaPauseSeconds', 60, 0.01, 86_400) * 1000,
+    jpegQuality: Math.round(num(o.jpegQuality, 'jpegQuality', 85, 1, 100)),
+    session: o.session,
+  };
+}
+
+function num(v: unknown, field: string, fallback: number, min: number, max: number): number {
+  if (v === undefined) return fallback;
+  const limit = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `${min}..${max}`;
+  if (typeof v !== 'number' || Number.isNaN(v) || v < min || v > max || (v === Number.POSITIVE_INFINITY && max !== v)) {
+    throw new InputError(field, `${field} must be a number in ${limit}, got ${JSON.stringify(v)?.slice(0, 40)}`, limit);
+  }
+  return v;
+}
+
+function id(v: unknown, field: string): string {
+  if (typeof v !== 'string' || v.trim() === '' || v.length > 256) throw new InputError(field, `${field} must be a non-empty id`, '1 to 256 characters');
+  return v;
+}

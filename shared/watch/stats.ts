@@ -1,0 +1,58 @@
+import { LatencyWindow } from './latency';
+
+/** Counters of one stream (or of all streams together). */
+export interface StreamCounters {
+  frames: { received: number; decoded: number; dropped: number };
+  samples: { taken: number; skippedBusy: number; skippedGate: number; skippedBudget: number; skippedPaused: number; analysed: number };
+  faces: { seen: number; compared: number; skippedSmall: number; skippedBudget: number; notFoundByCompare: number };
+  api: { detect: number; compare: number; failed: number };
+  events: { match: number; unknown: number; error: number };
+}
+
+/** Counters plus latency (frame arrival to event) percentiles. */
+export interface StreamStats extends StreamCounters {
+  latencyMs: { p50?: number; p95?: number; count: number };
+}
+
+/** What `watcher.stats` gives. */
+export interface WatchStats extends StreamStats {
+  state: string;
+  decoder?: string;
+  /** Per stream id. */
+  streams: Record<string, StreamStats & { codec?: string; decoder?: string }>;
+}
+
+/** Fresh zeroed counters. */
+export function zeroCounters(): StreamCounters {
+  return {
+    frames: { received: 0, decoded: 0, dropped: 0 },
+    samples: { taken: 0, skippedBusy: 0, skippedGate: 0, skippedBudget: 0, skippedPaused: 0, analysed: 0 },
+    faces: { seen: 0, compared: 0, skippedSmall: 0, skippedBudget: 0, notFoundByCompare: 0 },
+    api: { detect: 0, compare: 0, failed: 0 },
+    events: { match: 0, unknown: 0, error: 0 },
+  };
+}
+
+/** Counters and latencies of one stream. */
+export class StreamMeter {
+  readonly counters = zeroCounters();
+  readonly latency = new LatencyWindow();
+
+  /** A snapshot safe to hand out. */
+  snapshot(): StreamStats {
+    return { ...structuredClone(this.counters), latencyMs: this.latency.summary() };
+  }
+}
+
+/** Sums the counters of several streams (latency from all their windows is given by the caller). */
+export function sumCounters(all: readonly StreamCounters[]): StreamCounters {
+  const total = zeroCounters();
+  for (const c of all) {
+    for (const group of Object.keys(total) as (keyof StreamCounters)[]) {
+      const t = total[group] as Record<string, number>;
+      const s = c[group] as Record<string, number>;
+      for (const k of Object.keys(t)) t[k] += s[k];
+    }
+  }
+  return total;
+}

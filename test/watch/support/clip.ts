@@ -1,0 +1,117 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { runFfmpeg } from '../../streaming/support/ffmpeg';
+import { astronautJpeg, ASTRONAUT_FACE, crop, decode, encodeJpeg, faceApiSample, scale, type Rect, type Rgba } from '../../support/images';
+
+/**
+ * Test clips for the watcher, built from photos: person A (the public-domain astronaut) and person B
+ * (a face of face-api's demo group photo 1, read from node_modules at run time), pasted on a plain
+ * background at chosen sizes, encoded once with the dev ffmpeg.
+ */
+
+/** Frame size of every clip. */
+export const FRAME = { width: 640, height: 480 };
+
+/** Where B's face is in face-api's sample1.jpg (the first face the sandbox's detector reports; measured once per run). */
+export interface People {
+  /** A head-and-shoulders crop of A and the face rectangle inside it. */
+  a: { image: Rgba; face: Rect };
+  b: { image: Rgba; face: Rect };
+}
+
+/** Loads A and B as head-and-shoulders crops. bFace: B's face box in sample1.jpg (from detect_faces). */
+export function loadPeople(bFace: Rect): People {
+  return { a: headAndShoulders(decode(astronautJpeg()), ASTRONAUT_FACE), b: headAndShoulders(decode(faceApiSample(1)), bFace) };
+}
+
+function headAndShoulders(image: Rgba, face: Rect): { image: Rgba; face: Rect } {
+  const region = { x: Math.max(0, face.x - face.width * 0.4), y: Math.max(0, face.y - face.height * 0.6), width: face.width * 1.8, height: face.height * 2.4 };
+  const out = crop(image, region);
+  return { image: out, face: { x: face.x - Math.round(region.x), y: face.y - Math.round(region.y), width: face.width, height: face.height } };
+}
+
+/** One person placed in a frame: the person's face is scaled to `faceSide` px wide, its centre at (cx, cy). */
+export interface Placement {
+  person: { image: Rgba; face: Rect };
+  faceSide: number;
+  cx: number;
+  cy: number;
+}
+
+/** A frame: plain background (shade varies the background slightly) with people pasted on it. */
+export function frame(placements: readonly Placement[], shade = 90): Rgba {
+  const data = new Uint8Array(FRAME.width * FRAME.height * 4);
+  for (let y = 0; y < FRAME.height; y++) {
+    for (let x = 0; x < FRAME.width; x++) {
+      const i = (y * FRAME.width + x) * 4;
+      data[i] = shade + ((x >> 5) & 1) * 12;
+      data[i + 1] = shade + 20;
+      data[i + 2] = shade + 40 + ((y >> 5) & 1) * 12;
+      data[i + 3] = 255;
+    }
+  }
+  for (const p of placements) {
+    const f = p.faceSide / p.person.face.width;
+    const img = scale(p.person.image, f);
+    const ox = Math.round(p.cx - (p.person.face.x + p.person.face.width / 2) * f);
+    const oy = Math.round(p.cy - (p.person.face.y + p.person.face.height / 2) * f);
+    for (let y = 0; y < img.height; y++) {
+      const ty = oy + y;
+      if (ty < 0 || ty >= FRAME.height) continue;
+      for (let x = 0; x < img.width; x++) {
+        const tx = ox + x;
+        if (tx < 0 || tx >= FRAME.width) continue;
+        const s = (y * img.width + x) * 4;
+        const t = (ty * FRAME.width + tx) * 4;
+        data[t] = img.data[s];
+        data[t + 1] = img.data[s + 1];
+        data[t + 2] = img.data[s + 2];
+      }
+    }
+  }
+  return { ...FRAME, data };
+}
+
+/** A segment of a clip: a frame held for `seconds`, with a small sideways drift so the video has motion. */
+export interface Segment {
+  placements: readonly Placement[];
+  seconds: number;
+  /** Pixels the people move per second (default 0). */
+  drift?: number;
+}
+
+/**
+ * Encodes segments at `fps` into a file in `dir`: VP8/VP9 as .ivf, H264 (Baseline) as .h264.
+ * One key frame a second, so a late viewer starts soon.
+ */
+export async function encodeClip(dir: string, name: string, segments: readonly Segment[], opts: { codec?: 'VP8' | 'VP9' | 'H264'; fps?: number } = {}): Promise<string> {
+  const fps = opts.fps ?? 10;
+  const codec = opts.codec ?? 'VP8';
+  const frames = path.join(dir, `${name}-frames`);
+  await mkdir(frames, { recursive: true });
+  let n = 0;
+  for (const seg of segments) {
+    const count = Math.round(seg.seconds * fps);
+    // Identical frames are written once and repeated by name: pasting a photo is the slow part in jest.
+    let cached: Buffer | undefined;
+    for (let i = 0; i < count; i++) {
+      let jpeg: Buffer;
+      if (seg.drift) {
+        const dx = Math.round((seg.drift * i) / fps);
+        jpeg = encodeJpeg(frame(seg.placements.map((p) => ({ ...p, cx: p.cx + dx }))), 90);
+      } else {
+        cached ??= encodeJpeg(frame(seg.placements), 90);
+        jpeg = cached;
+      }
+      await writeFile(path.join(frames, `${String(++n).padStart(4, '0')}.jpg`), jpeg);
+    }
+  }
+  const out = path.join(dir, `${name}.${codec === 'H264' ? 'h264' : 'ivf'}`);
+  const enc =
+    codec === 'H264'
+      ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p', '-g', String(fps), '-f', 'h264']
+      : ['-c:v', codec === 'VP8' ? 'libvpx' : 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-g', String(fps), '-keyint_min', String(fps), '-b:v', '1500k', '-pix_fmt', 'yuv420p', '-f', 'ivf'];
+  const r = await runFfmpeg(['-v', 'error', '-y', '-framerate', String(fps), '-i', path.join(frames, '%04d.jpg'), ...enc, out]);
+  if (r.code !== 0) throw new Error(`ffmpeg could not encode the clip: ${r.stderr}`);
+  return out;
+}

@@ -1,0 +1,93 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Publisher } from '../../shared/publish';
+import { FaceWatcher, type MatchEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
+import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
+import { encodeClip, loadPeople, type People } from './support/clip';
+import { collect, during, publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+
+// The standard clip: A (the astronaut) 3 s, then B (a stranger from face-api's demo photo) 3 s, then
+// nobody 2 s, looped, 10 fps VP8. The collection holds A, enrolled from another image of A (a mirrored,
+// differently scaled crop of the same photo).
+
+let h: WatchHarness;
+let dir: string;
+let people: People;
+let clip: string;
+let collectionId: string;
+let faceA: string;
+const LOOP_MS = 8000;
+
+beforeAll(async () => {
+  h = await startWatchHarness();
+  dir = await mkdtemp(path.join(os.tmpdir(), 'watch-'));
+  const group = await h.vision.detectFaces(faceApiSample(1));
+  people = loadPeople(rectOf(group[0].location));
+  collectionId = (await h.vision.createCollection()).collectionId;
+  faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
+  const at = { faceSide: 150, cx: 320, cy: 220 };
+  clip = await encodeClip(dir, 'standard', [
+    { placements: [{ person: people.a, ...at }], seconds: 3, drift: 4 },
+    { placements: [{ person: people.b, ...at }], seconds: 3, drift: 4 },
+    { placements: [], seconds: 2 },
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await h?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const faceEvents = (events: WatchEvent[]) => events.filter((e): e is MatchEvent | UnknownEvent => e.event === 'match' || e.event === 'unknown');
+
+describe.each(['ffmpeg', 'wasm'] as const)('the standard clip, decoder %s', (decoder) => {
+  let publisher: Publisher | undefined;
+  let watcher: FaceWatcher | undefined;
+  afterEach(async () => {
+    await watcher?.stop();
+    await publisher?.close();
+  });
+
+  test('exactly one match for A within the cooldown, one unknown per appearance of B, nothing for empty frames', async () => {
+    const room = await h.streaming.createRoom();
+    watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId, decoder, loopbackOnly: true, cooldownSeconds: 600 });
+    const events = collect((n, fn) => watcher!.on(n, fn));
+    await watcher.start();
+    publisher = await publishClip(h, room.id, clip);
+    const streamId = publisher.clientId;
+    await waitFor('a match and an unknown', () => faceEvents(events).some((e) => e.event === 'match') && faceEvents(events).some((e) => e.event === 'unknown'), 90_000);
+    // One more whole loop: A comes back within the cooldown, B comes back as a new appearance.
+    await during(LOOP_MS + 1000);
+    await watcher.stop();
+    const faces = faceEvents(events);
+    const matches = faces.filter((e): e is MatchEvent => e.event === 'match');
+    const unknowns = faces.filter((e): e is UnknownEvent => e.event === 'unknown');
+    expect(matches).toHaveLength(1);
+    expect(matches[0]).toMatchObject({ face_id: faceA, room: room.id, stream_id: streamId, label: null });
+    expect(matches[0].score).toBeGreaterThanOrEqual(0.7);
+    expect(matches[0].snapshot.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    expect(new Date(matches[0].time).getTime()).not.toBeNaN();
+    // B: an unknown per track, never two for one track; at most one per loop the watcher saw.
+    expect(unknowns.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(unknowns.map((u) => u.track)).size).toBe(unknowns.length);
+    expect(unknowns.length).toBeLessThanOrEqual(3);
+    for (const u of unknowns) expect(u.score).toBeLessThan(0.7);
+    // Every face event names a face near where the clip puts one; the empty segment gave none.
+    for (const e of faces) {
+      expect(e.stream_id).toBe(streamId);
+      expect(e.location.left).toBeGreaterThan(180);
+      expect(e.location.right).toBeLessThan(500);
+    }
+    const s = watcher.stats;
+    expect(s.decoder).toBe(decoder);
+    expect(s.streams[streamId!]).toBeDefined();
+    expect(s.frames.decoded).toBeGreaterThan(50);
+    const made = s.api.detect + s.api.compare;
+    const naive = s.samples.taken * 2;
+    expect(made * 4).toBeLessThan(naive);
+    expect(s.samples.skippedGate).toBeGreaterThan(0);
+    expect(events.filter((e) => e.event === 'error')).toEqual([]);
+    expect(events.filter((e) => e.event === 'status').map((e) => (e as { state: string }).state)).toEqual(['joining', 'watching', 'stopped']);
+  }, 150_000);
+});
