@@ -8,6 +8,8 @@ import {
   ExecutionLifecycleHooks,
   InstanceSettings,
   PackageDirectoryLoader,
+  TriggerContext,
+  TriggersAndPollers,
   WorkflowExecute,
 } from 'n8n-core';
 import {
@@ -20,6 +22,8 @@ import {
   type INodeType,
   type INodeTypes,
   type IRun,
+  type ITriggerFunctions,
+  type ITriggerResponse,
   type IVersionedNodeType,
   type IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
@@ -219,16 +223,10 @@ export class Engine {
     }
   }
 
-  /** Runs a workflow from its first node, manual mode. */
-  async run(nodes: INode[], connections: IConnections): Promise<RunResult> {
-    await initServices();
-    const workflow = new Workflow({ id: 'wf', name: 'test', nodes, connections, active: false, nodeTypes: this.pkg.nodeTypes, settings: {} });
-    const executionId = `e${Math.random().toString(36).slice(2)}`;
+  /** What n8n hands a node run: hooks, the credentials helper, URLs. */
+  #additionalData(executionId: string, nodes: INode[], connections: IConnections): IWorkflowExecuteAdditionalData {
     const hooks = new ExecutionLifecycleHooks('manual', executionId, { id: 'wf', name: 'test', nodes, connections, active: false, settings: {} } as never);
-    let finished!: (run: IRun) => void;
-    const done = new Promise<IRun>((resolve) => (finished = resolve));
-    hooks.addHandler('workflowExecuteAfter', (run) => finished(run));
-    const additionalData = {
+    return {
       credentialsHelper: this.credentialsHelper,
       hooks,
       executionId,
@@ -254,6 +252,36 @@ export class Engine {
         throw new Error('not supported in tests');
       },
     } as unknown as IWorkflowExecuteAdditionalData;
+  }
+
+  /**
+   * Activates a trigger node the way n8n activates a workflow (mode 'trigger'): n8n-core's
+   * TriggersAndPollers with a TriggerContext whose emit, emitError and saveFailedExecution are the
+   * given listeners. Rejects when activation fails.
+   */
+  async activate(node: INode, listeners: Pick<ITriggerFunctions, 'emit' | 'emitError' | 'saveFailedExecution'>): Promise<ITriggerResponse | undefined> {
+    await initServices();
+    const workflow = new Workflow({ id: 'wf', name: 'test', nodes: [node], connections: {}, active: true, nodeTypes: this.pkg.nodeTypes, settings: {} });
+    const additionalData = this.#additionalData(`a${Math.random().toString(36).slice(2)}`, [node], {});
+    return await new TriggersAndPollers().runTriggerFunction(
+      workflow,
+      node,
+      (wf, n, data, mode, activation) => new TriggerContext(wf, n, data, mode, activation, listeners.emit, listeners.emitError, listeners.saveFailedExecution),
+      additionalData,
+      'trigger',
+      'activate',
+    );
+  }
+
+  /** Runs a workflow from its first node, manual mode. */
+  async run(nodes: INode[], connections: IConnections): Promise<RunResult> {
+    await initServices();
+    const workflow = new Workflow({ id: 'wf', name: 'test', nodes, connections, active: false, nodeTypes: this.pkg.nodeTypes, settings: {} });
+    const executionId = `e${Math.random().toString(36).slice(2)}`;
+    let finished!: (run: IRun) => void;
+    const done = new Promise<IRun>((resolve) => (finished = resolve));
+    const additionalData = this.#additionalData(executionId, nodes, connections);
+    additionalData.hooks!.addHandler('workflowExecuteAfter', (run) => finished(run));
     const execute = new WorkflowExecute(additionalData, 'manual');
     const startNode = workflow.getNode(nodes[0].name) ?? undefined;
     await execute.run({ workflow, startNode });
@@ -270,4 +298,9 @@ export class Engine {
 /** Removes the temporary n8n user folder; call once per test file in afterAll. */
 export function cleanUpEngine(): void {
   removeUserFolder();
+}
+
+/** The bytes of a binary property as n8n stored it. */
+export async function readBinary(binary: { id?: string; data: string; mimeType: string }): Promise<Buffer> {
+  return await Container.get(BinaryDataService).getAsBuffer(binary as never);
 }
