@@ -10,6 +10,7 @@ import { cancelSignal, visionClient } from '../common/clients';
 import { errorJson, toNodeError } from '../common/errors';
 import { imageLabels } from '../common/image-input';
 import { IMAGE, SOURCE, TARGET, properties } from './description';
+import { boxesImage } from './boxes';
 import { OPERATIONS } from './operations';
 
 /** Parameter names behind the core's field names, for error messages. */
@@ -54,7 +55,9 @@ export class VisualRecognition implements INodeType {
           if (!run) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`, { itemIndex: i });
           const result = await run(this, client, i, signal);
           // The input's binaries stay on the item, so a later node can still post the photo.
-          const binary = items[i].binary;
+          let binary = items[i].binary;
+          const boxes = await boxesImage(this, i, result, signal);
+          if (boxes) binary = { ...(binary ?? {}), [boxes.property]: boxes.data };
           out.push({ json: result.json, ...(binary ? { binary } : {}), pairedItem: { item: i } });
         } catch (err) {
           const error = toNodeError(this.getNode(), err, i, LABELS, state);

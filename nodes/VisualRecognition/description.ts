@@ -103,7 +103,7 @@ const maxResults: INodeProperties = {
   displayOptions: { show: { resource: ['faceCollection'], operation: ['compare'] } },
 };
 
-/** Operations whose results have boxes, and so a simplified form. */
+/** Operations whose results have boxes, and so a simplified form and an image with boxes. */
 const WITH_BOXES = {
   show: { resource: ['image', 'face', 'faceCollection', 'collectionFace'], operation: ['detectFaces', 'detectHumans', 'compare', 'add'] },
 };
@@ -115,6 +115,31 @@ const simplify: INodeProperties = {
   default: true,
   description: 'Whether to return a flat result (boxes as left/top/right/bottom/width/height) instead of the raw response',
   displayOptions: WITH_BOXES,
+};
+
+const options: INodeProperties = {
+  displayName: 'Options',
+  name: 'options',
+  type: 'collection',
+  placeholder: 'Add option',
+  default: {},
+  displayOptions: WITH_BOXES,
+  options: [
+    {
+      displayName: 'Image With Boxes',
+      name: 'drawBoxes',
+      type: 'boolean',
+      default: false,
+      description: 'Whether to add the image (the source image when comparing) with the found boxes drawn on it as a binary property. A URL image is downloaded for this.',
+    },
+    {
+      displayName: 'Image With Boxes Property',
+      name: 'boxesProperty',
+      type: 'string',
+      default: 'boxes',
+      description: 'Name of the binary property that receives the image with boxes',
+    },
+  ],
 };
 
 const image = (ops: string[], resources: string[]) => imageProperties(IMAGE, { show: { resource: resources, operation: ops } });
@@ -133,4 +158,5 @@ export const properties: INodeProperties[] = [
   ...image(['add'], ['collectionFace']),
   maxResults,
   simplify,
+  options,
 ];

@@ -1,9 +1,9 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server';
-import { astronautFaceOfSize, faceApiSample, faceOfSize, gradientJpeg, rectOf, truncatedJpeg } from '../support/images';
+import { astronautFaceOfSize, decode, faceApiSample, faceOfSize, gradientJpeg, rectOf, truncatedJpeg } from '../support/images';
 import { fetchToken, send, visionHeaders } from '../support/vision-http';
-import { cleanUpEngine, Engine, HOOK_NODE, loadPackage, setHook, type LoadedPackage, type NodeSpec, type SourceItem } from './support/engine';
+import { cleanUpEngine, Engine, HOOK_NODE, loadPackage, readBinary, setHook, type LoadedPackage, type NodeSpec, type SourceItem } from './support/engine';
 import { CredentialStore } from './support/credentials-helper';
 
 // Every operation of the Visual Recognition node, run by n8n's own engine against the sandbox.
@@ -120,6 +120,29 @@ describe('Image', () => {
       expect(json.humans[0].right).toBeGreaterThan(json.humans[0].left);
     }
   });
+});
+
+test('Image With Boxes: the boxes drawn on the image, for binary and URL input, the input binary kept', async () => {
+  const result = await runOk(worker(), [{ binary: file(img.astro) }], [
+    vr('Binary', { resource: 'image', operation: 'detectFaces', options: { drawBoxes: true } }),
+    vr('Url', { resource: 'image', operation: 'detectHumans', imageInputMode: 'url', imageUrl: fixtures.urlOf('/astro.jpg'), options: { drawBoxes: true, boxesProperty: 'drawn' } }),
+  ]);
+  const [binaryItem] = result.output('Binary');
+  expect(Object.keys(binaryItem.binary ?? {}).sort()).toEqual(['boxes', 'data']);
+  const face = (binaryItem.json as { faces: { left: number; top: number; bottom: number }[] }).faces[0];
+  const drawn = decode(await readBinary(binaryItem.binary!.boxes));
+  const original = decode(img.astro);
+  expect([drawn.width, drawn.height]).toEqual([original.width, original.height]);
+  // The box's left edge, half way down, is the drawing colour (green), which the photo is not there.
+  const at = (im: typeof drawn) => { const o = (Math.round((face.top + face.bottom) / 2) * im.width + face.left) * 4; return [im.data[o], im.data[o + 1], im.data[o + 2]]; };
+  const [r, g, b] = at(drawn);
+  expect(g).toBeGreaterThan(150);
+  expect(r).toBeLessThan(100);
+  expect(b).toBeLessThan(170);
+  expect(at(original)).not.toEqual(at(drawn));
+  const [urlItem] = result.output('Url');
+  expect(urlItem.binary?.drawn.mimeType).toBe('image/jpeg');
+  expect(decode(await readBinary(urlItem.binary!.drawn)).width).toBe(original.width);
 });
 
 describe('Face', () => {
