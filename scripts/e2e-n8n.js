@@ -182,11 +182,7 @@ async function main() {
   const sandbox = await startSandbox();
   log(`sandbox on ${sandbox.url}`);
 
-  const creds = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'n8n', 'credentials.sandbox.json'), 'utf8'));
-  for (const c of creds) Object.assign(c.data, { authUrl: sandbox.url, visionUrl: sandbox.url, sfuUrl: sandbox.url });
-  const credFile = path.join(WORK, 'credentials.json');
-  fs.writeFileSync(credFile, JSON.stringify(creds, null, 2));
-  log(n8n(['import:credentials', `--input=${credFile}`]).trim());
+  importSandboxCredential(sandbox.url);
   const enrol = headless('enrol-faces.json', 'enrol.jpg');
   const compare = headless('compare-uploaded-photo.json', 'visitor.jpg');
   const live = liveStreamingWorkflow();
@@ -231,13 +227,26 @@ function stopAll() {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
 }
 
-main()
-  .then(() => {
-    stopAll();
-    process.exitCode = 0;
-  })
-  .catch((err) => {
-    stopAll();
-    console.error(`[e2e:n8n] FAILED: ${err.stack ?? err}`);
-    process.exitCode = 1;
-  });
+/** Imports the sandbox credential of the examples with every address pointed at `url`. */
+function importSandboxCredential(url) {
+  const creds = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'n8n', 'credentials.sandbox.json'), 'utf8'));
+  for (const c of creds) Object.assign(c.data, { authUrl: url, visionUrl: url, sfuUrl: url });
+  const credFile = path.join(WORK, 'credentials.json');
+  fs.writeFileSync(credFile, JSON.stringify(creds, null, 2));
+  n8n(['import:credentials', `--input=${credFile}`]);
+}
+
+module.exports = { startSandbox, importSandboxCredential, stopAll, WORK, HOME };
+
+if (require.main === module) {
+  main()
+    .then(() => {
+      stopAll();
+      process.exitCode = 0;
+    })
+    .catch((err) => {
+      stopAll();
+      console.error(`[e2e:n8n] FAILED: ${err.stack ?? err}`);
+      process.exitCode = 1;
+    });
+}
