@@ -14,13 +14,30 @@ export async function decoderAvailability(
   options: { ffmpegPath?: string } = {},
 ): Promise<{ backend: DecoderBackend; ffmpegPath?: string } | { error: DecoderUnavailableError }> {
   if (!CODECS.includes(codec)) return { error: new DecoderUnavailableError(codec, backend, `unknown codec (${CODECS.join(', ')} are decoded)`) };
-  if (backend === 'wasm') return { backend: 'wasm' };
+  if (backend === 'wasm') return wasmAvailability(codec, 'wasm');
   try {
     const ffmpegPath = await findFfmpeg({ ffmpegPath: options.ffmpegPath });
     return { backend: 'ffmpeg', ffmpegPath };
   } catch (err) {
-    if (backend === 'auto') return { backend: 'wasm' };
+    if (backend === 'auto') return wasmAvailability(codec, 'auto', (err as Error).message);
     return { error: new DecoderUnavailableError(codec, 'ffmpeg', (err as Error).message) };
+  }
+}
+
+// The wasm decoders are regular dependencies, but a host may have pruned or bundled them away.
+const WASM_MODULE: Record<VideoCodec, string> = {
+  VP8: 'ogv/dist/ogv-decoder-video-vp8-wasm.js',
+  VP9: 'ogv/dist/ogv-decoder-video-vp9-simd-wasm.js',
+  H264: 'h264decoder',
+};
+
+function wasmAvailability(codec: VideoCodec, asked: 'auto' | 'wasm', ffmpegProblem?: string): { backend: 'wasm' } | { error: DecoderUnavailableError } {
+  try {
+    require.resolve(WASM_MODULE[codec]);
+    return { backend: 'wasm' };
+  } catch {
+    const missing = `the wasm decoder (${WASM_MODULE[codec].split('/')[0]}) is not installed`;
+    return { error: new DecoderUnavailableError(codec, asked, ffmpegProblem ? `${missing}, and ${ffmpegProblem}` : missing) };
   }
 }
 

@@ -1,15 +1,11 @@
+import { InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
+import { ErrorBase } from './error-base';
 import type { DecoderBackend } from './types';
-
-// The package's common error base. Switch this one line to `ClientError` from '../errors' once it
-// exists; the class below already carries its fields (code, retryable, toJSON).
-const ErrorBase = Error;
 
 /** No decoder can be made for a codec with the asked-for backend; the message says what is missing. */
 export class DecoderUnavailableError extends ErrorBase {
-  override readonly name = 'DecoderUnavailableError';
-  readonly code = 'decoder_unavailable';
-  readonly retryable = false;
+  override readonly name: string = 'DecoderUnavailableError';
   readonly codec: VideoCodec;
   /** The backend asked for ('auto' when none was forced). */
   readonly backend: 'auto' | DecoderBackend;
@@ -17,34 +13,37 @@ export class DecoderUnavailableError extends ErrorBase {
   readonly reason: string;
 
   constructor(codec: VideoCodec, backend: 'auto' | DecoderBackend, reason: string) {
-    super(`no ${backend === 'auto' ? '' : `${backend} `}decoder for ${codec}: ${reason}`);
+    super(`no ${backend === 'auto' ? '' : `${backend} `}decoder for ${codec}: ${reason}`, { code: 'decoder_unavailable', retryable: false });
     this.codec = codec;
     this.backend = backend;
     this.reason = reason;
   }
 
   /** Safe fields only, for logs and host outputs. */
-  toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, code: this.code, retryable: this.retryable, codec: this.codec, backend: this.backend };
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), codec: this.codec, backend: this.backend };
   }
 }
 
-/** A decoder's child process or worker failed while running (crashed, or refused the stream). */
+/** A decoder's child process or worker failed while running (crashed, or refused the stream); a new decoder may work. */
 export class DecoderFailedError extends ErrorBase {
-  override readonly name = 'DecoderFailedError';
-  readonly code = 'decoder_failed';
-  readonly retryable = true;
+  override readonly name: string = 'DecoderFailedError';
   readonly codec: VideoCodec;
   readonly backend: DecoderBackend;
 
   constructor(codec: VideoCodec, backend: DecoderBackend, detail: string) {
-    super(`${backend} decoder for ${codec} failed: ${detail}`);
+    super(`${backend} decoder for ${codec} failed: ${detail}`, { code: 'decoder_failed', retryable: true });
     this.codec = codec;
     this.backend = backend;
   }
 
   /** Safe fields only, for logs and host outputs. */
-  toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, code: this.code, retryable: this.retryable, codec: this.codec, backend: this.backend };
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), codec: this.codec, backend: this.backend };
   }
+}
+
+/** A frame of another codec than the decoder's: refused before it reaches the decoder. */
+export function wrongCodec(got: unknown, want: VideoCodec): InputError {
+  return new InputError('frame.codec', `frame.codec ${JSON.stringify(String(got)).slice(0, 20)} does not match the decoder's ${want}`, want);
 }

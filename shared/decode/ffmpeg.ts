@@ -2,7 +2,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { ivfFrame } from '../frames/ivf';
 import type { EncodedFrame, VideoCodec } from '../frames/types';
-import { DecoderFailedError } from './errors';
+import { DecoderFailedError, wrongCodec } from './errors';
 import type { FrameDecoder, Picture } from './types';
 
 type Child = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -61,114 +61,74 @@ function track(child: Child): void {
   }
 }
 
-/** Decodes in one long-running ffmpeg child process per stream. */
-export class FfmpegDecoder implements FrameDecoder {
-  readonly backend = 'ffmpeg' as const;
-  readonly codec: VideoCodec;
-  #child: Child;
-  #seq = 0;
-  #headerSent = false;
-  #wanted: Wanted[] = [];
+/**
+ * One ffmpeg child and what it has said so far. A child decodes one picture size: newer ffmpeg
+ * scales later pictures to the first one's size by itself (-autoscale, which 4.1 does not know),
+ * so a size change starts a new child rather than trusting what comes out.
+ */
+class ChildSession {
+  readonly child: Child;
+  /** The picture size this child decodes, once the first frame has told it. */
+  width?: number;
+  height?: number;
+  /** Wanted frames fed to this child, oldest first. */
+  readonly wanted: Wanted[] = [];
   /** Sizes and sequence numbers from showinfo, waiting for their bytes on stdout. */
   #infos: { seq: number; width: number; height: number }[] = [];
   #out: Buffer[] = [];
   #outBytes = 0;
   #stderrLine = '';
-  #stderrTail = '';
-  #failure?: Error;
-  #closed?: Promise<void>;
-  #exited: Promise<void>;
+  stderrTail = '';
+  headerSent = false;
+  /** Set when this child was told to finish (stdin ended) because a newer one took over. */
+  retired = false;
+  readonly exited: Promise<void>;
 
-  private constructor(codec: VideoCodec, child: Child) {
-    this.codec = codec;
-    this.#child = child;
-    this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
-    child.stdout.on('data', (chunk: Buffer) => this.#onStdout(chunk));
+  constructor(child: Child) {
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('close', () => resolve()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      this.#out.push(chunk);
+      this.#outBytes += chunk.length;
+      this.#pair();
+    });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => this.#onStderr(text));
     child.stdin.on('error', () => undefined); // EPIPE after a crash; the exit handler reports it
-    child.once('exit', (code, signal) => {
-      if (!this.#closed) this.#fail(`ffmpeg exited (${signal ?? `code ${code}`})${this.#stderrTail ? `: ${lastLines(this.#stderrTail)}` : ''}`);
-    });
   }
 
-  /** Spawns the child; resolves once it runs. */
-  static async start(codec: VideoCodec, ffmpegPath: string): Promise<FfmpegDecoder> {
-    const child = spawn(ffmpegPath, ffmpegDecodeArgs(), { stdio: ['pipe', 'pipe', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', (err) => reject(new DecoderFailedError(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${err.message}`)));
-    });
-    track(child);
-    return new FfmpegDecoder(codec, child);
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** The child's process id, for diagnostics (undefined once it has been reaped). */
-  get pid(): number | undefined {
-    return this.#child.exitCode === null && this.#child.signalCode === null ? this.#child.pid : undefined;
-  }
-
-  decode(frame: EncodedFrame, want: boolean): Promise<Picture | undefined> {
-    if (this.#closed) return Promise.resolve(undefined);
-    if (this.#failure) return Promise.reject(this.#failure);
-    const seq = this.#seq++;
-    const chunks: Buffer[] = [];
-    if (!this.#headerSent) {
-      this.#headerSent = true;
-      chunks.push(ivfHeader(this.codec, frame.width ?? 0, frame.height ?? 0));
+  /** Resolves every wanted frame still waiting (with undefined, or the error). */
+  settle(error?: Error): void {
+    for (const w of this.wanted.splice(0)) {
+      clearTimeout(w.timer);
+      if (error) w.reject(error);
+      else w.resolve(undefined);
     }
-    chunks.push(ivfFrame(frame.data, 2 * seq + (want ? 1 : 0)));
-    const flushed = this.#child.stdin.write(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    if (!want) {
-      // Accepted once the pipe takes it; a full pipe means ffmpeg is behind, so the caller waits.
-      return flushed ? Promise.resolve(undefined) : new Promise((resolve) => this.#child.stdin.once('drain', () => resolve(undefined)));
-    }
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.#giveUp(seq), WANTED_TIMEOUT_MS);
-      this.#wanted.push({ seq, timestamp: frame.timestamp, resolve, reject, timer });
-    });
-  }
-
-  close(): Promise<void> {
-    this.#closed ??= (async () => {
-      for (const w of this.#wanted.splice(0)) {
-        clearTimeout(w.timer);
-        w.resolve(undefined);
-      }
-      this.#child.stdin.destroy();
-      if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill('SIGKILL');
-      await this.#exited;
-    })();
-    return this.#closed;
   }
 
   #onStderr(text: string): void {
-    this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_KEEP);
+    this.stderrTail = (this.stderrTail + text).slice(-STDERR_KEEP);
     const lines = (this.#stderrLine + text).split('\n');
     this.#stderrLine = lines.pop() ?? '';
     for (const line of lines) {
       const m = SHOWINFO.exec(line);
-      if (!m) continue;
-      this.#infos.push({ seq: (Number(m[1]) - 1) / 2, width: Number(m[2]), height: Number(m[3]) });
+      if (m) this.#infos.push({ seq: (Number(m[1]) - 1) / 2, width: Number(m[2]), height: Number(m[3]) });
     }
-    this.#drain();
-  }
-
-  #onStdout(chunk: Buffer): void {
-    this.#out.push(chunk);
-    this.#outBytes += chunk.length;
-    this.#drain();
+    this.#pair();
   }
 
   // Pairs each showinfo line with its picture's bytes (both come in the same order).
-  #drain(): void {
+  #pair(): void {
     while (this.#infos.length > 0) {
       const info = this.#infos[0];
       const size = i420Size(info.width, info.height);
       if (this.#outBytes < size) return;
       this.#infos.shift();
-      const data = this.#take(size);
-      this.#deliver(info.seq, { width: info.width, height: info.height, format: 'i420', data, timestamp: 0 });
+      this.#deliver(info.seq, info.width, info.height, this.#take(size));
     }
   }
 
@@ -183,30 +143,146 @@ export class FfmpegDecoder implements FrameDecoder {
     return data;
   }
 
-  #deliver(seq: number, picture: Picture): void {
+  #deliver(seq: number, width: number, height: number, data: Uint8Array): void {
     // Wanted frames before this one produced nothing: the decoder dropped them.
-    while (this.#wanted.length > 0 && this.#wanted[0].seq <= seq) {
-      const w = this.#wanted.shift() as Wanted;
+    while (this.wanted.length > 0 && this.wanted[0].seq <= seq) {
+      const w = this.wanted.shift() as Wanted;
       clearTimeout(w.timer);
-      w.resolve(w.seq === seq ? { ...picture, timestamp: w.timestamp } : undefined);
+      w.resolve(w.seq === seq ? { width, height, format: 'i420', data, timestamp: w.timestamp } : undefined);
     }
   }
+}
 
-  #giveUp(seq: number): void {
-    const i = this.#wanted.findIndex((w) => w.seq === seq);
-    if (i < 0) return;
-    const [w] = this.#wanted.splice(i, 1);
-    w.resolve(undefined);
+/** Decodes in one long-running ffmpeg child process per stream (a new one when the picture size changes). */
+export class FfmpegDecoder implements FrameDecoder {
+  readonly backend = 'ffmpeg' as const;
+  readonly codec: VideoCodec;
+  readonly #ffmpegPath: string;
+  #session: ChildSession;
+  /** Every child not yet exited: the current one and retired ones still flushing. */
+  #sessions = new Set<ChildSession>();
+  #seq = 0;
+  #failure?: Error;
+  #closed?: Promise<void>;
+  #writable?: Promise<void>;
+
+  private constructor(codec: VideoCodec, ffmpegPath: string, first: ChildSession) {
+    this.codec = codec;
+    this.#ffmpegPath = ffmpegPath;
+    this.#session = first;
+    this.#adopt(first);
   }
 
-  #fail(detail: string): void {
-    if (this.#failure) return;
-    this.#failure = new DecoderFailedError(this.codec, 'ffmpeg', detail);
-    for (const w of this.#wanted.splice(0)) {
-      clearTimeout(w.timer);
-      w.reject(this.#failure);
+  /** Spawns the child; resolves once it runs. */
+  static async start(codec: VideoCodec, ffmpegPath: string): Promise<FfmpegDecoder> {
+    const child = spawn(ffmpegPath, ffmpegDecodeArgs(), { stdio: ['pipe', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (err) => reject(new DecoderFailedError(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${err.message}`)));
+    });
+    return new FfmpegDecoder(codec, ffmpegPath, new ChildSession(child));
+  }
+
+  /** The current child's process id, for diagnostics (undefined once it has exited). */
+  get pid(): number | undefined {
+    return this.#session.running ? this.#session.child.pid : undefined;
+  }
+
+  decode(frame: EncodedFrame, want: boolean): Promise<Picture | undefined> {
+    if (this.#closed) return Promise.resolve(undefined);
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (frame.codec !== this.codec) return Promise.reject(wrongCodec(frame.codec, this.codec));
+    let session = this.#session;
+    if (session.headerSent && frame.isKeyframe && frame.width && frame.height && (frame.width !== session.width || frame.height !== session.height)) {
+      session = this.#replace();
     }
+    const seq = this.#seq++;
+    const chunks: Buffer[] = [];
+    if (!session.headerSent) {
+      session.headerSent = true;
+      session.width = frame.width;
+      session.height = frame.height;
+      chunks.push(ivfHeader(this.codec, frame.width ?? 0, frame.height ?? 0));
+    }
+    chunks.push(ivfFrame(frame.data, 2 * seq + (want ? 1 : 0)));
+    const stdin = session.child.stdin;
+    const flushed = stdin.write(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    if (!want) {
+      // Accepted once the pipe takes it; a full pipe means ffmpeg is behind, so the caller waits.
+      return flushed ? Promise.resolve(undefined) : this.#pipeDrained(stdin).then(() => undefined);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => giveUp(session, seq), WANTED_TIMEOUT_MS);
+      session.wanted.push({ seq, timestamp: frame.timestamp, resolve, reject, timer });
+    });
   }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      const sessions = [...this.#sessions];
+      for (const s of sessions) {
+        s.settle();
+        s.child.stdin.destroy();
+        if (s.running) s.child.kill('SIGKILL');
+      }
+      await Promise.all(sessions.map((s) => s.exited));
+    })();
+    return this.#closed;
+  }
+
+  /** A new child takes over; the old one is told its input has ended, flushes what it owes and exits. */
+  #replace(): ChildSession {
+    const old = this.#session;
+    old.retired = true;
+    old.child.stdin.end();
+    const child = spawn(this.#ffmpegPath, ffmpegDecodeArgs(), { stdio: ['pipe', 'pipe', 'pipe'] });
+    const next = new ChildSession(child);
+    child.once('error', (err) => this.#fail(next, `could not start ${this.#ffmpegPath}: ${err.message}`));
+    this.#session = next;
+    this.#adopt(next);
+    return next;
+  }
+
+  #adopt(session: ChildSession): void {
+    this.#sessions.add(session);
+    track(session.child);
+    // 'close', not 'exit': a retiring child's last pictures may still sit in the stdout pipe at exit.
+    session.child.once('close', (code, signal) => {
+      this.#sessions.delete(session);
+      if (this.#closed) return;
+      if (session.retired) {
+        session.settle();
+        return;
+      }
+      this.#fail(session, `ffmpeg exited (${signal ?? `code ${code}`})${session.stderrTail ? `: ${lastLines(session.stderrTail)}` : ''}`);
+    });
+  }
+
+  // One wait for the pipe to drain, shared by every caller that hit a full pipe.
+  #pipeDrained(stdin: Writable): Promise<void> {
+    this.#writable ??= new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.#writable = undefined;
+        stdin.off('drain', done).off('close', done);
+        resolve();
+      };
+      stdin.on('drain', done).on('close', done);
+    });
+    return this.#writable;
+  }
+
+  #fail(session: ChildSession, detail: string): void {
+    this.#failure ??= new DecoderFailedError(this.codec, 'ffmpeg', detail);
+    for (const s of this.#sessions) s.settle(this.#failure);
+    session.settle(this.#failure);
+  }
+}
+
+function giveUp(session: ChildSession, seq: number): void {
+  const i = session.wanted.findIndex((w) => w.seq === seq);
+  if (i < 0) return;
+  const [w] = session.wanted.splice(i, 1);
+  w.resolve(undefined);
 }
 
 function ivfHeader(codec: VideoCodec, width: number, height: number): Buffer {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { splitAnnexB } from '../frames/annexb';
 import type { EncodedFrame, VideoCodec } from '../frames/types';
-import { DecoderFailedError } from './errors';
+import { DecoderFailedError, wrongCodec } from './errors';
 import type { FrameDecoder, Picture } from './types';
 import type { DecodeRequest, WorkerInit, WorkerReply } from './wasm-protocol';
 
@@ -63,6 +63,7 @@ export class WasmDecoder implements FrameDecoder {
   decode(frame: EncodedFrame, want: boolean): Promise<Picture | undefined> {
     if (this.#closed) return Promise.resolve(undefined);
     if (this.#failure) return Promise.reject(this.#failure);
+    if (frame.codec !== this.codec) return Promise.reject(wrongCodec(frame.codec, this.codec));
     const id = this.#nextId++;
     // Copies: a frame's Buffer may be a view into a shared pool that must not be transferred.
     const units = this.codec === 'H264' ? splitAnnexB(frame.data).map((u) => new Uint8Array(u)) : [new Uint8Array(frame.data)];

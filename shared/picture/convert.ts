@@ -2,7 +2,7 @@ import type { Picture } from '../decode/types';
 
 /** Interleaved pixels as sharp's raw input takes them. */
 export interface RawPixels {
-  data: Uint8Array;
+  data: Uint8Array | Uint8ClampedArray;
   width: number;
   height: number;
   channels: 3 | 4;
@@ -31,7 +31,7 @@ export function checkPicture(p: Picture): void {
 export function toRaw(p: Picture, channels: 3 | 4 = 3, region?: { left: number; top: number; width: number; height: number }): RawPixels {
   checkPicture(p);
   const { left = 0, top = 0, width = p.width, height = p.height } = region ?? {};
-  const out = new Uint8Array(width * height * channels);
+  const out = new Uint8ClampedArray(width * height * channels);
   if (p.format === 'rgba') {
     for (let y = 0; y < height; y++) {
       const row = ((top + y) * p.width + left) * 4;
@@ -48,33 +48,69 @@ export function toRaw(p: Picture, channels: 3 | 4 = 3, region?: { left: number; 
     return { data: out, width, height, channels };
   }
   const { u: uAt, v: vAt, chromaWidth } = i420Layout(p.width, p.height);
+  const { luma, rv, gu, gv, bu } = tables();
+  // Values are 8.8 fixed point; the clamped array saturates them at 0 and 255 by itself.
   const d = p.data;
+  const a = channels === 4;
   let o = 0;
   for (let y = 0; y < height; y++) {
     const sy = top + y;
-    const yRow = sy * p.width;
+    const yRow = sy * p.width + left;
     const cRow = (sy >> 1) * chromaWidth;
-    for (let x = 0; x < width; x++) {
-      const sx = left + x;
-      const c = (d[yRow + sx] - 16) * 298;
-      const u = d[uAt + cRow + (sx >> 1)] - 128;
-      const v = d[vAt + cRow + (sx >> 1)] - 128;
-      out[o] = clamp((c + 409 * v + 128) >> 8);
-      out[o + 1] = clamp((c - 100 * u - 208 * v + 128) >> 8);
-      out[o + 2] = clamp((c + 516 * u + 128) >> 8);
-      if (channels === 4) out[o + 3] = 255;
-      o += channels;
+    // Chroma terms are worked out once per chroma sample and shared by its two pixels.
+    let x = 0;
+    let r = 0;
+    let g = 0;
+    let b = 0;
+    if ((left & 1) === 1) x = -1; // the first pixel is the right half of a chroma pair
+    for (; x < width; x += 2) {
+      const cx = cRow + ((left + x) >> 1);
+      const u = d[uAt + cx];
+      const v = d[vAt + cx];
+      r = rv[v];
+      g = gu[u] + gv[v];
+      b = bu[u];
+      if (x >= 0) {
+        const c = luma[d[yRow + x]];
+        out[o] = (c + r) >> 8;
+        out[o + 1] = (c - g) >> 8;
+        out[o + 2] = (c + b) >> 8;
+        if (a) out[o + 3] = 255;
+        o += channels;
+      }
+      if (x + 1 < width) {
+        const c = luma[d[yRow + x + 1]];
+        out[o] = (c + r) >> 8;
+        out[o + 1] = (c - g) >> 8;
+        out[o + 2] = (c + b) >> 8;
+        if (a) out[o + 3] = 255;
+        o += channels;
+      }
     }
   }
   return { data: out, width, height, channels };
 }
 
-function clamp(v: number): number {
-  return v < 0 ? 0 : v > 255 ? 255 : v;
+let cached: { luma: Int32Array; rv: Int32Array; gu: Int32Array; gv: Int32Array; bu: Int32Array } | undefined;
+
+// BT.601 limited range in 8.8 fixed point, one table per term (a multiply per pixel saved).
+function tables(): NonNullable<typeof cached> {
+  if (cached) return cached;
+  const t = { luma: new Int32Array(256), rv: new Int32Array(256), gu: new Int32Array(256), gv: new Int32Array(256), bu: new Int32Array(256) };
+  for (let i = 0; i < 256; i++) {
+    t.luma[i] = (i - 16) * 298 + 128;
+    t.rv[i] = 409 * (i - 128);
+    t.gu[i] = 100 * (i - 128);
+    t.gv[i] = 208 * (i - 128);
+    t.bu[i] = 516 * (i - 128);
+  }
+  cached = t;
+  return t;
 }
 
 /** A picture in RGBA (converted from I420 when needed). */
 export function toRgba(p: Picture): Picture {
   if (p.format === 'rgba') return p;
-  return { width: p.width, height: p.height, format: 'rgba', data: toRaw(p, 4).data, timestamp: p.timestamp };
+  const { data } = toRaw(p, 4);
+  return { width: p.width, height: p.height, format: 'rgba', data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), timestamp: p.timestamp };
 }

@@ -3,8 +3,8 @@ import { InputError } from '../errors';
 import type { Picture } from '../decode/types';
 import type { Location } from '../vision/types';
 import { toRaw, type RawPixels } from './convert';
-import { boxesSvg, type Box } from './overlay';
-import { sharpLib } from './sharp';
+import { drawOutlines, type Box } from './overlay';
+import { pictureBackend, sharpLib } from './sharp';
 
 /** JPEG options. */
 export interface JpegOptions {
@@ -54,31 +54,43 @@ export async function cropToJpeg(p: Picture, box: Location, size: { width: numbe
   return fromRaw(raw).resize(size.width, size.height, { fit: 'fill' }).jpeg({ quality: q }).toBuffer();
 }
 
-/** A JPEG of a picture with rectangles (and optional labels) drawn on it. */
+/** A JPEG of a picture with rectangles (and optional labels) drawn on it. Labels need sharp's native build (the wasm one has no fonts). */
 export async function drawBoxes(p: Picture, boxes: readonly Box[], options?: JpegOptions): Promise<Buffer> {
   const q = quality(options);
-  const svg = boxesSvg(p.width, p.height, boxes);
-  return fromRaw(toRaw(p)).composite([{ input: svg, top: 0, left: 0 }]).jpeg({ quality: q }).toBuffer();
+  const raw = toRaw(p);
+  const labels = drawOutlines(raw, boxes, pictureBackend() === 'sharp-native');
+  return withLabels(fromRaw(raw), labels).jpeg({ quality: q }).toBuffer();
 }
 
 /**
- * Draws rectangles (and optional labels) on an encoded image; JPEG in gives JPEG out, PNG gives PNG.
- * Coordinates are the image's stored pixels (EXIF orientation is not applied).
+ * Draws rectangles (and optional labels, native sharp only) on an encoded image; JPEG in gives JPEG
+ * out, PNG gives PNG. Coordinates are the image's stored pixels (EXIF orientation is not applied).
  */
 export async function drawBoxesOnImage(image: Buffer, boxes: readonly Box[], options?: JpegOptions): Promise<Buffer> {
   const q = quality(options);
-  let meta: { format?: string; width?: number; height?: number };
+  let decoded: { data: Buffer; info: { format?: string; width: number; height: number; channels: number } };
+  let format: string | undefined;
   try {
-    meta = await sharpLib()(image).metadata();
+    format = (await sharpLib()(image).metadata()).format;
+    decoded = await sharpLib()(image).raw().toBuffer({ resolveWithObject: true });
   } catch {
     throw new InputError('image', 'image could not be read (JPEG or PNG expected)', 'JPEG or PNG');
   }
-  if ((meta.format !== 'jpeg' && meta.format !== 'png') || !meta.width || !meta.height) {
-    throw new InputError('image', `image is ${meta.format ?? 'of an unknown format'}; JPEG or PNG expected`, 'JPEG or PNG');
+  if (format !== 'jpeg' && format !== 'png') throw new InputError('image', `image is ${format ?? 'of an unknown format'}; JPEG or PNG expected`, 'JPEG or PNG');
+  const { width, height, channels } = decoded.info;
+  if (channels !== 3 && channels !== 4) {
+    // Grey (1) or grey+alpha (2): widened to RGB(A) so coloured boxes can be drawn.
+    const rgb = await sharpLib()(image).toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+    decoded = rgb;
   }
-  const svg = boxesSvg(meta.width, meta.height, boxes);
-  const out = sharpLib()(image).composite([{ input: svg, top: 0, left: 0 }]);
-  return meta.format === 'png' ? out.png().toBuffer() : out.jpeg({ quality: q }).toBuffer();
+  const raw: RawPixels = { data: decoded.data, width, height, channels: decoded.info.channels === 4 ? 4 : 3 };
+  const labels = drawOutlines(raw, boxes, pictureBackend() === 'sharp-native');
+  const out = withLabels(fromRaw(raw), labels);
+  return format === 'png' ? out.png().toBuffer() : out.jpeg({ quality: q }).toBuffer();
+}
+
+function withLabels(image: Sharp, labels: { input: Buffer; left: number; top: number }[]): Sharp {
+  return labels.length === 0 ? image : image.composite(labels);
 }
 
 function clampInt(v: number, lo: number, hi: number): number {

@@ -86,6 +86,40 @@ describe.each(BACKENDS)('%s backend', (backend) => {
   });
 });
 
+describe.each(BACKENDS)('%s backend, broken input', (backend) => {
+  test('a frame the decoder cannot read gives undefined, and the stream goes on', async () => {
+    const c = await clip('VP8');
+    const d = await decoder('VP8', backend);
+    expect(await d.decode(c.frames[0], true)).toBeDefined();
+    const garbage = { ...c.frames[1], data: Buffer.alloc(300, 0xa5), isKeyframe: false };
+    // Not awaited one by one: ffmpeg only knows a wanted picture is missing once a later one comes out.
+    const [bad, good] = await Promise.all([d.decode(garbage, true), d.decode(c.frames[1], true)]);
+    expect(bad).toBeUndefined();
+    expect(good).toMatchObject({ width: 640, height: 480, timestamp: c.frames[1].timestamp });
+  });
+});
+
+describe('a decoder that dies', () => {
+  test('ffmpeg killed from outside: pending and later calls reject with a typed error', async () => {
+    const c = await clip('VP8');
+    const d = await decoder('VP8', 'ffmpeg');
+    expect(await d.decode(c.frames[0], true)).toBeDefined();
+    const pid = (d as FfmpegDecoder).pid as number;
+    const exited = new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if ((d as FfmpegDecoder).pid === undefined) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 20);
+    });
+    process.kill(pid, 'SIGKILL');
+    await exited;
+    await expect(d.decode(c.frames[1], true)).rejects.toMatchObject({ name: 'DecoderFailedError', code: 'decoder_failed', backend: 'ffmpeg', codec: 'VP8' });
+    await d.close();
+  });
+});
+
 describe('availability', () => {
   test('ffmpeg at a path that does not exist: a typed error naming the codec and what is missing', async () => {
     const missing = '/nonexistent/bin/ffmpeg';
@@ -140,3 +174,25 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 10000): Promis
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+describe.each(BACKENDS)('%s backend, a stream that changes size', (backend) => {
+  test.each(['VP8', 'H264'] as VideoCodec[])('%s: pictures come out at the new size after a key frame of another size', async (codec) => {
+    const big = await clip(codec);
+    const small = await astronautClip(codec, 10, 320, 240, 10);
+    const d = await decoder(codec, backend);
+    const sizes: string[] = [];
+    const frames = [...big.frames.slice(0, 10), ...small.frames.map((f) => ({ ...f, timestamp: f.timestamp + 10 * 6000 }))];
+    // Not awaited one by one: an old ffmpeg child flushes while the new one starts.
+    const pictures = await Promise.all(frames.map((f) => d.decode(f, true)));
+    for (const p of pictures) sizes.push(p ? `${p.width}x${p.height}` : '-');
+    expect(sizes).toEqual([...Array(10).fill('640x480'), ...Array(10).fill('320x240')]);
+    const last = pictures[19] as NonNullable<(typeof pictures)[number]>;
+    expect(thumbnailDifference(grayThumbnail(last), grayThumbnail({ ...last, data: small.source[9] }))).toBeLessThan(MAX_MEAN_DIFF);
+  });
+});
+
+test.each(BACKENDS)('%s: a frame of another codec is refused with an input error', async (backend) => {
+  const c = await clip('H264');
+  const d = await decoder('VP8', backend);
+  await expect(d.decode(c.frames[0], true)).rejects.toMatchObject({ name: 'InputError', field: 'frame.codec' });
+});
