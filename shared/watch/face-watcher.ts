@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { createDecoder, decoderAvailability, type DecoderBackend, type FrameDecoder } from '../decode';
 import { ClientError } from '../errors';
 import type { VideoCodec } from '../frames/types';
-import { SignalingSession, emitGuarded } from '../signaling/session';
+import { SignalingSession } from '../signaling/session';
 import { StreamingClient } from '../streaming';
 import { VisionClient } from '../vision';
 import type { AnalysisContext } from './analyse';
@@ -104,7 +104,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     if (this.#stopped) throw new WatchError('stopped', 'the watcher was stopped before it started');
     this.#setState('joining');
     try {
-      const availability = await decoderAvailability(this.#o.codec, this.#o.decoder);
+      const availability = await decoderAvailability(this.#o.codec, this.#o.decoder, { ffmpegPath: this.#o.ffmpegPath });
       if ('error' in availability) throw availability.error;
       this.#backend = availability.backend;
       // Clear errors before any media: an unknown room or collection, or credentials that do not work.
@@ -164,7 +164,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       this.#graceTimers.delete(streamId);
     }
     if (codec && codec !== this.#o.codec) {
-      const availability = await decoderAvailability(codec, this.#o.decoder);
+      const availability = await decoderAvailability(codec, this.#o.decoder, { ffmpegPath: this.#o.ffmpegPath });
       if ('error' in availability) {
         this.#unsupported.add(streamId);
         this.#emitError(availability.error, streamId);
@@ -270,10 +270,18 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#emit(event);
   }
 
-  // Host listeners must not break the watcher: a throwing one is reported, never propagated.
+  // Host listeners must not break the watcher, nor keep the listeners after them from running: a
+  // throwing one is reported as a process warning (type ListenerError), never propagated.
   #emit(event: WatchEvent): void {
     if (!this.#o.events.has(event.event)) return;
-    emitGuarded(this, event.event, [event]);
+    for (const listener of this.rawListeners(event.event) as ((e: WatchEvent) => unknown)[]) {
+      try {
+        listener.call(this, event);
+      } catch (err) {
+        const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+        process.emitWarning(`a '${event.event}' listener of FaceWatcher threw: ${text.slice(0, 300)}`, 'ListenerError');
+      }
+    }
   }
 
   #later(ms: number, fn: () => void): NodeJS.Timeout {

@@ -1,0 +1,123 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Publisher } from '../../shared/publish';
+import { FaceWatcher, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
+import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
+import { encodeClip, loadPeople } from './support/clip';
+import { collect, during, publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+
+// The standard clip (A 3 s, B 3 s, nobody 2 s, looped) with a quarter of the vision calls failing
+// (throttling and server errors) and two dropped signaling sockets: the viewer's own, then every
+// socket of the room (the publisher rejoins too, under a new stream id).
+
+let h: WatchHarness;
+let dir: string;
+let clip: string;
+let collectionId: string;
+let faceA: string;
+
+beforeAll(async () => {
+  h = await startWatchHarness();
+  dir = await mkdtemp(path.join(os.tmpdir(), 'watch-faults-'));
+  const group = await h.vision.detectFaces(faceApiSample(1));
+  const people = loadPeople(rectOf(group[0].location));
+  collectionId = (await h.vision.createCollection()).collectionId;
+  faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
+  const at = { faceSide: 150, cx: 320, cy: 220 };
+  clip = await encodeClip(dir, 'standard', [
+    { placements: [{ person: people.a, ...at }], seconds: 3, drift: 4 },
+    { placements: [{ person: people.b, ...at }], seconds: 3, drift: 4 },
+    { placements: [], seconds: 2 },
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await h?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+let publisher: Publisher | undefined;
+let watcher: FaceWatcher | undefined;
+afterEach(async () => {
+  h.sandbox.clearFaults();
+  await watcher?.stop();
+  await publisher?.close();
+});
+
+async function admin(action: string, body: unknown): Promise<{ dropped?: number; sessions?: { role: string; room: string }[] }> {
+  const res = await fetch(`${h.sandbox.url}/_sandbox/streaming/${action}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return (await res.json()) as { dropped?: number };
+}
+
+test('25% API faults and two dropped sockets: no event lost, none duplicated', async () => {
+  const room = await h.streaming.createRoom();
+  watcher = new FaceWatcher({
+    vision: h.vision,
+    streaming: h.streaming,
+    roomId: room.id,
+    collectionId,
+    loopbackOnly: true,
+    cooldownSeconds: 600,
+    cooldownScope: 'room',
+    session: { rejoin: { baseDelayMs: 50, maxDelayMs: 300 } },
+  });
+  const events = collect((n, fn) => watcher!.on(n, fn));
+  const rule = { tooManyRequests: 0.1, serverError: 0.1, timeout: 0.05, seed: 3 };
+  h.sandbox.setFaults({ detect_faces: rule, compare_collection: { ...rule, seed: 4 } });
+  await watcher.start();
+  publisher = await publishClip(h, room.id, clip);
+  const faces = () => events.filter((e): e is MatchEvent | UnknownEvent => e.event === 'match' || e.event === 'unknown');
+  const watching = () => events.filter((e) => e.event === 'status' && (e as StatusEvent).state === 'watching').length;
+  await waitFor('the first face event', () => faces().length > 0, 90_000);
+  // The watcher joined first, so it is the first session of the room: drop only its socket.
+  const first = (await admin('sessions', {})).sessions?.filter((s) => s.room === room.id)[0];
+  expect(first?.role).toBe('down');
+  expect((await admin('drop-sockets', { room: room.id, count: 1 })).dropped).toBe(1);
+  await waitFor('the watcher back', () => watching() >= 2, 60_000);
+  await during(4000);
+  expect((await admin('drop-sockets', { room: room.id })).dropped).toBe(2);
+  await waitFor('the watcher back again', () => watching() >= 3, 60_000);
+  await waitFor('a match and an unknown', () => faces().some((e) => e.event === 'match') && faces().some((e) => e.event === 'unknown'), 90_000);
+  await during(9000);
+  await watcher.stop();
+  const states = events.filter((e): e is StatusEvent => e.event === 'status').map((e) => e.state);
+  expect(states.filter((s) => s === 'rejoining').length).toBeGreaterThanOrEqual(2);
+  const matches = faces().filter((e) => e.event === 'match') as MatchEvent[];
+  const unknowns = faces().filter((e) => e.event === 'unknown') as UnknownEvent[];
+  // A: exactly one match (the cooldown is the room's, so a publisher that came back under a new stream id does not repeat it).
+  expect(matches).toHaveLength(1);
+  expect(matches[0].face_id).toBe(faceA);
+  // B: at least one unknown, never two for one track of one stream.
+  expect(unknowns.length).toBeGreaterThanOrEqual(1);
+  expect(new Set(unknowns.map((u) => `${u.stream_id}/${u.track}`)).size).toBe(unknowns.length);
+  for (const u of unknowns) expect(u.score).toBeLessThan(0.7);
+  // The client's retries absorbed the faults: nothing reached the events as a failure.
+  expect(events.filter((e) => e.event === 'error')).toEqual([]);
+  expect(watcher.stats.api.failed).toBe(0);
+  // Faults were really injected: the service saw more requests than the watcher made calls (the retries).
+  const seen = h.sandbox.stats().byEndpoint as Record<string, number>;
+  const made = watcher.stats.api.detect + watcher.stats.api.compare;
+  expect(seen.detect_faces + seen.compare_collection).toBeGreaterThan(made);
+}, 240_000);
+
+test('a spent quota pauses analysis with an error event, and analysis resumes by itself', async () => {
+  const room = await h.streaming.createRoom();
+  watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId, loopbackOnly: true, quotaPauseSeconds: 1.5, changeThreshold: 0 });
+  const events = collect((n, fn) => watcher!.on(n, fn));
+  h.sandbox.setFaults({ detect_faces: { limitExceeded: 1 } });
+  await watcher.start();
+  publisher = await publishClip(h, room.id, clip);
+  await waitFor('the paused status', () => events.some((e) => e.event === 'status' && (e as StatusEvent).state === 'paused'));
+  const error = events.find((e) => e.event === 'error') as Extract<WatchEvent, { event: 'error' }>;
+  expect(error.error).toMatchObject({ status: 429, retryable: false });
+  expect(error.stream_id).toBe(publisher.clientId);
+  const callsWhenPaused = watcher.stats.api.detect;
+  await during(700);
+  expect(watcher.stats.api.detect).toBe(callsWhenPaused);
+  expect(watcher.stats.samples.skippedPaused).toBeGreaterThan(0);
+  h.sandbox.clearFaults();
+  await waitFor('watching again', () => events.filter((e) => e.event === 'status' && (e as StatusEvent).state === 'watching').length >= 2);
+  await waitFor('a face event after the pause', () => events.some((e) => e.event === 'match' || e.event === 'unknown'), 60_000);
+  expect(events.filter((e) => e.event === 'error')).toHaveLength(1);
+}, 120_000);
