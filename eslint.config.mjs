@@ -5,7 +5,8 @@ import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 const n8nRecommended = n8nCommunityNodesPlugin.configs.recommended;
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
+  // tmp/ holds ignored work folders (e2e:n8n installs a whole n8n there).
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

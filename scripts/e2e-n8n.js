@@ -1,4 +1,4 @@
-/* global setTimeout, clearTimeout, fetch */
+/* global setTimeout, clearTimeout, fetch, Buffer */
 // End-to-end check with a real n8n CLI: packs this package, installs it into a fresh n8n user folder
 // as a community package, starts the sandbox, imports the sandbox credential and the example
 // workflows, runs the enrol and compare workflows headless (`n8n execute`) and checks their output.
@@ -220,11 +220,128 @@ async function main() {
   const rows = await dbAll('SELECT data FROM execution_data', []);
   const everything = rows.map((r) => r.data).join('\n');
   check(![stored.accessToken, stored.apiKey, stored.clientSecret].some((secret) => everything.includes(secret)), 'no token, API key or secret in any stored execution');
+
+  log('alert on a known face: the published trigger in a running n8n');
+  await alertOnKnownFace(sandbox, first[0].collectionId);
   log(`passed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 function stopAll() {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+}
+
+/** A clip of the enrolled person (the face ~150 px wide) on a plain background: VP8 in IVF, 10 fps. */
+async function writeClip() {
+  const sharp = require(path.join(ROOT, 'node_modules', 'sharp'));
+  const ffmpeg = require(path.join(ROOT, 'node_modules', '@ffmpeg-installer', 'linux-x64', 'package.json')) && path.join(ROOT, 'node_modules', '@ffmpeg-installer', 'linux-x64', 'ffmpeg');
+  const person = await sharp(path.join(ROOT, 'test', 'fixtures', 'astronaut.jpg')).extract({ left: 47, top: 10, width: 348, height: 286 }).resize({ width: 450 }).toBuffer();
+  const frame = path.join(WORK, 'door-frame.jpg');
+  await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 90, g: 110, b: 130 } } }).composite([{ input: person, left: 95, top: 97 }]).jpeg({ quality: 90 }).toFile(frame);
+  const clip = path.join(WORK, 'door.ivf');
+  run(ffmpeg, ['-v', 'error', '-y', '-loop', '1', '-framerate', '10', '-t', '6', '-i', frame, '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-g', '10', '-b:v', '1000k', '-pix_fmt', 'yuv420p', '-f', 'ivf', clip]);
+  return clip;
+}
+
+/** An HTTP server standing in for a chat's incoming webhook; keeps what is posted to it. */
+function startChat() {
+  const http = require('node:http');
+  const posts = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      posts.push({ type: String(req.headers['content-type'] ?? ''), body: Buffer.concat(chunks) });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}/chat`, posts, close: () => new Promise((r) => server.close(r)) })));
+}
+
+/** Starts `n8n start` on a free port; resolves once its REST API answers. */
+async function startN8n() {
+  const port = await new Promise((resolve) => {
+    const s = require('node:net').createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = s.address();
+      s.close(() => resolve(p));
+    });
+  });
+  const child = spawn(NODE, [N8N_BIN, 'start'], { cwd: WORK, env: { ...process.env, ...n8nEnv(), N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_SECURE_COOKIE: 'false', N8N_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`n8n start exited (${child.exitCode}):\n${out.slice(-3000)}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz/readiness`).then((r) => r.ok, () => false);
+    if (ok) return { child, port, output: () => out };
+    if (Date.now() > deadline) throw new Error(`n8n start did not become ready:\n${out.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function waitFor(what, predicate, timeoutMs, refresh = async () => {}) {
+  const deadline = Date.now() + timeoutMs;
+  await refresh();
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+    await refresh();
+  }
+}
+
+/**
+ * The alert example, published in a running n8n: a test publisher streams the enrolled person into
+ * a room; the Face Match Trigger (in n8n, decoding without native code) must post a snapshot to the chat.
+ */
+async function alertOnKnownFace(sandbox, collectionId) {
+  const { StreamingClient } = require(path.join(ROOT, 'dist', 'shared', 'streaming'));
+  const { openVideoSource, Publisher } = require(path.join(ROOT, 'dist', 'shared', 'publish'));
+  const streaming = new StreamingClient({ authUrl: sandbox.url, sfuUrl: sandbox.url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret' });
+  const chat = await startChat();
+  let publisher;
+  let n8nServer;
+  try {
+    const room = await streaming.createRoom();
+    const wf = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'n8n', 'alert-on-known-face.json'), 'utf8'));
+    const trigger = wf.nodes.find((n) => n.name === 'Face Match Trigger');
+    Object.assign(trigger.parameters, { roomId: room.id, collectionId });
+    wf.nodes.find((n) => n.name === 'Post to Chat').parameters.url = chat.url;
+    const file = path.join(WORK, 'alert-on-known-face.json');
+    fs.writeFileSync(file, JSON.stringify(wf, null, 2));
+    n8n(['import:workflow', `--input=${file}`]);
+    n8n(['publish:workflow', `--id=${wf.id}`]);
+    const published = await dbGet('SELECT active, activeVersionId FROM workflow_entity WHERE id = ?', [wf.id]);
+    log(`alert workflow in n8n's database: ${JSON.stringify(published)}`);
+    const clip = await writeClip();
+    n8nServer = await startN8n();
+    log(`n8n running on 127.0.0.1:${n8nServer.port} with the alert workflow published`);
+    const source = await openVideoSource({ file: clip, loop: true, fps: 10 });
+    publisher = new Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up') });
+    await publisher.start();
+    log('the door camera publishes into the room');
+    await waitFor('the chat post', () => chat.posts.length > 0, 180_000);
+    const post = chat.posts[0];
+    const text = post.body.toString('latin1');
+    check(post.type.startsWith('multipart/form-data') && text.includes('is at the door'), `the chat got "${/([0-9a-f-]{36} is at the door[^\r]*)/.exec(text)?.[1]}"`);
+    const jpeg = text.indexOf('\xff\xd8\xff');
+    check(/content-type: image\/jpeg/i.test(text) && jpeg > 0, 'with the snapshot as a JPEG part');
+    // The execution is saved once its last node has answered, a moment after the post.
+    let runs = 0;
+    await waitFor('the saved execution', () => runs >= 1, 30_000, async () => {
+      runs = (await dbGet("SELECT COUNT(*) AS n FROM execution_entity WHERE workflowId = ? AND status = 'success'", [wf.id])).n;
+    });
+    check(runs >= 1, `the trigger started ${runs} successful execution(s)`);
+  } finally {
+    if (n8nServer) fs.writeFileSync(path.join(WORK, 'n8n-start.log'), n8nServer.output());
+    await publisher?.close();
+    if (n8nServer && n8nServer.child.exitCode === null) {
+      n8nServer.child.kill('SIGTERM');
+      await new Promise((r) => n8nServer.child.once('exit', r));
+    }
+    await streaming.close();
+    await chat.close();
+  }
 }
 
 /** Imports the sandbox credential of the examples with every address pointed at `url`. */

@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 import type { ClientError } from '../../shared/errors';
 import { FaceWatcher, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchEventName } from '../../shared/watch';
-import { streamingClient, visionClient } from '../common/clients';
+import { selfAuthorisedClients } from '../common/clients';
 import { toNodeError } from '../common/errors';
 import { properties } from './description';
 import { eventItem } from './events';
@@ -51,14 +51,14 @@ export class FaceMatchTrigger implements INodeType {
     const selected = this.getNodeParameter('events', ['match']) as WatchEventName[];
     const options = this.getNodeParameter('options', {}) as { cooldownScope?: 'stream' | 'room'; decoder?: 'auto' | 'ffmpeg' | 'wasm'; drawBoxes?: boolean; streams?: string };
     const labelRows = (this.getNodeParameter('labels', {}) as { label?: { id?: string; name?: string }[] }).label ?? [];
-    const vision = await visionClient(this);
-    const streaming = await streamingClient(this);
-    const state = vision.state;
+    // Token failures reach the node as the core's own errors (nothing to remember from a transport).
+    const state = {};
+    const clients = await selfAuthorisedClients(this);
     let watcher: FaceWatcher;
     try {
       watcher = new FaceWatcher({
-        vision: vision.client,
-        streaming: streaming.client,
+        vision: clients.vision,
+        streaming: clients.streaming,
         roomId: String(this.getNodeParameter('roomId', '')).trim(),
         collectionId: String(this.getNodeParameter('collectionId', '')).trim(),
         threshold: this.getNodeParameter('threshold', 0.7) as number,
@@ -74,7 +74,7 @@ export class FaceMatchTrigger implements INodeType {
         ...(options.streams?.trim() ? { streams: options.streams.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       });
     } catch (err) {
-      await Promise.all([vision.client.close(), streaming.client.close()]);
+      await clients.close();
       throw toNodeError(node, err, 0, LABELS, state);
     }
 
@@ -89,7 +89,7 @@ export class FaceMatchTrigger implements INodeType {
     const close = (): Promise<void> => {
       closing ??= (async () => {
         await watcher.stop();
-        await Promise.all([vision.client.close(), streaming.client.close()]);
+        await clients.close();
       })();
       return closing;
     };
@@ -136,7 +136,7 @@ export class FaceMatchTrigger implements INodeType {
     } catch (err) {
       closing ??= Promise.resolve();
       await watcher.stop();
-      await Promise.all([vision.client.close(), streaming.client.close()]);
+      await clients.close();
       throw toNodeError(node, err, 0, LABELS, state);
     }
     active = true;
