@@ -136,6 +136,19 @@ test('trigger mode: activation waits for the join; a known face is one match ite
   for (const secret of [SECRET, String(e.store.get('cred').accessToken)]) expect(text).not.toContain(secret);
 }, 240_000);
 
+test('tokens expired while watching are renewed: the match still comes', async () => {
+  const room = await streaming.createRoom();
+  const l = listeners();
+  response = await engine().activate(triggerNode(room.id), l);
+  const issued = sandbox.stats().tokensIssued;
+  await sandbox.expireTokens();
+  publisher = await publishClip({ streaming } as never, room.id, clip);
+  await waitFor('a match after the expiry', () => l.emitted.some((i) => i.json.event === 'match'), 120_000);
+  expect(sandbox.stats().tokensIssued).toBeGreaterThan(issued);
+  expect(l.failed).toEqual([]);
+  expect(l.fatal).toEqual([]);
+}, 240_000);
+
 test('activation fails clearly for an unknown room and for a wrong secret, leaving nothing open', async () => {
   const l = listeners();
   await expect(engine().activate(triggerNode('no-such-room'), l)).rejects.toThrow(/room "no-such-room" does not exist/);
