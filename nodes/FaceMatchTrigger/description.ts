@@ -1,0 +1,131 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Every parameter of Face Match Trigger v1, in display order. */
+export const properties: INodeProperties[] = [
+  {
+    displayName: 'Room ID',
+    name: 'roomId',
+    type: 'string',
+    default: '',
+    required: true,
+    description: 'Live streaming room to watch (the cameras publish into it)',
+  },
+  {
+    displayName: 'Collection ID',
+    name: 'collectionId',
+    type: 'string',
+    default: '',
+    required: true,
+    description: 'Face collection holding the known faces',
+  },
+  {
+    displayName: 'Events',
+    name: 'events',
+    type: 'multiOptions',
+    options: [
+      { name: 'Match', value: 'match', description: 'A face of the collection appeared' },
+      { name: 'Unknown Face', value: 'unknown', description: 'A face the collection does not know appeared' },
+      { name: 'Status', value: 'status', description: 'After activation: the watcher rejoined, paused, resumed, or misses a named stream' },
+    ],
+    default: ['match'],
+    required: true,
+    description: 'Which events start the workflow',
+  },
+  {
+    displayName: 'Threshold',
+    name: 'threshold',
+    type: 'number',
+    typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
+    default: 0.7,
+    description: 'Least similarity (0 to 1) for a face to count as a match; below it the face is unknown',
+  },
+  {
+    displayName: 'Cooldown (Seconds)',
+    name: 'cooldownSeconds',
+    type: 'number',
+    typeOptions: { minValue: 0, maxValue: 86400 },
+    default: 60,
+    description: 'One match per person within this time (one alert per visit)',
+  },
+  {
+    displayName: 'Sample Rate (per Second)',
+    name: 'fps',
+    type: 'number',
+    typeOptions: { minValue: 0.1, maxValue: 30, numberPrecision: 1 },
+    default: 2,
+    description: 'Frames looked at per second and stream; frames that did not change are not sent to the API',
+  },
+  {
+    displayName: 'API Call Budget (per Second)',
+    name: 'budgetPerSecond',
+    type: 'number',
+    typeOptions: { minValue: 0.01, numberPrecision: 2 },
+    default: 5,
+    description: 'Most Visual Recognition calls per second (each costs money); samples beyond it are skipped',
+  },
+  {
+    displayName: 'Labels',
+    name: 'labels',
+    type: 'fixedCollection',
+    typeOptions: { multipleValues: true },
+    placeholder: 'Add label',
+    default: {},
+    description: 'Names for face IDs (shown as "label" in match events) or for stream IDs (shown as "stream_label")',
+    options: [
+      {
+        displayName: 'Label',
+        name: 'label',
+        values: [
+          { displayName: 'ID', name: 'id', type: 'string', default: '', description: 'A face ID of the collection, or a stream ID (the publisher\'s client ID)' },
+          { displayName: 'Name', name: 'name', type: 'string', default: '' },
+        ],
+      },
+    ],
+  },
+  {
+    displayName: 'Options',
+    name: 'options',
+    type: 'collection',
+    placeholder: 'Add option',
+    default: {},
+    options: [
+      {
+        displayName: 'Cooldown Scope',
+        name: 'cooldownScope',
+        type: 'options',
+        options: [
+          { name: 'Per Stream', value: 'stream' },
+          { name: 'Whole Room', value: 'room' },
+        ],
+        default: 'stream',
+        description: 'Whether the cooldown is kept per camera or for the room as a whole',
+      },
+      {
+        displayName: 'Decoder',
+        name: 'decoder',
+        type: 'options',
+        options: [
+          { name: 'Auto', value: 'auto', description: 'Ffmpeg when one is found, else the built-in decoder' },
+          { name: 'Ffmpeg', value: 'ffmpeg' },
+          { name: 'Built-in (WebAssembly)', value: 'wasm' },
+        ],
+        default: 'auto',
+      },
+      {
+        displayName: 'Draw Boxes',
+        name: 'drawBoxes',
+        type: 'boolean',
+        default: false,
+        description: 'Whether to add the snapshot with the faces boxed and labelled (binary property "snapshotBoxes")',
+      },
+      {
+        displayName: 'Streams',
+        name: 'streams',
+        type: 'string',
+        default: '',
+        placeholder: 'e.g. door-camera, garage-camera',
+        description: 'Comma-separated stream IDs to watch; empty watches every stream of the room',
+      },
+    ],
+  },
+];

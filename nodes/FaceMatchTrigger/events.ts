@@ -1,0 +1,44 @@
+import type { IDataObject, INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
+import type { MatchEvent, StatusEvent, UnknownEvent } from '../../shared/watch';
+
+/** An event of the watcher as one n8n item: flat camelCase JSON, the snapshot(s) as binary JPEG. */
+export async function eventItem(ctx: ITriggerFunctions, event: MatchEvent | UnknownEvent | StatusEvent): Promise<INodeExecutionData> {
+  if (event.event === 'status') return { json: statusJson(event) };
+  const { left, top, right, bottom } = event.location;
+  const json: IDataObject = {
+    event: event.event,
+    ...(event.event === 'match' ? { faceId: event.face_id, label: event.label } : {}),
+    score: event.score,
+    left,
+    top,
+    right,
+    bottom,
+    width: right - left,
+    height: bottom - top,
+    roomId: event.room,
+    streamId: event.stream_id,
+    ...(event.stream_label !== undefined ? { streamLabel: event.stream_label } : {}),
+    track: event.track,
+    time: event.time,
+    latencyMs: event.latency_ms,
+  };
+  const stamp = event.time.replace(/[:.]/g, '-');
+  const binary: INodeExecutionData['binary'] = {
+    snapshot: await ctx.helpers.prepareBinaryData(event.snapshot, `${event.event}-${stamp}.jpg`, 'image/jpeg'),
+  };
+  if (event.snapshot_boxes) binary.snapshotBoxes = await ctx.helpers.prepareBinaryData(event.snapshot_boxes, `${event.event}-${stamp}-boxes.jpg`, 'image/jpeg');
+  return { json, binary };
+}
+
+function statusJson(event: StatusEvent): IDataObject {
+  return {
+    event: 'status',
+    state: event.state,
+    roomId: event.room,
+    counts: { ...event.counts },
+    ...(event.decoder ? { decoder: event.decoder } : {}),
+    ...(event.missing_streams ? { missingStreams: [...event.missing_streams] } : {}),
+    ...(event.detail ? { detail: event.detail } : {}),
+    time: event.time,
+  };
+}

@@ -1,0 +1,93 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+const resource: INodeProperties = {
+  displayName: 'Resource',
+  name: 'resource',
+  type: 'options',
+  noDataExpression: true,
+  options: [
+    { name: 'Room', value: 'room' },
+    { name: 'Ticket', value: 'ticket' },
+  ],
+  default: 'room',
+};
+
+const operations: INodeProperties[] = [
+  {
+    displayName: 'Operation',
+    name: 'operation',
+    type: 'options',
+    noDataExpression: true,
+    displayOptions: { show: { resource: ['room'] } },
+    options: [
+      { name: 'Create', value: 'create', action: 'Create a room' },
+      { name: 'Delete', value: 'delete', action: 'Delete a room', description: 'Delete a room and end its streams' },
+      { name: 'Get', value: 'get', action: 'Get a room' },
+      { name: 'Get Many', value: 'getAll', action: 'Get many rooms', description: 'List all rooms, or only those streaming now' },
+    ],
+    default: 'getAll',
+  },
+  {
+    displayName: 'Operation',
+    name: 'operation',
+    type: 'options',
+    noDataExpression: true,
+    displayOptions: { show: { resource: ['ticket'] } },
+    options: [{ name: 'Create', value: 'create', action: 'Create a ticket', description: 'Issue a ticket to broadcast to or view a room' }],
+    default: 'create',
+  },
+];
+
+const roomIdFor = (resource: string, operation: string[]): INodeProperties => ({
+  displayName: 'Room ID',
+  name: 'roomId',
+  type: 'string',
+  default: '',
+  required: true,
+  description: 'ID of the room',
+  displayOptions: { show: { resource: [resource], operation } },
+});
+
+const state: INodeProperties = {
+  displayName: 'State',
+  name: 'state',
+  type: 'options',
+  options: [
+    { name: 'All', value: 'all', description: 'Every room' },
+    { name: 'On Air', value: 'onair', description: 'Only rooms with a stream now' },
+  ],
+  default: 'all',
+  displayOptions: { show: { resource: ['room'], operation: ['getAll'] } },
+};
+
+const direction: INodeProperties = {
+  displayName: 'Direction',
+  name: 'direction',
+  type: 'options',
+  options: [
+    { name: 'Down (View)', value: 'down', description: 'Receive the streams of the room' },
+    { name: 'Up (Broadcast)', value: 'up', description: 'Send a stream to the room' },
+  ],
+  default: 'down',
+  displayOptions: { show: { resource: ['ticket'], operation: ['create'] } },
+};
+
+const includeToken: INodeProperties = {
+  displayName: 'Include Access Token',
+  name: 'includeAccessToken',
+  type: 'boolean',
+  default: false,
+  description: 'Whether to output the ticket\'s access token. It grants access to the room: only turn this on when the next node hands it to a client, and do not store it.',
+  displayOptions: { show: { resource: ['ticket'], operation: ['create'] } },
+};
+
+/** Every parameter of Live Streaming v1, in display order. */
+export const properties: INodeProperties[] = [
+  resource,
+  ...operations,
+  roomIdFor('room', ['get', 'delete']),
+  roomIdFor('ticket', ['create']),
+  state,
+  direction,
+  includeToken,
+];

@@ -1,0 +1,369 @@
+/* global setTimeout, clearTimeout, fetch, Buffer */
+// End-to-end check with a real n8n CLI: packs this package, installs it into a fresh n8n user folder
+// as a community package, starts the sandbox, imports the sandbox credential and the example
+// workflows, runs the enrol and compare workflows headless (`n8n execute`) and checks their output.
+// n8n itself is installed once by e2e-n8n-install.sh into tmp/n8n-e2e/cli (ignored by git).
+// Run with `npm run e2e:n8n`. Everything listens on 127.0.0.1 and is stopped at the end.
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const WORK = path.join(ROOT, 'tmp', 'n8n-e2e');
+const HOME = path.join(WORK, 'home');
+const FILES = path.join(WORK, 'files');
+const NODE = process.execPath;
+const N8N_BIN = path.join(WORK, 'cli', 'node_modules', 'n8n', 'bin', 'n8n');
+const PKG = require(path.join(ROOT, 'package.json'));
+const started = Date.now();
+const children = new Set();
+
+function log(text) {
+  console.log(`[e2e:n8n ${((Date.now() - started) / 1000).toFixed(1)}s] ${text}`);
+}
+
+function run(cmd, args, options = {}) {
+  return execFileSync(cmd, args, { cwd: ROOT, stdio: options.capture ? 'pipe' : 'inherit', encoding: 'utf8', env: { ...process.env, ...(options.env ?? {}) }, maxBuffer: 64 * 1024 * 1024, ...options });
+}
+
+/** Environment of every n8n command: its own user folder, no telemetry, files only from FILES. */
+function n8nEnv() {
+  return {
+    N8N_USER_FOLDER: HOME,
+    N8N_ENCRYPTION_KEY: 'e2e-only-encryption-key-not-secret',
+    N8N_DIAGNOSTICS_ENABLED: 'false',
+    N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+    N8N_TEMPLATES_ENABLED: 'false',
+    N8N_RESTRICT_FILE_ACCESS_TO: FILES,
+    N8N_LOG_LEVEL: 'warn',
+    N8N_RUNNERS_ENABLED: 'false',
+    DB_TYPE: 'sqlite',
+    PATH: `${path.dirname(NODE)}:${process.env.PATH}`,
+  };
+}
+
+function n8n(args) {
+  return run(NODE, [N8N_BIN, ...args], { capture: true, env: n8nEnv(), cwd: WORK });
+}
+
+/** Starts the sandbox on a free port; resolves with its URL once it listens. */
+function startSandbox() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, [path.join(ROOT, 'dist', 'sandbox', 'main.js')], { cwd: ROOT, env: { ...process.env, SANDBOX_PORT: '0', SANDBOX_EAGER_MODEL: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the sandbox did not start: ${out}`)), 60_000);
+    const onData = (chunk) => {
+      out += chunk;
+      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], child });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`the sandbox exited (${code}): ${out}`)));
+  });
+}
+
+/** Test photos: the public-domain astronaut fixture cropped so that the face is ~200 px and ~160 px wide. */
+async function writePhotos() {
+  const sharp = require(path.join(ROOT, 'node_modules', 'sharp'));
+  const source = path.join(ROOT, 'test', 'fixtures', 'astronaut.jpg');
+  fs.mkdirSync(FILES, { recursive: true });
+  const region = { left: 47, top: 10, width: 348, height: 286 };
+  await sharp(source).extract(region).resize({ width: 600 }).jpeg({ quality: 92 }).toFile(path.join(FILES, 'enrol.jpg'));
+  await sharp(source).extract(region).resize({ width: 480 }).jpeg({ quality: 92 }).toFile(path.join(FILES, 'visitor.jpg'));
+}
+
+/**
+ * The example workflow with its webhook replaced by what a headless run can start from: a manual
+ * trigger and a file read that puts the photo where the webhook would (binary property "photo").
+ * The replacement keeps the name "Webhook", so the example's expressions still resolve.
+ */
+function headless(file, photo) {
+  const wf = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'n8n', file), 'utf8'));
+  const webhook = wf.nodes.find((n) => n.name === 'Webhook');
+  Object.assign(webhook, {
+    type: 'n8n-nodes-base.readWriteFile',
+    typeVersion: 1,
+    parameters: { operation: 'read', fileSelector: path.join(FILES, photo), options: { dataPropertyName: 'photo' } },
+  });
+  delete webhook.webhookId;
+  wf.nodes.unshift({ parameters: {}, id: 'e2e-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [-220, 0] });
+  wf.connections.Start = { main: [[{ node: 'Webhook', type: 'main', index: 0 }]] };
+  const out = path.join(WORK, `headless-${file}`);
+  fs.writeFileSync(out, JSON.stringify(wf, null, 2));
+  return { id: wf.id, file: out };
+}
+
+/** A workflow of its own for the Live Streaming node: create a room, then a viewer ticket for it. */
+function liveStreamingWorkflow() {
+  const cred = { visionStreamingApi: { id: 'vsSandboxCred01', name: 'Vision & Streaming sandbox' } };
+  const type = `${PKG.name}.liveStreaming`;
+  const wf = {
+    id: 'vsLiveStream001',
+    name: 'Live Streaming: a room and a ticket',
+    nodes: [
+      { parameters: {}, id: 'ls-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] },
+      { parameters: { resource: 'room', operation: 'create' }, id: 'ls-room', name: 'Live Streaming', type, typeVersion: 1, position: [220, 0], credentials: cred },
+      { parameters: { resource: 'ticket', operation: 'create', roomId: '={{ $json.roomId }}', direction: 'up' }, id: 'ls-ticket', name: 'Ticket', type, typeVersion: 1, position: [440, 0], credentials: cred },
+    ],
+    connections: { Start: { main: [[{ node: 'Live Streaming', type: 'main', index: 0 }]] }, 'Live Streaming': { main: [[{ node: 'Ticket', type: 'main', index: 0 }]] } },
+    settings: { executionOrder: 'v1' },
+    active: false,
+  };
+  const file = path.join(WORK, 'screenshot-live-streaming.json');
+  fs.writeFileSync(file, JSON.stringify(wf, null, 2));
+  return { id: wf.id, file };
+}
+
+/**
+ * Runs a workflow with `n8n execute` and returns the run data n8n stored for it. (n8n 2.41 prints
+ * an empty object for a successful run, so the result is read from its database.)
+ */
+async function execute(id) {
+  const before = await latestExecution(id);
+  n8n(['execute', `--id=${id}`, '--rawOutput']);
+  const row = await latestExecution(id);
+  if (!row || row.id === before?.id) throw new Error(`n8n stored no execution of ${id}`);
+  const { parse } = require(path.join(WORK, 'cli', 'node_modules', 'flatted'));
+  const data = parse(row.data);
+  log(`execution ${row.id} of ${id}: ${row.status}`);
+  return data.resultData;
+}
+
+function latestExecution(workflowId) {
+  const sql = 'SELECT e.id, e.status, d.data FROM execution_entity e JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ? ORDER BY e.id DESC LIMIT 1';
+  return dbGet(sql, [workflowId]);
+}
+
+/** One query on n8n's database (read-only), through the sqlite3 module n8n itself uses. */
+function dbQuery(method, sql, params) {
+  const sqlite3 = require(path.join(WORK, 'cli', 'node_modules', 'sqlite3'));
+  const db = new sqlite3.Database(path.join(HOME, '.n8n', 'database.sqlite'), sqlite3.OPEN_READONLY);
+  return new Promise((resolve, reject) => db[method](sql, params, (err, result) => db.close(() => (err ? reject(err) : resolve(result)))));
+}
+
+const dbGet = (sql, params) => dbQuery('get', sql, params);
+const dbAll = (sql, params) => dbQuery('all', sql, params);
+
+function output(resultData, node) {
+  const run = resultData.runData?.[node]?.[0];
+  if (!run) throw new Error(`node "${node}" did not run; error: ${JSON.stringify(resultData.error ?? null)}`);
+  if (run.error) throw new Error(`node "${node}" failed: ${run.error.message}`);
+  return run.data.main.flat().map((i) => i.json);
+}
+
+function check(condition, text) {
+  if (!condition) throw new Error(`check failed: ${text}`);
+  log(`ok: ${text}`);
+}
+
+async function main() {
+  run('bash', [path.join(__dirname, 'e2e-n8n-install.sh')]);
+  fs.rmSync(HOME, { recursive: true, force: true });
+  fs.rmSync(FILES, { recursive: true, force: true });
+  fs.mkdirSync(HOME, { recursive: true });
+
+  log('building and packing the package');
+  run('npm', ['run', 'build', '--silent']);
+  const packed = run('npm', ['pack', '--silent', '--pack-destination', WORK], { capture: true }).trim().split('\n').pop();
+  const tarball = path.join(WORK, packed);
+
+  log(`installing ${packed} as a community package (runtime dependencies from the registry, no install scripts, no optional dependencies)`);
+  const nodesDir = path.join(HOME, '.n8n', 'nodes');
+  fs.mkdirSync(nodesDir, { recursive: true });
+  fs.writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2));
+  run('npm', ['install', tarball, '--ignore-scripts', '--omit=optional', '--omit=peer', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: nodesDir });
+
+  await writePhotos();
+  const sandbox = await startSandbox();
+  log(`sandbox on ${sandbox.url}`);
+
+  importSandboxCredential(sandbox.url);
+  const enrol = headless('enrol-faces.json', 'enrol.jpg');
+  const compare = headless('compare-uploaded-photo.json', 'visitor.jpg');
+  const live = liveStreamingWorkflow();
+  for (const wf of [enrol, compare, live]) log(n8n(['import:workflow', `--input=${wf.file}`]).trim());
+  log(n8n(['import:workflow', `--input=${path.join(ROOT, 'examples', 'n8n', 'alert-on-known-face.json')}`]).trim());
+
+  log('enrol (first run creates the collection)');
+  const first = output(await execute(enrol.id), 'Enrolled');
+  check(first.length === 1 && /^[0-9a-f-]{36}$/.test(first[0].faceId) && /^[0-9a-f-]{36}$/.test(first[0].collectionId), `enrolled face ${first[0]?.faceId} in collection ${first[0]?.collectionId}`);
+  log('enrol again (the collection is found)');
+  const second = output(await execute(enrol.id), 'Enrolled');
+  check(second[0].collectionId === first[0].collectionId && second[0].faceId !== first[0].faceId, 'the second face went into the same collection');
+
+  log('compare a visitor photo of the same person');
+  const known = output(await execute(compare.id), 'Known');
+  check(known.length === 1 && known[0].known === true && [first[0].faceId, second[0].faceId].includes(known[0].faceId), `known face ${known[0]?.faceId}, score ${known[0]?.score}`);
+
+  log('live streaming: a room, then a ticket to broadcast into it');
+  const liveRun = await execute(live.id);
+  const room = output(liveRun, 'Live Streaming')[0];
+  const ticket = output(liveRun, 'Ticket')[0];
+  check(/^wss?:\/\//.test(ticket.url) && ticket.roomId === room.roomId && ticket.direction === 'up' && !('accessToken' in ticket), `room ${room.roomId}, ticket without its access token`);
+
+  const alertRow = await dbGet('SELECT id, active FROM workflow_entity WHERE id = ?', ['vsAlertKnown001']);
+  check(alertRow !== undefined, 'the alert workflow (Face Match Trigger) is imported');
+
+  // One token for every run: each `n8n execute` is a process of its own, like a queue-mode worker.
+  const stats = await (await fetch(`${sandbox.url}/_sandbox/stats`)).json();
+  check(stats.tokensIssued === 1, `one token served all four executions (tokens issued: ${stats.tokensIssued})`);
+  const exported = path.join(WORK, 'exported-credentials.json');
+  n8n(['export:credentials', '--id=vsSandboxCred01', '--decrypted', `--output=${exported}`]);
+  const stored = JSON.parse(fs.readFileSync(exported, 'utf8'))[0].data;
+  fs.rmSync(exported);
+  check(typeof stored.accessToken === 'string' && stored.accessToken.length > 8 && stored.apiKey.length > 8, 'n8n stored the token and API key with the credential');
+  const rows = await dbAll('SELECT data FROM execution_data', []);
+  const everything = rows.map((r) => r.data).join('\n');
+  check(![stored.accessToken, stored.apiKey, stored.clientSecret].some((secret) => everything.includes(secret)), 'no token, API key or secret in any stored execution');
+
+  log('alert on a known face: the published trigger in a running n8n');
+  await alertOnKnownFace(sandbox, first[0].collectionId);
+  log(`passed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+function stopAll() {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+}
+
+/** A clip of the enrolled person (the face ~150 px wide) on a plain background: VP8 in IVF, 10 fps. */
+async function writeClip() {
+  const sharp = require(path.join(ROOT, 'node_modules', 'sharp'));
+  const ffmpeg = require(path.join(ROOT, 'node_modules', '@ffmpeg-installer', 'linux-x64', 'package.json')) && path.join(ROOT, 'node_modules', '@ffmpeg-installer', 'linux-x64', 'ffmpeg');
+  const person = await sharp(path.join(ROOT, 'test', 'fixtures', 'astronaut.jpg')).extract({ left: 47, top: 10, width: 348, height: 286 }).resize({ width: 450 }).toBuffer();
+  const frame = path.join(WORK, 'door-frame.jpg');
+  await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 90, g: 110, b: 130 } } }).composite([{ input: person, left: 95, top: 97 }]).jpeg({ quality: 90 }).toFile(frame);
+  const clip = path.join(WORK, 'door.ivf');
+  run(ffmpeg, ['-v', 'error', '-y', '-loop', '1', '-framerate', '10', '-t', '6', '-i', frame, '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-g', '10', '-b:v', '1000k', '-pix_fmt', 'yuv420p', '-f', 'ivf', clip]);
+  return clip;
+}
+
+/** An HTTP server standing in for a chat's incoming webhook; keeps what is posted to it. */
+function startChat() {
+  const http = require('node:http');
+  const posts = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      posts.push({ type: String(req.headers['content-type'] ?? ''), body: Buffer.concat(chunks) });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}/chat`, posts, close: () => new Promise((r) => server.close(r)) })));
+}
+
+/** Starts `n8n start` on a free port; resolves once its REST API answers. */
+async function startN8n() {
+  const port = await new Promise((resolve) => {
+    const s = require('node:net').createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = s.address();
+      s.close(() => resolve(p));
+    });
+  });
+  const child = spawn(NODE, [N8N_BIN, 'start'], { cwd: WORK, env: { ...process.env, ...n8nEnv(), N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_SECURE_COOKIE: 'false', N8N_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`n8n start exited (${child.exitCode}):\n${out.slice(-3000)}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz/readiness`).then((r) => r.ok, () => false);
+    if (ok) return { child, port, output: () => out };
+    if (Date.now() > deadline) throw new Error(`n8n start did not become ready:\n${out.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function waitFor(what, predicate, timeoutMs, refresh = async () => {}) {
+  const deadline = Date.now() + timeoutMs;
+  await refresh();
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+    await refresh();
+  }
+}
+
+/**
+ * The alert example, published in a running n8n: a test publisher streams the enrolled person into
+ * a room; the Face Match Trigger (in n8n, decoding without native code) must post a snapshot to the chat.
+ */
+async function alertOnKnownFace(sandbox, collectionId) {
+  const { StreamingClient } = require(path.join(ROOT, 'dist', 'shared', 'streaming'));
+  const { openVideoSource, Publisher } = require(path.join(ROOT, 'dist', 'shared', 'publish'));
+  const streaming = new StreamingClient({ authUrl: sandbox.url, sfuUrl: sandbox.url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret' });
+  const chat = await startChat();
+  let publisher;
+  let n8nServer;
+  try {
+    const room = await streaming.createRoom();
+    const wf = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'n8n', 'alert-on-known-face.json'), 'utf8'));
+    const trigger = wf.nodes.find((n) => n.name === 'Face Match Trigger');
+    Object.assign(trigger.parameters, { roomId: room.id, collectionId });
+    wf.nodes.find((n) => n.name === 'Post to Chat').parameters.url = chat.url;
+    const file = path.join(WORK, 'alert-on-known-face.json');
+    fs.writeFileSync(file, JSON.stringify(wf, null, 2));
+    n8n(['import:workflow', `--input=${file}`]);
+    n8n(['publish:workflow', `--id=${wf.id}`]);
+    const published = await dbGet('SELECT active, activeVersionId FROM workflow_entity WHERE id = ?', [wf.id]);
+    log(`alert workflow in n8n's database: ${JSON.stringify(published)}`);
+    const clip = await writeClip();
+    n8nServer = await startN8n();
+    log(`n8n running on 127.0.0.1:${n8nServer.port} with the alert workflow published`);
+    const source = await openVideoSource({ file: clip, loop: true, fps: 10 });
+    publisher = new Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up') });
+    await publisher.start();
+    log('the door camera publishes into the room');
+    await waitFor('the chat post', () => chat.posts.length > 0, 180_000);
+    const post = chat.posts[0];
+    const text = post.body.toString('latin1');
+    check(post.type.startsWith('multipart/form-data') && text.includes('is at the door'), `the chat got "${/([0-9a-f-]{36} is at the door[^\r]*)/.exec(text)?.[1]}"`);
+    const jpeg = text.indexOf('\xff\xd8\xff');
+    check(/content-type: image\/jpeg/i.test(text) && jpeg > 0, 'with the snapshot as a JPEG part');
+    // The execution is saved once its last node has answered, a moment after the post.
+    let runs = 0;
+    await waitFor('the saved execution', () => runs >= 1, 30_000, async () => {
+      runs = (await dbGet("SELECT COUNT(*) AS n FROM execution_entity WHERE workflowId = ? AND status = 'success'", [wf.id])).n;
+    });
+    check(runs >= 1, `the trigger started ${runs} successful execution(s)`);
+  } finally {
+    if (n8nServer) fs.writeFileSync(path.join(WORK, 'n8n-start.log'), n8nServer.output());
+    await publisher?.close();
+    if (n8nServer && n8nServer.child.exitCode === null) {
+      n8nServer.child.kill('SIGTERM');
+      await new Promise((r) => n8nServer.child.once('exit', r));
+    }
+    await streaming.close();
+    await chat.close();
+  }
+}
+
+/** Imports the sandbox credential of the examples with every address pointed at `url`. */
+function importSandboxCredential(url) {
+  const creds = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'n8n', 'credentials.sandbox.json'), 'utf8'));
+  for (const c of creds) Object.assign(c.data, { authUrl: url, visionUrl: url, sfuUrl: url });
+  const credFile = path.join(WORK, 'credentials.json');
+  fs.writeFileSync(credFile, JSON.stringify(creds, null, 2));
+  n8n(['import:credentials', `--input=${credFile}`]);
+}
+
+module.exports = { startSandbox, importSandboxCredential, stopAll, WORK, HOME };
+
+if (require.main === module) {
+  main()
+    .then(() => {
+      stopAll();
+      process.exitCode = 0;
+    })
+    .catch((err) => {
+      stopAll();
+      console.error(`[e2e:n8n] FAILED: ${err.stack ?? err}`);
+      process.exitCode = 1;
+    });
+}
