@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS script run by plain node */
 // The demo's camera clip, made at run time from photos that are never committed: the public-domain
 // astronaut (test/fixtures/astronaut.jpg, the person the collection knows) and a stranger cropped
 // from @vladmandic/face-api's demo photo (read from node_modules). Frames are composed with sharp

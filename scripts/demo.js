@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS script run by plain node */
 /* global fetch, setTimeout, clearTimeout -- Node globals */
 // `npm start`: the sandbox on 127.0.0.1:8787, a camera clip published into one of its rooms, a
 // collection that knows one person in it, and Node-RED on 127.0.0.1:1880 with this package and

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS script run by plain node */
 // Loads the node set of an installed package exactly as Node-RED does (its runtime and registry,
 // in this process, no HTTP) and prints what it found as one JSON line: every node set of the
 // package, and the problems: a set that failed to load, a type without its editor form or help,

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS script run by plain node */
 /* global fetch, setTimeout, clearTimeout -- Node globals */
 // Headless Node-RED check of the packed package, as a user would install it:
 //   npm pack -> npm install <tarball> into a fresh user directory (scripts off, from the npm cache

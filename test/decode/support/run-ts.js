@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- a plain CommonJS launcher */
 // Runs a TypeScript file of this repository in a plain Node process (the tests' child processes):
 // every .ts module is transpiled to CommonJS on load, as ts-jest does in the test process.
 const fs = require('node:fs');
