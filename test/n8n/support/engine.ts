@@ -53,7 +53,7 @@ export function buildPackage(): void {
   try {
     const node = process.execPath;
     execFileSync(node, [join(PACKAGE_DIR, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.build.json')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
-    execFileSync(node, [join(PACKAGE_DIR, 'scripts', 'copy-assets.js')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
+    execFileSync(node, [join(PACKAGE_DIR, 'scripts', 'copy-assets.mjs')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
   } finally {
     rmdirSync(lock);
   }
