@@ -1,13 +1,12 @@
 import {
   NodeConnectionTypes,
-  NodeOperationError,
   type IExecuteFunctions,
   type INodeExecutionData,
   type INodeType,
   type INodeTypeDescription,
 } from 'n8n-workflow';
-import { cancelSignal, streamingClient } from '../common/clients';
-import { errorJson, toNodeError } from '../common/errors';
+import { streamingClient } from '../common/clients';
+import { runPerItem } from '../common/per-item';
 import { properties } from './description';
 import { OPERATIONS } from './operations';
 
@@ -34,28 +33,6 @@ export class LiveStreaming implements INodeType {
   };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-    const items = this.getInputData();
-    const out: INodeExecutionData[] = [];
-    const { client, state } = await streamingClient(this);
-    const signal = cancelSignal(this);
-    try {
-      for (let i = 0; i < items.length; i++) {
-        try {
-          const resource = this.getNodeParameter('resource', i) as string;
-          const operation = this.getNodeParameter('operation', i) as string;
-          const run = OPERATIONS[resource]?.[operation];
-          if (!run) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`, { itemIndex: i });
-          out.push({ json: await run(this, client, i, signal), pairedItem: { item: i } });
-        } catch (err) {
-          const error = toNodeError(this.getNode(), err, i, LABELS, state);
-          state.tokenFailure = undefined;
-          if (!this.continueOnFail()) throw error;
-          out.push({ json: errorJson(error), pairedItem: { item: i } });
-        }
-      }
-    } finally {
-      await client.close();
-    }
-    return [out];
+    return runPerItem(this, await streamingClient(this), OPERATIONS, LABELS, async (json, i) => ({ json, pairedItem: { item: i } }));
   }
 }

@@ -1,13 +1,12 @@
 import {
   NodeConnectionTypes,
-  NodeOperationError,
   type IExecuteFunctions,
   type INodeExecutionData,
   type INodeType,
   type INodeTypeDescription,
 } from 'n8n-workflow';
-import { cancelSignal, visionClient } from '../common/clients';
-import { errorJson, toNodeError } from '../common/errors';
+import { visionClient } from '../common/clients';
+import { runPerItem } from '../common/per-item';
 import { imageLabels } from '../common/image-input';
 import { IMAGE, SOURCE, TARGET, properties } from './description';
 import { boxesImage } from './boxes';
@@ -43,32 +42,12 @@ export class VisualRecognition implements INodeType {
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     const items = this.getInputData();
-    const out: INodeExecutionData[] = [];
-    const { client, state } = await visionClient(this);
-    const signal = cancelSignal(this);
-    try {
-      for (let i = 0; i < items.length; i++) {
-        try {
-          const resource = this.getNodeParameter('resource', i) as string;
-          const operation = this.getNodeParameter('operation', i) as string;
-          const run = OPERATIONS[resource]?.[operation];
-          if (!run) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`, { itemIndex: i });
-          const result = await run(this, client, i, signal);
-          // The input's binaries stay on the item, so a later node can still post the photo.
-          let binary = items[i].binary;
-          const boxes = await boxesImage(this, i, result, signal);
-          if (boxes) binary = { ...(binary ?? {}), [boxes.property]: boxes.data };
-          out.push({ json: result.json, ...(binary ? { binary } : {}), pairedItem: { item: i } });
-        } catch (err) {
-          const error = toNodeError(this.getNode(), err, i, LABELS, state);
-          state.tokenFailure = undefined;
-          if (!this.continueOnFail()) throw error;
-          out.push({ json: errorJson(error), pairedItem: { item: i } });
-        }
-      }
-    } finally {
-      await client.close();
-    }
-    return [out];
+    return runPerItem(this, await visionClient(this), OPERATIONS, LABELS, async (result, i, signal) => {
+      // The input's binaries stay on the item, so a later node can still post the photo.
+      let binary = items[i].binary;
+      const boxes = await boxesImage(this, i, result, signal);
+      if (boxes) binary = { ...(binary ?? {}), [boxes.property]: boxes.data };
+      return { json: result.json, ...(binary ? { binary } : {}), pairedItem: { item: i } };
+    });
   }
 }
