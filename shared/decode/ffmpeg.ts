@@ -133,13 +133,19 @@ class ChildSession {
   }
 
   #take(size: number): Uint8Array {
-    const all = this.#out.length === 1 ? this.#out[0] : Buffer.concat(this.#out);
-    // A copy of exactly the picture, so a caller that keeps it does not pin the pipe's chunks.
+    // A copy of exactly the picture, so a caller that keeps it does not pin the pipe's chunks. The
+    // chunks are copied straight into it: joining them first would copy every picture twice.
     const data = new Uint8Array(size);
-    data.set(all.subarray(0, size));
-    const rest = all.subarray(size);
-    this.#out = rest.length > 0 ? [rest] : [];
-    this.#outBytes = rest.length;
+    let filled = 0;
+    while (filled < size) {
+      const chunk = this.#out[0];
+      const n = Math.min(chunk.length, size - filled);
+      data.set(n === chunk.length ? chunk : chunk.subarray(0, n), filled);
+      filled += n;
+      if (n === chunk.length) this.#out.shift();
+      else this.#out[0] = chunk.subarray(n);
+    }
+    this.#outBytes -= size;
     return data;
   }
 

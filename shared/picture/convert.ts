@@ -48,6 +48,10 @@ export function toRaw(p: Picture, channels: 3 | 4 = 3, region?: { left: number; 
     return { data: out, width, height, channels };
   }
   const { u: uAt, v: vAt, chromaWidth } = i420Layout(p.width, p.height);
+  if (!region && channels === 3 && (p.width & 1) === 0 && (p.height & 1) === 0) {
+    i420ToRgb(p.data, p.width, p.height, uAt, vAt, out);
+    return { data: out, width, height, channels };
+  }
   const { luma, rv, gu, gv, bu } = tables();
   // Values are 8.8 fixed point; the clamped array saturates them at 0 and 255 by itself.
   const d = p.data;
@@ -89,6 +93,45 @@ export function toRaw(p: Picture, channels: 3 | 4 = 3, region?: { left: number; 
     }
   }
   return { data: out, width, height, channels };
+}
+
+/**
+ * A whole I420 picture of even size to RGB, two rows at a time: each chroma sample's terms are
+ * worked out once for the 2x2 pixels that share it (the snapshot of every sample goes through here).
+ */
+function i420ToRgb(d: Uint8Array, w: number, h: number, uAt: number, vAt: number, out: Uint8ClampedArray): void {
+  const { luma, rv, gu, gv, bu } = tables();
+  const chromaWidth = w >> 1;
+  for (let y = 0; y < h; y += 2) {
+    let y0 = y * w;
+    let y1 = y0 + w;
+    let o0 = y * w * 3;
+    let o1 = o0 + w * 3;
+    let c = (y >> 1) * chromaWidth;
+    for (let x = 0; x < w; x += 2, c++) {
+      const v = d[vAt + c];
+      const u = d[uAt + c];
+      const r = rv[v];
+      const g = gu[u] + gv[v];
+      const b = bu[u];
+      let l = luma[d[y0++]];
+      out[o0++] = (l + r) >> 8;
+      out[o0++] = (l - g) >> 8;
+      out[o0++] = (l + b) >> 8;
+      l = luma[d[y0++]];
+      out[o0++] = (l + r) >> 8;
+      out[o0++] = (l - g) >> 8;
+      out[o0++] = (l + b) >> 8;
+      l = luma[d[y1++]];
+      out[o1++] = (l + r) >> 8;
+      out[o1++] = (l - g) >> 8;
+      out[o1++] = (l + b) >> 8;
+      l = luma[d[y1++]];
+      out[o1++] = (l + r) >> 8;
+      out[o1++] = (l - g) >> 8;
+      out[o1++] = (l + b) >> 8;
+    }
+  }
 }
 
 let cached: { luma: Int32Array; rv: Int32Array; gu: Int32Array; gv: Int32Array; bu: Int32Array } | undefined;
