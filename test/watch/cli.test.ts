@@ -3,10 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Publisher } from '../../shared/publish';
-import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
 import { buildPackage } from './support/build';
-import { encodeClip, loadPeople } from './support/clip';
-import { publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+import { encodeClip } from './support/clip';
+import { publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
 // `vision-streaming watch` run as a user runs it: the bin under the package's Node, the secret in
 // VS_CLIENT_SECRET, other settings from flags and VS_ variables, events as JSON lines on stdout.
@@ -22,16 +21,9 @@ beforeAll(async () => {
   h = await startWatchHarness();
   dir = await mkdtemp(path.join(os.tmpdir(), 'watch-cli-'));
   ({ bin } = await buildPackage(path.join(dir, 'pkg')));
-  const group = await h.vision.detectFaces(faceApiSample(1));
-  const people = loadPeople(rectOf(group[0].location));
-  collectionId = (await h.vision.createCollection()).collectionId;
-  faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
-  const at = { faceSide: 150, cx: 320, cy: 220 };
-  clip = await encodeClip(dir, 'standard', [
-    { placements: [{ person: people.a, ...at }], seconds: 3, drift: 4 },
-    { placements: [{ person: people.b, ...at }], seconds: 3, drift: 4 },
-    { placements: [], seconds: 2 },
-  ]);
+  const scene = await standardScene(h);
+  ({ collectionId, faceA } = scene);
+  clip = await encodeClip(dir, 'standard', scene.segments);
 }, 120_000);
 
 afterAll(async () => {

@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Publisher } from '../../shared/publish';
 import { FaceWatcher, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
-import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
-import { encodeClip, loadPeople } from './support/clip';
-import { collect, during, publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+import { encodeClip } from './support/clip';
+import { collect, during, publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
 // The standard clip (A 3 s, B 3 s, nobody 2 s, looped) with a quarter of the vision calls failing
 // (throttling and server errors) and two dropped signaling sockets: the viewer's own, then every
@@ -20,16 +19,9 @@ let faceA: string;
 beforeAll(async () => {
   h = await startWatchHarness();
   dir = await mkdtemp(path.join(os.tmpdir(), 'watch-faults-'));
-  const group = await h.vision.detectFaces(faceApiSample(1));
-  const people = loadPeople(rectOf(group[0].location));
-  collectionId = (await h.vision.createCollection()).collectionId;
-  faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
-  const at = { faceSide: 150, cx: 320, cy: 220 };
-  clip = await encodeClip(dir, 'standard', [
-    { placements: [{ person: people.a, ...at }], seconds: 3, drift: 4 },
-    { placements: [{ person: people.b, ...at }], seconds: 3, drift: 4 },
-    { placements: [], seconds: 2 },
-  ]);
+  const scene = await standardScene(h);
+  ({ collectionId, faceA } = scene);
+  clip = await encodeClip(dir, 'standard', scene.segments);
 }, 120_000);
 
 afterAll(async () => {

@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Publisher } from '../../shared/publish';
 import { FaceWatcher, type MatchEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
-import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
-import { encodeClip, loadPeople, type People } from './support/clip';
-import { collect, during, publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+import { encodeClip } from './support/clip';
+import { collect, during, publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
 // The standard clip: A (the astronaut) 3 s, then B (a stranger from face-api's demo photo) 3 s, then
 // nobody 2 s, looped, 10 fps VP8. The collection holds A, enrolled from another image of A (a mirrored,
@@ -13,7 +12,6 @@ import { collect, during, publishClip, startWatchHarness, waitFor, type WatchHar
 
 let h: WatchHarness;
 let dir: string;
-let people: People;
 let clip: string;
 let clipH264: string;
 let collectionId: string;
@@ -23,18 +21,10 @@ const LOOP_MS = 8000;
 beforeAll(async () => {
   h = await startWatchHarness();
   dir = await mkdtemp(path.join(os.tmpdir(), 'watch-'));
-  const group = await h.vision.detectFaces(faceApiSample(1));
-  people = loadPeople(rectOf(group[0].location));
-  collectionId = (await h.vision.createCollection()).collectionId;
-  faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
-  const at = { faceSide: 150, cx: 320, cy: 220 };
-  const standard = [
-    { placements: [{ person: people.a, ...at }], seconds: 3, drift: 4 },
-    { placements: [{ person: people.b, ...at }], seconds: 3, drift: 4 },
-    { placements: [], seconds: 2 },
-  ];
-  clip = await encodeClip(dir, 'standard', standard);
-  clipH264 = await encodeClip(dir, 'standard-h264', standard, { codec: 'H264' });
+  const scene = await standardScene(h);
+  ({ collectionId, faceA } = scene);
+  clip = await encodeClip(dir, 'standard', scene.segments);
+  clipH264 = await encodeClip(dir, 'standard-h264', scene.segments, { codec: 'H264' });
 }, 120_000);
 
 afterAll(async () => {

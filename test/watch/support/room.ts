@@ -4,6 +4,8 @@ import { openVideoSource, Publisher } from '../../../shared/publish';
 import { StreamingClient } from '../../../shared/streaming';
 import { VisionClient } from '../../../shared/vision';
 import type { WatchEvent } from '../../../shared/watch';
+import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../../support/images';
+import { loadPeople, type People, type Segment } from './clip';
 
 /** A sandbox with a vision and a streaming client logged in to it. */
 export interface WatchHarness {
@@ -64,4 +66,29 @@ export async function waitFor(what: string, predicate: () => boolean, timeoutMs 
 /** Waits a fixed span: only for "nothing more happens in this window" checks. */
 export function during(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** The standard scene: the two people, a collection that holds A, and the standard clip's segments. */
+export interface StandardScene {
+  people: People;
+  collectionId: string;
+  /** A's face_id, enrolled from another image of A (a mirrored, differently scaled crop of the same photo). */
+  faceA: string;
+  /** A 3 s, then B 3 s, then nobody 2 s (loop it by publishing the file looped). */
+  segments: Segment[];
+}
+
+/** Enrols A in a new collection and describes the standard clip (A, then a stranger B, then nobody). */
+export async function standardScene(h: WatchHarness): Promise<StandardScene> {
+  const group = await h.vision.detectFaces(faceApiSample(1));
+  const people = loadPeople(rectOf(group[0].location));
+  const collectionId = (await h.vision.createCollection()).collectionId;
+  const faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
+  const at = { faceSide: 150, cx: 320, cy: 220 };
+  const segments: Segment[] = [
+    { placements: [{ person: people.a, ...at }], seconds: 3, drift: 4 },
+    { placements: [{ person: people.b, ...at }], seconds: 3, drift: 4 },
+    { placements: [], seconds: 2 },
+  ];
+  return { people, collectionId, faceA, segments };
 }
