@@ -1,4 +1,5 @@
 import { backoffDelay as retryDelay, sleep } from '../http/retry';
+import { settleOrAbort } from '../util/abort';
 
 export { sleep };
 
@@ -24,31 +25,7 @@ export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () 
 /** What abortable() resolves with when the signal fired first. */
 export const ABORTED: unique symbol = Symbol('aborted');
 
-/**
- * Waits for `promise` unless `signal` aborts first. The abort listener is removed as soon as either
- * happens, so a long-lived signal does not keep every finished wait (and what it resolved with)
- * reachable. A rejection of `promise` passes through; after an abort it is ignored.
- */
+/** Waits for `promise` unless `signal` aborts first, then resolves with ABORTED; a rejection of `promise` passes through. */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.resolve(ABORTED);
-  }
-  return new Promise<T | typeof ABORTED>((resolve, reject) => {
-    const onAbort = (): void => {
-      promise.catch(() => undefined);
-      resolve(ABORTED);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+  return settleOrAbort(promise, signal, () => ABORTED);
 }
