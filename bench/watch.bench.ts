@@ -18,7 +18,8 @@
  * Run: npm run bench:watch. The last line is one JSON object. Knobs: BENCH_ONLY=latency|api|cpu|rss
  * (one part), BENCH_STREAMS (streams in the CPU room, 3), BENCH_SECONDS (CPU window, 10), BENCH_FPS
  * (sampling rate of the CPU part, 2; 0.1 shows the cost of receiving and decoding alone),
- * BENCH_APPEARANCES (latency samples, 8).
+ * BENCH_APPEARANCES (latency samples, 8), BENCH_DECODER (ffmpeg or wasm: one backend only),
+ * BENCH_PROFILE (a folder: a CPU profile of this process over each CPU window is written there).
  */
 import { fork, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -49,6 +50,8 @@ const STANDARD_LOOPS = 3;
 /** BENCH_ONLY=cpu (or latency, api, rss) runs one part, for profiling. */
 const ONLY = process.env.BENCH_ONLY;
 const runs = (part: string): boolean => !ONLY || ONLY === part;
+/** BENCH_DECODER=ffmpeg (or wasm) measures one backend. */
+const BACKENDS = (['ffmpeg', 'wasm'] as const).filter((b) => !process.env.BENCH_DECODER || process.env.BENCH_DECODER === b);
 const now = (): number => performance.timeOrigin + performance.now();
 
 // ---------------------------------------------------------------- clips
@@ -212,6 +215,25 @@ async function childCpu(exclude: Set<number>): Promise<Map<number, number>> {
   return out;
 }
 
+/** CPU seconds (user, system) of this process's threads, summed by thread name (main thread, libuv pool, V8 helpers). */
+async function threadCpu(): Promise<Map<string, { user: number; system: number }>> {
+  const out = new Map<string, { user: number; system: number }>();
+  for (const tid of await readdir('/proc/self/task')) {
+    try {
+      const stat = await readFile(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = Number(tid) === process.pid ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '').trim();
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const t = out.get(name) ?? { user: 0, system: 0 };
+      t.user += Number(fields[11]) / 100;
+      t.system += Number(fields[12]) / 100;
+      out.set(name, t);
+    } catch {
+      // The thread ended while being read.
+    }
+  }
+  return out;
+}
+
 async function childRssMb(exclude: Set<number>): Promise<number> {
   let total = 0;
   for (const pid of (await childCpu(exclude)).keys()) {
@@ -299,12 +321,16 @@ async function measureCpu(sandbox: SandboxChild, streaming: StreamingClient, cli
   await sleep(3000); // warm-up: decoders started, first key frames in
   const excluded = new Set([...exclude, pubs.pid]);
   const c0 = await childCpu(excluded);
+  const profile = await startProfile();
+  const th0 = await threadCpu();
   const p0 = process.cpuUsage();
   const s0 = watcher.stats;
   const t0 = performance.now();
   await sleep(CPU_SECONDS * 1000);
   const wall = (performance.now() - t0) / 1000;
   const p1 = process.cpuUsage(p0);
+  const th1 = await threadCpu();
+  await profile?.stop(decoder);
   const c1 = await childCpu(excluded);
   const s1 = watcher.stats;
   let children = 0;
@@ -316,13 +342,42 @@ async function measureCpu(sandbox: SandboxChild, streaming: StreamingClient, cli
   await pubs.stop();
   await streaming.deleteRoom(room.id).catch(() => undefined);
   const perStream = cpu / (streams * wall);
+  const pct = (seconds: number): number => Math.round((seconds / (streams * wall)) * 1000) / 10;
+  const threads: Record<string, string> = {};
+  for (const [name, t] of th1) {
+    const t0 = th0.get(name) ?? { user: 0, system: 0 };
+    if (t.user + t.system - t0.user - t0.system > 0) threads[name] = `${pct(t.user - t0.user)}+${pct(t.system - t0.system)}`;
+  }
   return {
     rooms_per_core: Math.round((1 / perStream) * 10) / 10,
     cpu_pct_per_stream: Math.round(perStream * 1000) / 10,
-    of_which_decoder_children_pct: Math.round((children / (streams * wall)) * 1000) / 10,
+    of_which_decoder_children_pct: pct(children),
+    /** This process's share per stream, user and system time. */
+    process_pct: { user: pct(p1.user / 1e6), system: pct(p1.system / 1e6) },
+    /** The same per thread name, as "user+system" percent per stream. */
+    threads_pct: threads,
     streams,
     samples_analysed_per_s: Math.round(((s1.samples.analysed - s0.samples.analysed) / wall) * 10) / 10,
     frames_decoded_per_s: Math.round(((s1.frames.decoded - s0.frames.decoded) / wall) * 10) / 10,
+  };
+}
+
+/** BENCH_PROFILE=DIR: a CPU profile of this process over the CPU window, one file per backend. */
+async function startProfile(): Promise<{ stop(name: string): Promise<void> } | undefined> {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return undefined;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(name) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, `watch-cpu-${name}.cpuprofile`), JSON.stringify(profile));
+    },
   };
 }
 
@@ -417,7 +472,7 @@ async function main(): Promise<void> {
     console.error(JSON.stringify(apiSwaying));
     const cpu: Record<string, Awaited<ReturnType<typeof measureCpu>> | undefined> = {};
     const rss: Record<string, Awaited<ReturnType<typeof measureRss>> | undefined> = {};
-    for (const backend of ['ffmpeg', 'wasm'] as const) {
+    for (const backend of BACKENDS) {
       console.error(`cpu ${backend}...`);
       cpu[backend] = runs('cpu') ? await measureCpu(sandbox, streaming, motion, backend, exclude) : undefined;
       console.error(JSON.stringify(cpu[backend]));
