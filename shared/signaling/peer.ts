@@ -10,7 +10,7 @@ import {
 import type { VideoCodec } from '../frames/types';
 import type { AudioCodec, AudioSettings, VideoSettings } from './connect';
 import type { OfferIceServer } from './messages';
-import { useKeyObjectsForSrtp } from './srtp-keys';
+import { speedUpWerift } from './werift-speedups';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -62,7 +62,7 @@ export function codecFromMime(mimeType: string | undefined): VideoCodec | undefi
 
 /** Creates the client's peer connection; it always answers the server's offer. */
 export function createPeer(settings: PeerSettings, offerIceServers: OfferIceServer[] = []): RTCPeerConnection {
-  useKeyObjectsForSrtp();
+  speedUpWerift();
   const video =
     settings.video === false ? [] : settings.video === true ? (['VP8', 'VP9', 'H264'] as const).map(videoCodec) : [videoCodec(settings.video.codec_type)];
   const audio =

@@ -1,6 +1,6 @@
 import { KeyObject, randomBytes } from 'node:crypto';
-import { RtpHeader, SrtpSession } from 'werift';
-import { useKeyObjectsForSrtp } from '../../shared/signaling/srtp-keys';
+import { RtpHeader, RtpPacket, SrtpSession, getBit } from 'werift';
+import { fastGetBit, speedUpWerift, useKeyObjectsForSrtp } from '../../shared/signaling/werift-speedups';
 
 // A sender and a receiver of one SRTP session: what one encrypts with its local keys the other
 // decrypts with its remote keys.
@@ -16,13 +16,42 @@ function cipherOf(session: SrtpSession, side: 'localContext' | 'remoteContext'):
   return (session as unknown as Record<typeof side, { cipher: { srtpSessionKey: unknown; srtcpSessionKey: unknown } }>)[side].cipher;
 }
 
-describe('SRTP ciphers keyed with KeyObjects', () => {
-  test("werift's ciphers are found where they are expected", () => {
-    // False here means a werift upgrade moved them: the watcher then works, but each packet costs more on Node 24.
-    expect(useKeyObjectsForSrtp()).toBe(true);
-    expect(useKeyObjectsForSrtp()).toBe(true);
+test("werift's insides are found where the speed-ups expect them", () => {
+  // False here means a werift upgrade moved them: the watcher then works, but each packet costs more.
+  expect(speedUpWerift()).toEqual({ srtpKeyObjects: true, fastGetBit: true });
+  expect(speedUpWerift()).toEqual({ srtpKeyObjects: true, fastGetBit: true });
+});
+
+describe("werift's getBit done with shifts", () => {
+  // werift's own, taken before anything replaced it (each test file loads werift afresh).
+  const original = getBit;
+
+  test('gives what the original gives for every byte, start and length', () => {
+    const fast = fastGetBit(original);
+    expect(fast).not.toBe(original);
+    const differ: number[][] = [];
+    for (let bits = 0; bits < 256; bits++) {
+      for (let start = 0; start < 8; start++) {
+        // start + length = 9 runs past the byte: handed to the original.
+        for (let length = 1; start + length <= 9; length++) if (fast(bits, start, length) !== original(bits, start, length)) differ.push([bits, start, length]);
+      }
+      if (fast(bits, 3) !== original(bits, 3)) differ.push([bits, 3]);
+    }
+    expect(differ).toEqual([]);
+    expect(() => fast(256, 0, 1)).toThrow(); // as werift's own does
   });
 
+  test('is the one werift uses once applied, and RTP headers still parse', () => {
+    speedUpWerift();
+    expect(getBit).not.toBe(original);
+    expect(getBit(0b1011_0000, 0, 2)).toBe(2);
+    const header = new RtpHeader({ payloadType: 111, sequenceNumber: 65535, timestamp: 0xfffffff0, ssrc: 42, marker: true, csrcLength: 0 });
+    const parsed = RtpPacket.deSerialize(new RtpPacket(header, Buffer.from([1, 2, 3])).serialize()).header;
+    expect(parsed).toMatchObject({ version: 2, padding: false, extension: false, marker: true, payloadType: 111, sequenceNumber: 65535, timestamp: 0xfffffff0, ssrc: 42 });
+  });
+});
+
+describe('SRTP ciphers keyed with KeyObjects', () => {
   test.each([
     ['AES_CM_128_HMAC_SHA1_80', 0x0001, 14],
     ['AEAD_AES_128_GCM', 0x0007, 12],
