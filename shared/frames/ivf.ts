@@ -38,10 +38,15 @@ export function ivfFileHeader(h: IvfHeader, frameCount = 0): Buffer {
 
 /** Builds one IVF frame record (12-byte header + data). */
 export function ivfFrame(data: Buffer, pts: number): Buffer {
+  return Buffer.concat([ivfFrameHeader(data.length, pts), data]);
+}
+
+/** The 12-byte header of an IVF frame record, for writers that send the frame's bytes as they are. */
+export function ivfFrameHeader(size: number, pts: number): Buffer {
   const h = Buffer.alloc(FRAME_HEADER_SIZE);
-  h.writeUInt32LE(data.length, 0);
+  h.writeUInt32LE(size, 0);
   h.writeBigUInt64LE(BigInt(Math.max(0, Math.round(pts))), 4);
-  return Buffer.concat([h, data]);
+  return h;
 }
 
 /**

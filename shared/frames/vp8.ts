@@ -19,3 +19,39 @@ export function parseVp8Frame(data: Uint8Array): Vp8FrameInfo {
   const height = (data[8] | (data[9] << 8)) & 0x3fff;
   return { isKeyframe: true, width, height };
 }
+
+/**
+ * Length of the VP8 payload descriptor at the start of an RTP payload (RFC 7741 section 4.2), or -1
+ * when the payload is too short to hold it and at least one byte of frame data.
+ */
+export function vp8DescriptorLength(payload: Uint8Array): number {
+  let n = 1;
+  if (payload.length > 0 && (payload[0] & 0x80) !== 0) {
+    // X: an extension byte with I (picture id, 1 or 2 bytes), L (TL0PICIDX), T or K (one byte for both).
+    const x = payload[1] ?? 0;
+    n = 2;
+    if ((x & 0x80) !== 0) n += (payload[n] ?? 0) & 0x80 ? 2 : 1;
+    if ((x & 0x40) !== 0) n += 1;
+    if ((x & 0x30) !== 0) n += 1;
+  }
+  return payload.length > n ? n : -1;
+}
+
+/** The VP8 frame carried by the RTP payloads of one picture, without their descriptors; undefined if one is malformed. */
+export function joinVp8Payloads(payloads: readonly Uint8Array[]): Buffer | undefined {
+  let size = 0;
+  const starts: number[] = [];
+  for (const p of payloads) {
+    const start = vp8DescriptorLength(p);
+    if (start < 0) return undefined;
+    starts.push(start);
+    size += p.length - start;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  payloads.forEach((p, i) => {
+    out.set(p.subarray(starts[i]), at);
+    at += p.length - starts[i];
+  });
+  return out;
+}

@@ -6,6 +6,7 @@ import {
   IvfReader,
   nalType,
   parseVp8Frame,
+  joinVp8Payloads,
   splitAnnexB,
   joinAnnexB,
   type EncodedFrame,
@@ -63,6 +64,26 @@ describe('frame parsing', () => {
     const forged = Buffer.from(src[1].data);
     forged[0] &= 0xfe;
     expect(parseVp8Frame(forged).isKeyframe).toBe(false);
+  });
+
+  test('VP8 payload descriptors of every shape are taken off (RFC 7741)', () => {
+    const data = [Buffer.from([1, 2, 3]), Buffer.from([4, 5]), Buffer.from([6])];
+    const descriptors: Record<string, number[]> = {
+      'no extension': [0x10],
+      '7-bit picture id': [0x90, 0x80, 0x05],
+      '15-bit picture id': [0x90, 0x80, 0x85, 0x21],
+      TL0PICIDX: [0x90, 0x40, 0x07],
+      'TID and KEYIDX': [0x90, 0x30, 0x41],
+      'TID only': [0x90, 0x20, 0x40],
+      everything: [0x90, 0xf0, 0xff, 0xff, 0x07, 0x41],
+    };
+    for (const [name, d] of Object.entries(descriptors)) {
+      const payloads = data.map((part, i) => Buffer.concat([Buffer.from(i === 0 ? d : [d[0] & ~0x10, ...d.slice(1)]), part]));
+      expect([name, joinVp8Payloads(payloads)]).toEqual([name, Buffer.from([1, 2, 3, 4, 5, 6])]);
+    }
+    // A payload with no byte of frame data after its descriptor makes the picture unusable.
+    expect(joinVp8Payloads([Buffer.from([0x90, 0x80, 0x85, 0x21])])).toBeUndefined();
+    expect(joinVp8Payloads([Buffer.from([0x10, 1]), Buffer.alloc(0)])).toBeUndefined();
   });
 
   test('H264 streams split into one access unit per picture', async () => {
