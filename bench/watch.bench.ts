@@ -19,7 +19,8 @@
  * (one part), BENCH_STREAMS (streams in the CPU room, 3), BENCH_SECONDS (CPU window, 10), BENCH_FPS
  * (sampling rate of the CPU part, 2; 0.1 shows the cost of receiving and decoding alone),
  * BENCH_APPEARANCES (latency samples, 8), BENCH_DECODER (ffmpeg or wasm: one backend only),
- * BENCH_PROFILE (a folder: a CPU profile of this process over each CPU window is written there).
+ * BENCH_PROFILE (a folder: a CPU profile and an allocation profile of this process over each CPU window
+ * are written there).
  */
 import { fork, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -362,7 +363,7 @@ async function measureCpu(sandbox: SandboxChild, streaming: StreamingClient, cli
   };
 }
 
-/** BENCH_PROFILE=DIR: a CPU profile of this process over the CPU window, one file per backend. */
+/** BENCH_PROFILE=DIR: CPU and allocation profiles of this process over the CPU window, one pair per backend. */
 async function startProfile(): Promise<{ stop(name: string): Promise<void> } | undefined> {
   const dir = process.env.BENCH_PROFILE;
   if (!dir) return undefined;
@@ -371,12 +372,16 @@ async function startProfile(): Promise<{ stop(name: string): Promise<void> } | u
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.start');
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   return {
     async stop(name) {
       const { profile } = await session.post('Profiler.stop');
+      const { profile: heap } = await session.post('HeapProfiler.stopSampling');
       session.disconnect();
       await mkdir(dir, { recursive: true });
       await writeFile(path.join(dir, `watch-cpu-${name}.cpuprofile`), JSON.stringify(profile));
+      await writeFile(path.join(dir, `watch-cpu-${name}.heapprofile`), JSON.stringify(heap));
     },
   };
 }
