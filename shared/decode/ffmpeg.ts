@@ -1,8 +1,9 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { ivfFrame } from '../frames/ivf';
+import { ivfFrameHeader } from '../frames/ivf';
 import type { EncodedFrame, VideoCodec } from '../frames/types';
 import { DecoderFailedError, wrongCodec } from './errors';
+import { PicturePool } from './picture-pool';
 import type { FrameDecoder, Picture } from './types';
 
 type Child = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -24,7 +25,9 @@ const FOURCC: Record<VideoCodec, string> = { VP8: 'VP80', VP9: 'VP90', H264: 'H2
  * The ffmpeg arguments of a decoder child. Frames go in as IVF whose timestamp is 2*seq + want:
  * ffmpeg's select filter passes only the odd ones (the wanted frames), so unwanted pictures are never
  * converted or piped, and showinfo logs each passing picture's timestamp and size on stderr, which
- * tells which frame a picture on stdout belongs to even when the decoder drops one.
+ * tells which frame a picture on stdout belongs to even when the decoder drops one. Wanted pictures
+ * come out as RGB: ffmpeg's converter is many times cheaper than doing it in JS, and RGB is what
+ * the JPEG encoder takes.
  */
 export function ffmpegDecodeArgs(): string[] {
   return [
@@ -39,7 +42,7 @@ export function ffmpegDecodeArgs(): string[] {
     // setpts after showinfo: output timestamps that only grow, whatever time base the muxer picks.
     '-vf', 'select=mod(pts\\,2),showinfo,setpts=N/TB',
     '-vsync', 'passthrough',
-    '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-flush_packets', '1', 'pipe:1',
+    '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-flush_packets', '1', 'pipe:1',
   ];
 }
 
@@ -91,8 +94,11 @@ class ChildSession {
   retired = false;
   readonly exited: Promise<void>;
 
-  constructor(child: Child) {
+  readonly #pool: PicturePool;
+
+  constructor(child: Child, pool: PicturePool) {
     this.child = child;
+    this.#pool = pool;
     this.exited = new Promise((resolve) => child.once('close', () => resolve()));
     child.stdout.on('data', (chunk: Buffer) => {
       this.#out.push(chunk);
@@ -132,7 +138,7 @@ class ChildSession {
   #pair(): void {
     while (this.#infos.length > 0) {
       const info = this.#infos[0];
-      const size = i420Size(info.width, info.height);
+      const size = info.width * info.height * 3;
       if (this.#outBytes < size) return;
       this.#infos.shift();
       this.#deliver(info.seq, info.width, info.height, this.#take(size));
@@ -142,7 +148,7 @@ class ChildSession {
   #take(size: number): Uint8Array {
     // A copy of exactly the picture, so a caller that keeps it does not pin the pipe's chunks. The
     // chunks are copied straight into it: joining them first would copy every picture twice.
-    const data = new Uint8Array(size);
+    const data = this.#pool.take(size);
     let filled = 0;
     while (filled < size) {
       const chunk = this.#out[0];
@@ -161,7 +167,7 @@ class ChildSession {
     while (this.wanted.length > 0 && this.wanted[0].seq <= seq) {
       const w = this.wanted.shift() as Wanted;
       clearTimeout(w.timer);
-      w.resolve(w.seq === seq ? { width, height, format: 'i420', data, timestamp: w.timestamp } : undefined);
+      w.resolve(w.seq === seq ? { width, height, format: 'rgb', data, timestamp: w.timestamp } : undefined);
     }
   }
 }
@@ -180,9 +186,12 @@ export class FfmpegDecoder implements FrameDecoder {
   #writable?: Promise<void>;
   /** Bytes of unwanted frames not yet written to the current child (see MAX_HELD_FRAMES). */
   #held: Buffer[] = [];
+  #heldFrames = 0;
+  readonly #pool: PicturePool;
 
-  private constructor(codec: VideoCodec, ffmpegPath: string, first: ChildSession) {
+  private constructor(codec: VideoCodec, ffmpegPath: string, first: ChildSession, pool: PicturePool) {
     this.codec = codec;
+    this.#pool = pool;
     this.#ffmpegPath = ffmpegPath;
     this.#session = first;
     this.#adopt(first);
@@ -195,7 +204,8 @@ export class FfmpegDecoder implements FrameDecoder {
       child.once('spawn', resolve);
       child.once('error', (err) => reject(new DecoderFailedError(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${err.message}`)));
     });
-    return new FfmpegDecoder(codec, ffmpegPath, new ChildSession(child));
+    const pool = new PicturePool();
+    return new FfmpegDecoder(codec, ffmpegPath, new ChildSession(child, pool), pool);
   }
 
   /** The current child's process id, for diagnostics (undefined once it has exited). */
@@ -218,8 +228,8 @@ export class FfmpegDecoder implements FrameDecoder {
       session.height = frame.height;
       this.#held.push(ivfHeader(this.codec, frame.width ?? 0, frame.height ?? 0));
     }
-    this.#held.push(ivfFrame(frame.data, 2 * seq + (want ? 1 : 0)));
-    if (!want && this.#held.length < MAX_HELD_FRAMES) return Promise.resolve(undefined);
+    this.#held.push(ivfFrameHeader(frame.data.length, 2 * seq + (want ? 1 : 0)), frame.data);
+    if (!want && ++this.#heldFrames < MAX_HELD_FRAMES) return Promise.resolve(undefined);
     const stdin = session.child.stdin;
     const flushed = this.#flush(session);
     if (!want) {
@@ -232,9 +242,14 @@ export class FfmpegDecoder implements FrameDecoder {
     });
   }
 
+  release(picture: Picture): void {
+    this.#pool.give(picture.data);
+  }
+
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#held = [];
+      this.#heldFrames = 0;
       const sessions = [...this.#sessions];
       for (const s of sessions) {
         s.settle();
@@ -253,7 +268,7 @@ export class FfmpegDecoder implements FrameDecoder {
     this.#flush(old);
     old.child.stdin.end();
     const child = spawn(this.#ffmpegPath, ffmpegDecodeArgs(), { stdio: ['pipe', 'pipe', 'pipe'] });
-    const next = new ChildSession(child);
+    const next = new ChildSession(child, this.#pool);
     child.once('error', (err) => this.#fail(next, `could not start ${this.#ffmpegPath}: ${err.message}`));
     this.#session = next;
     this.#adopt(next);
@@ -265,7 +280,8 @@ export class FfmpegDecoder implements FrameDecoder {
     const held = this.#held;
     if (held.length === 0) return true;
     this.#held = [];
-    return session.child.stdin.write(held.length === 1 ? held[0] : Buffer.concat(held));
+    this.#heldFrames = 0;
+    return session.child.stdin.write(Buffer.concat(held));
   }
 
   #adopt(session: ChildSession): void {
@@ -321,10 +337,6 @@ function ivfHeader(codec: VideoCodec, width: number, height: number): Buffer {
   b.writeUInt32LE(1000, 16);
   b.writeUInt32LE(1, 20);
   return b;
-}
-
-function i420Size(width: number, height: number): number {
-  return width * height + 2 * ((width + 1) >> 1) * ((height + 1) >> 1);
 }
 
 function lastLines(text: string): string {

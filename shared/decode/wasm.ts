@@ -74,6 +74,9 @@ export class WasmDecoder implements FrameDecoder {
     });
   }
 
+  /** Pictures come from the worker in fresh buffers: nothing to reuse. */
+  release(): void {}
+
   close(): Promise<void> {
     this.#closed ??= (async () => {
       for (const p of this.#pending.values()) p.resolve(undefined);

@@ -15,34 +15,52 @@ export function i420Layout(width: number, height: number): { u: number; v: numbe
   return { u: width * height, v: width * height + chromaSize, chromaWidth, size: width * height + 2 * chromaSize };
 }
 
+/** Bytes a picture of this size and format needs. */
+export function pictureBytes(p: Pick<Picture, 'width' | 'height' | 'format'>): number {
+  if (p.format === 'i420') return i420Layout(p.width, p.height).size;
+  return p.width * p.height * (p.format === 'rgb' ? 3 : 4);
+}
+
 /** Checks that a picture's buffer holds what its size and format promise. */
 export function checkPicture(p: Picture): void {
   if (!(p.width > 0 && p.height > 0 && Number.isInteger(p.width) && Number.isInteger(p.height))) {
     throw new RangeError(`picture size ${p.width}x${p.height} is not a positive whole size`);
   }
-  const need = p.format === 'i420' ? i420Layout(p.width, p.height).size : p.width * p.height * 4;
+  const need = pictureBytes(p);
   if (p.data.length < need) throw new RangeError(`picture data has ${p.data.length} bytes, ${p.format} ${p.width}x${p.height} needs ${need}`);
 }
 
 /**
- * Converts a region of a picture to interleaved RGB (3 channels) or RGBA (4), as sharp's raw input
- * wants it. I420 uses BT.601 limited range, what WebRTC's encoders produce.
+ * A whole picture as sharp's raw input, sharing the picture's bytes when it is RGB or RGBA already
+ * (for readers only: sharp copies nothing and changes nothing), converted from I420 otherwise.
+ */
+export function rawView(p: Picture): RawPixels {
+  checkPicture(p);
+  if (p.format === 'i420') return toRaw(p);
+  return { data: p.data, width: p.width, height: p.height, channels: p.format === 'rgb' ? 3 : 4 };
+}
+
+/**
+ * A region of a picture as interleaved RGB (3 channels) or RGBA (4), in a new buffer, as sharp's raw
+ * input wants it. I420 uses BT.601 limited range, what WebRTC's encoders produce.
  */
 export function toRaw(p: Picture, channels: 3 | 4 = 3, region?: { left: number; top: number; width: number; height: number }): RawPixels {
   checkPicture(p);
   const { left = 0, top = 0, width = p.width, height = p.height } = region ?? {};
   const out = new Uint8ClampedArray(width * height * channels);
-  if (p.format === 'rgba') {
+  if (p.format !== 'i420') {
+    const from = p.format === 'rgb' ? 3 : 4;
     for (let y = 0; y < height; y++) {
-      const row = ((top + y) * p.width + left) * 4;
-      if (channels === 4) {
-        out.set(p.data.subarray(row, row + width * 4), y * width * 4);
-      } else {
-        for (let x = 0, o = y * width * 3; x < width; x++, o += 3) {
-          out[o] = p.data[row + x * 4];
-          out[o + 1] = p.data[row + x * 4 + 1];
-          out[o + 2] = p.data[row + x * 4 + 2];
-        }
+      const row = ((top + y) * p.width + left) * from;
+      if (channels === from) {
+        out.set(p.data.subarray(row, row + width * from), y * width * from);
+        continue;
+      }
+      for (let x = 0, i = row, o = y * width * channels; x < width; x++, i += from, o += channels) {
+        out[o] = p.data[i];
+        out[o + 1] = p.data[i + 1];
+        out[o + 2] = p.data[i + 2];
+        if (channels === 4) out[o + 3] = 255;
       }
     }
     return { data: out, width, height, channels };
@@ -151,7 +169,7 @@ function tables(): NonNullable<typeof cached> {
   return t;
 }
 
-/** A picture in RGBA (converted from I420 when needed). */
+/** A picture in RGBA (converted when needed). */
 export function toRgba(p: Picture): Picture {
   if (p.format === 'rgba') return p;
   const { data } = toRaw(p, 4);

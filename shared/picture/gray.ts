@@ -2,8 +2,9 @@ import type { Picture } from '../decode/types';
 import { checkPicture } from './convert';
 
 /**
- * A small grey-scale copy of a picture (box-averaged luma), the input of a change gate: two samples
- * are compared on these instead of on whole frames. Plain JS; an I420 picture's Y plane is read as is.
+ * A small grey-scale copy of a picture (cell-averaged luma), the input of a change gate: two samples
+ * are compared on these instead of on whole frames. Plain JS; an I420 picture's Y plane is read as is,
+ * RGB(A) pixels give their BT.601 luma.
  */
 export function grayThumbnail(p: Picture, width = 32, height = 24): Uint8Array {
   checkPicture(p);
@@ -12,6 +13,10 @@ export function grayThumbnail(p: Picture, width = 32, height = 24): Uint8Array {
   }
   const out = new Uint8Array(width * height);
   const d = p.data;
+  // Every pixel of a large cell adds little: at most about 8x8 of them are read (a 640x480 picture
+  // into 32x24 cells reads every other row and column), which keeps a sample's gate check cheap.
+  const stepX = Math.max(1, Math.floor(p.width / width / 8));
+  const stepY = Math.max(1, Math.floor(p.height / height / 8));
   for (let ty = 0; ty < height; ty++) {
     const y0 = Math.floor((ty * p.height) / height);
     const y1 = Math.max(y0 + 1, Math.floor(((ty + 1) * p.height) / height));
@@ -19,19 +24,30 @@ export function grayThumbnail(p: Picture, width = 32, height = 24): Uint8Array {
       const x0 = Math.floor((tx * p.width) / width);
       const x1 = Math.max(x0 + 1, Math.floor(((tx + 1) * p.width) / width));
       let sum = 0;
-      for (let y = y0; y < y1; y++) {
-        const row = y * p.width;
-        if (p.format === 'i420') {
-          for (let x = x0; x < x1; x++) sum += d[row + x];
-        } else {
-          // BT.601 luma in limited range, so both formats give comparable values.
-          for (let x = x0; x < x1; x++) {
-            const i = (row + x) * 4;
-            sum += 16 + ((66 * d[i] + 129 * d[i + 1] + 25 * d[i + 2] + 128) >> 8);
+      let n = 0;
+      if (p.format === 'i420') {
+        for (let y = y0; y < y1; y += stepY) {
+          const row = y * p.width;
+          for (let x = x0; x < x1; x += stepX, n++) sum += d[row + x];
+        }
+      } else {
+        // BT.601 luma in limited range, so every format gives comparable values. Luma is linear, so
+        // the channels are summed first and weighted once per cell.
+        const step = p.format === 'rgb' ? 3 : 4;
+        let r = 0;
+        let g = 0;
+        let b = 0;
+        const stride = step * stepX;
+        for (let y = y0; y < y1; y += stepY) {
+          for (let i = (y * p.width + x0) * step, end = (y * p.width + x1) * step; i < end; i += stride, n++) {
+            r += d[i];
+            g += d[i + 1];
+            b += d[i + 2];
           }
         }
+        sum = 16 * n + (66 * r + 129 * g + 25 * b) / 256;
       }
-      out[ty * width + tx] = Math.round(sum / ((y1 - y0) * (x1 - x0)));
+      out[ty * width + tx] = Math.round(sum / n);
     }
   }
   return out;

@@ -2,7 +2,7 @@ import type { Sharp } from 'sharp';
 import { InputError } from '../errors';
 import type { Picture } from '../decode/types';
 import type { Location } from '../vision/types';
-import { toRaw, type RawPixels } from './convert';
+import { rawView, toRaw, type RawPixels } from './convert';
 import { drawOutlines, type Box } from './overlay';
 import { pictureBackend, sharpLib } from './sharp';
 
@@ -28,12 +28,12 @@ function fromRaw(raw: RawPixels): Sharp {
 /** A JPEG of a whole picture. */
 export async function encodeJpeg(p: Picture, options?: JpegOptions): Promise<Buffer> {
   const q = quality(options);
-  return fromRaw(toRaw(p)).jpeg({ quality: q }).toBuffer();
+  return fromRaw(rawView(p)).jpeg({ quality: q }).toBuffer();
 }
 
 /**
  * A JPEG of one region of a picture, scaled to `size` (stretched if the aspect ratios differ). The
- * region is clipped to the picture; only its pixels are converted from I420.
+ * region is clipped to the picture; of an I420 picture only its pixels are converted.
  */
 export async function cropToJpeg(p: Picture, box: Location, size: { width: number; height: number }, options?: JpegOptions): Promise<Buffer> {
   const q = quality(options);
@@ -50,8 +50,9 @@ export async function cropToJpeg(p: Picture, box: Location, size: { width: numbe
   if (right - left < 1 || bottom - top < 1) {
     throw new InputError('box', `box ${JSON.stringify(box)} has no pixels inside the ${p.width}x${p.height} picture`, `inside 0,0-${p.width},${p.height}`);
   }
-  const raw = toRaw(p, 3, { left, top, width: right - left, height: bottom - top });
-  return fromRaw(raw).resize(size.width, size.height, { fit: 'fill' }).jpeg({ quality: q }).toBuffer();
+  const region = { left, top, width: right - left, height: bottom - top };
+  const cropped = p.format === 'i420' ? fromRaw(toRaw(p, 3, region)) : fromRaw(rawView(p)).extract(region);
+  return cropped.resize(size.width, size.height, { fit: 'fill' }).jpeg({ quality: q }).toBuffer();
 }
 
 /** A JPEG of a picture with rectangles (and optional labels) drawn on it. Labels need sharp's native build (the wasm one has no fonts). */

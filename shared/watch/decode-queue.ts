@@ -26,6 +26,8 @@ export class DecodeQueue {
   readonly #hooks: DecodeQueueHooks;
   readonly #maxInFlight: number;
   #decoder?: Promise<FrameDecoder>;
+  /** The decoder once it runs (the one a picture goes back to). */
+  #ready?: FrameDecoder;
   #tail: Promise<void> = Promise.resolve();
   #inFlight = 0;
   #generation = 0;
@@ -54,7 +56,7 @@ export class DecodeQueue {
     }
     this.#needKeyframe = false;
     const generation = this.#generation;
-    this.#decoder ??= this.#create();
+    this.#decoder ??= this.#create().then((d) => (this.#ready = d));
     const decoder = this.#decoder;
     this.#inFlight++;
     this.#tail = this.#tail
@@ -74,12 +76,18 @@ export class DecodeQueue {
       .finally(() => this.#inFlight--);
   }
 
+  /** Gives a picture back to the decoder for reuse once nothing reads it any more. */
+  release(picture: Picture): void {
+    this.#ready?.release(picture);
+  }
+
   /** Drops the decoder and the queued frames; decoding starts again at the next key frame (a new stream after a rejoin). */
   restart(): void {
     this.#generation++;
     this.#needKeyframe = true;
     const old = this.#decoder;
     this.#decoder = undefined;
+    this.#ready = undefined;
     void old?.then((d) => d.close()).catch(() => undefined);
   }
 
@@ -89,6 +97,7 @@ export class DecodeQueue {
     this.#generation++;
     const old = this.#decoder;
     this.#decoder = undefined;
+    this.#ready = undefined;
     // Closing first ends a decode in progress, so the queue cannot hold close() up.
     await old?.then((d) => d.close()).catch(() => undefined);
     await this.#tail;

@@ -4,13 +4,13 @@ import type { Box } from './geometry';
 export interface PlanarPicture {
   width: number;
   height: number;
-  format: 'i420' | 'rgba';
+  format: 'i420' | 'rgb' | 'rgba';
   data: Uint8Array;
 }
 
 /**
  * A width x height grey copy of a region of a picture, each cell the mean brightness of the pixels
- * it covers (the Y plane of I420, or Rec. 601 luma of RGBA). Cheap: used for face looks.
+ * it covers (the Y plane of I420, or the BT.601 luma of RGB(A)). Cheap: used for face looks.
  */
 export function regionGray(p: PlanarPicture, region: Box, width: number, height: number): Uint8Array {
   const out = new Uint8Array(width * height);
@@ -43,6 +43,7 @@ export function regionGray(p: PlanarPicture, region: Box, width: number, height:
 
 function luma(p: PlanarPicture, x: number, y: number): number {
   if (p.format === 'i420') return p.data[y * p.width + x];
-  const i = (y * p.width + x) * 4;
-  return 0.299 * p.data[i] + 0.587 * p.data[i + 1] + 0.114 * p.data[i + 2];
+  const i = (y * p.width + x) * (p.format === 'rgb' ? 3 : 4);
+  // BT.601 luma in limited range, comparable with the Y plane of I420.
+  return 16 + ((66 * p.data[i] + 129 * p.data[i + 1] + 25 * p.data[i + 2] + 128) >> 8);
 }

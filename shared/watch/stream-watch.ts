@@ -39,9 +39,16 @@ export class StreamWatch {
     };
     const m = this.state.meter.counters;
     this.#sampler = new FrameSampler(ctx.o.fps);
+    // A sample's picture goes back to its decoder once analysed or dropped: nothing keeps it.
     this.#slot = new LatestWins<Sample>(
-      (sample) => analyseSample(sample, this.state, ctx).catch((err: unknown) => hooks.analysisFailed(err)),
-      () => m.samples.skippedBusy++,
+      (sample) =>
+        analyseSample(sample, this.state, ctx)
+          .catch((err: unknown) => hooks.analysisFailed(err))
+          .finally(() => this.#queue.release(sample.picture)),
+      (sample) => {
+        m.samples.skippedBusy++;
+        this.#queue.release(sample.picture);
+      },
     );
     this.#queue = new DecodeQueue(hooks.createDecoder, {
       picture: (picture, arrival) => {

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import type { Picture } from '../../shared/decode';
-import { cropToJpeg, drawBoxes, drawBoxesOnImage, encodeJpeg, grayThumbnail, pictureBackend, thumbnailDifference, toRgba } from '../../shared/picture';
+import { cropToJpeg, drawBoxes, drawBoxesOnImage, encodeJpeg, grayThumbnail, pictureBackend, thumbnailDifference, toRaw, toRgba } from '../../shared/picture';
 import { InputError } from '../../shared/errors';
 import { ASTRONAUT, astronautClip } from './support/clips';
 
@@ -11,6 +11,14 @@ beforeAll(async () => {
   const clip = await astronautClip('VP8', 1);
   frame = { width: clip.width, height: clip.height, format: 'i420', data: clip.source[0], timestamp: 0 };
 });
+
+/** The frame in each format a decoder gives: I420 (wasm), RGB (ffmpeg), RGBA. */
+function inFormat(format: Picture['format']): Picture {
+  if (format === 'i420') return frame;
+  const raw = toRaw(frame, format === 'rgb' ? 3 : 4);
+  return { ...frame, format, data: new Uint8Array(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength) };
+}
+const FORMATS: Picture['format'][] = ['i420', 'rgb', 'rgba'];
 
 function decodeJpeg(buf: Buffer): { width: number; height: number; data: Uint8Array } {
   expect(buf.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
@@ -33,18 +41,18 @@ test('pictures are made with sharp, natively when its platform package loads', (
   expect(pictureBackend()).toBe('sharp-native');
 });
 
-test('encodeJpeg: a JPEG of the whole frame that looks like it', async () => {
-  const out = decodeJpeg(await encodeJpeg(frame, { quality: 85 }));
+test.each(FORMATS)('encodeJpeg (%s): a JPEG of the whole frame that looks like it, and the picture is left as it was', async (format) => {
+  const picture = inFormat(format);
+  const before = Buffer.from(picture.data);
+  const out = decodeJpeg(await encodeJpeg(picture, { quality: 85 }));
   expect([out.width, out.height]).toEqual([640, 480]);
   expect(thumbnailDifference(thumbOfRgba(out), grayThumbnail(frame))).toBeLessThan(3);
-  // RGBA input gives the same picture.
-  const viaRgba = decodeJpeg(await encodeJpeg(toRgba(frame)));
-  expect(thumbnailDifference(thumbOfRgba(viaRgba), grayThumbnail(frame))).toBeLessThan(3);
+  expect(Buffer.from(picture.data).equals(before)).toBe(true);
 });
 
-test('cropToJpeg: the region, scaled to the size asked for', async () => {
+test.each(FORMATS)('cropToJpeg (%s): the region, scaled to the size asked for', async (format) => {
   const box = { left: 200, top: 100, right: 450, bottom: 350 };
-  const out = decodeJpeg(await cropToJpeg(frame, box, { width: 200, height: 200 }));
+  const out = decodeJpeg(await cropToJpeg(inFormat(format), box, { width: 200, height: 200 }));
   expect([out.width, out.height]).toEqual([200, 200]);
   // Compare with the same region cut from the full JPEG (nearest-neighbour scaled in the test).
   const full = decodeJpeg(await encodeJpeg(frame, { quality: 95 }));
@@ -59,12 +67,14 @@ test('cropToJpeg: the region, scaled to the size asked for', async () => {
   const diff = thumbnailDifference(thumbOfRgba(out), thumbOfRgba({ width: 200, height: 200, data: ref }));
   expect(diff).toBeLessThan(6);
   // A box reaching past the edges is clipped to the picture.
-  const edge = decodeJpeg(await cropToJpeg(frame, { left: -50, top: 400, right: 100, bottom: 600 }, { width: 120, height: 160 }));
+  const edge = decodeJpeg(await cropToJpeg(inFormat(format), { left: -50, top: 400, right: 100, bottom: 600 }, { width: 120, height: 160 }));
   expect([edge.width, edge.height]).toEqual([120, 160]);
 });
 
-test('drawBoxes: a JPEG with the rectangle drawn in its colour', async () => {
-  const out = decodeJpeg(await drawBoxes(frame, [{ location: { left: 100, top: 100, right: 300, bottom: 260 }, label: 'Ada <&>', color: '#ff0000' }]));
+test.each(FORMATS)('drawBoxes (%s): a JPEG with the rectangle drawn in its colour, on a copy of the picture', async (format) => {
+  const picture = inFormat(format);
+  const before = Buffer.from(picture.data);
+  const out = decodeJpeg(await drawBoxes(picture, [{ location: { left: 100, top: 100, right: 300, bottom: 260 }, label: 'Ada <&>', color: '#ff0000' }]));
   expect([out.width, out.height]).toEqual([640, 480]);
   // On the top edge: red, as far as JPEG's halved colour resolution leaves a thin line red.
   const [r, g, b] = pixel(out, 200, 100);
@@ -74,6 +84,7 @@ test('drawBoxes: a JPEG with the rectangle drawn in its colour', async () => {
   const inside = pixel(out, 200, 180);
   const plain = pixel(decodeJpeg(await encodeJpeg(frame)), 200, 180);
   inside.forEach((v, i) => expect(Math.abs(v - plain[i])).toBeLessThan(20));
+  expect(Buffer.from(picture.data).equals(before)).toBe(true);
 });
 
 test('drawBoxesOnImage: JPEG in gives JPEG out, PNG in gives PNG out', async () => {
@@ -94,11 +105,12 @@ test('drawBoxesOnImage: JPEG in gives JPEG out, PNG in gives PNG out', async () 
   expect(pixel(decoded, 20, 20)).toEqual([255, 255, 255]);
 });
 
-test('grayThumbnail: small, and the same for I420 and RGBA of one picture', () => {
+test('grayThumbnail: small, and the same for I420, RGB and RGBA of one picture', () => {
   const a = grayThumbnail(frame);
   expect(a.length).toBe(32 * 24);
-  const b = grayThumbnail(toRgba(frame));
-  expect(thumbnailDifference(a, b)).toBeLessThan(2);
+  expect(thumbnailDifference(a, grayThumbnail(toRgba(frame)))).toBeLessThan(2);
+  expect(thumbnailDifference(a, grayThumbnail(inFormat('rgb')))).toBeLessThan(2);
+  expect(grayThumbnail(inFormat('rgb'))).toEqual(grayThumbnail(inFormat('rgba')));
   expect(grayThumbnail(frame, 8, 6).length).toBe(48);
   const shifted = { ...frame, data: frame.data.map((v, i) => (i < 640 * 480 ? Math.min(255, v + 40) : v)) };
   expect(thumbnailDifference(a, grayThumbnail(shifted))).toBeGreaterThan(20);

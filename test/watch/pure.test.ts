@@ -281,14 +281,18 @@ describe('QuotaPause', () => {
 });
 
 describe('regionGray and LatencyWindow', () => {
-  test('regionGray averages the Y plane of I420 and the luma of RGBA over each cell', () => {
+  test('regionGray averages the Y plane of I420 and the luma of RGB(A) over each cell, on one scale', () => {
     const width = 8;
     const height = 8;
     const y = new Uint8Array(width * height * 1.5);
     for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) y[r * width + c] = c < 4 ? 0 : 200;
     expect([...regionGray({ width, height, format: 'i420', data: y }, { left: 0, top: 0, right: 8, bottom: 8 }, 2, 1)]).toEqual([0, 200]);
+    // White is Y 235 and black Y 16 in the limited range that I420 from a camera uses.
     const rgba = new Uint8Array(width * height * 4).fill(255);
-    expect([...regionGray({ width, height, format: 'rgba', data: rgba }, { left: 2, top: 2, right: 6, bottom: 6 }, 2, 2)]).toEqual([255, 255, 255, 255]);
+    expect([...regionGray({ width, height, format: 'rgba', data: rgba }, { left: 2, top: 2, right: 6, bottom: 6 }, 2, 2)]).toEqual([235, 235, 235, 235]);
+    const rgb = new Uint8Array(width * height * 3);
+    for (let i = 0; i < rgb.length; i += 3) if ((i / 3) % width >= 4) rgb.fill(255, i, i + 3);
+    expect([...regionGray({ width, height, format: 'rgb', data: rgb }, { left: 0, top: 0, right: 8, bottom: 8 }, 2, 1)]).toEqual([16, 235]);
   });
 
   test('percentiles by nearest rank over the last values only', () => {
