@@ -42,7 +42,7 @@ export function ffmpegDecodeArgs(): string[] {
     // setpts after showinfo: output timestamps that only grow, whatever time base the muxer picks.
     '-vf', 'select=mod(pts\\,2),showinfo,setpts=N/TB',
     '-vsync', 'passthrough',
-    '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-flush_packets', '1', 'pipe:1',
+    '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-flush_packets', '1', '-avioflags', 'direct', 'pipe:1',
   ];
 }
 
