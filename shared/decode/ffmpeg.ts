@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { ivfFrameHeader } from '../frames/ivf';
 import type { EncodedFrame, VideoCodec } from '../frames/types';
@@ -27,9 +27,10 @@ const FOURCC: Record<VideoCodec, string> = { VP8: 'VP80', VP9: 'VP90', H264: 'H2
  * converted or piped, and showinfo logs each passing picture's timestamp and size on stderr, which
  * tells which frame a picture on stdout belongs to even when the decoder drops one. Wanted pictures
  * come out as RGB: ffmpeg's converter is many times cheaper than doing it in JS, and RGB is what
- * the JPEG encoder takes.
+ * the JPEG encoder takes. `checksums: false` (for an ffmpeg whose showinfo can skip them) saves the
+ * checksums of every picture that showinfo otherwise works out and nobody reads: about 3 ms a picture.
  */
-export function ffmpegDecodeArgs(): string[] {
+export function ffmpegDecodeArgs(options: { checksums?: boolean } = {}): string[] {
   return [
     '-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info',
     // Frame threading delays every picture by one frame per thread (REFERENCE.md: 136-602 ms).
@@ -40,10 +41,26 @@ export function ffmpegDecodeArgs(): string[] {
     '-f', 'ivf', '-i', 'pipe:0',
     '-threads', '1',
     // setpts after showinfo: output timestamps that only grow, whatever time base the muxer picks.
-    '-vf', 'select=mod(pts\\,2),showinfo,setpts=N/TB',
+    '-vf', `select=mod(pts\\,2),${options.checksums === false ? 'showinfo=checksum=0' : 'showinfo'},setpts=N/TB`,
     '-vsync', 'passthrough',
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-flush_packets', '1', '-avioflags', 'direct', 'pipe:1',
   ];
+}
+
+const checksumOption = new Map<string, Promise<boolean>>();
+
+/** Whether this ffmpeg's showinfo filter can skip its checksums (an option older builds lack); asked once per binary. */
+export function showinfoCanSkipChecksums(ffmpegPath: string): Promise<boolean> {
+  let known = checksumOption.get(ffmpegPath);
+  if (!known) {
+    known = new Promise<boolean>((resolve) => {
+      execFile(ffmpegPath, ['-hide_banner', '-h', 'filter=showinfo'], { timeout: 10_000 }, (err, stdout) => {
+        resolve(!err && /^\s*checksum\s/m.test(String(stdout)));
+      });
+    });
+    checksumOption.set(ffmpegPath, known);
+  }
+  return known;
 }
 
 const SHOWINFO = /Parsed_showinfo_\d+ @ [^\]]*\] n:\s*\d+ pts:\s*(\d+) .*? s:(\d+)x(\d+)/;
@@ -177,6 +194,7 @@ export class FfmpegDecoder implements FrameDecoder {
   readonly backend = 'ffmpeg' as const;
   readonly codec: VideoCodec;
   readonly #ffmpegPath: string;
+  readonly #args: string[];
   #session: ChildSession;
   /** Every child not yet exited: the current one and retired ones still flushing. */
   #sessions = new Set<ChildSession>();
@@ -189,8 +207,9 @@ export class FfmpegDecoder implements FrameDecoder {
   #heldFrames = 0;
   readonly #pool: PicturePool;
 
-  private constructor(codec: VideoCodec, ffmpegPath: string, first: ChildSession, pool: PicturePool) {
+  private constructor(codec: VideoCodec, ffmpegPath: string, args: string[], first: ChildSession, pool: PicturePool) {
     this.codec = codec;
+    this.#args = args;
     this.#pool = pool;
     this.#ffmpegPath = ffmpegPath;
     this.#session = first;
@@ -199,13 +218,14 @@ export class FfmpegDecoder implements FrameDecoder {
 
   /** Spawns the child; resolves once it runs. */
   static async start(codec: VideoCodec, ffmpegPath: string): Promise<FfmpegDecoder> {
-    const child = spawn(ffmpegPath, ffmpegDecodeArgs(), { stdio: ['pipe', 'pipe', 'pipe'] });
+    const args = ffmpegDecodeArgs({ checksums: !(await showinfoCanSkipChecksums(ffmpegPath)) });
+    const child = spawn(ffmpegPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', (err) => reject(new DecoderFailedError(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${err.message}`)));
     });
     const pool = new PicturePool();
-    return new FfmpegDecoder(codec, ffmpegPath, new ChildSession(child, pool), pool);
+    return new FfmpegDecoder(codec, ffmpegPath, args, new ChildSession(child, pool), pool);
   }
 
   /** The current child's process id, for diagnostics (undefined once it has exited). */
@@ -267,7 +287,7 @@ export class FfmpegDecoder implements FrameDecoder {
     old.retired = true;
     this.#flush(old);
     old.child.stdin.end();
-    const child = spawn(this.#ffmpegPath, ffmpegDecodeArgs(), { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(this.#ffmpegPath, this.#args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const next = new ChildSession(child, this.#pool);
     child.once('error', (err) => this.#fail(next, `could not start ${this.#ffmpegPath}: ${err.message}`));
     this.#session = next;

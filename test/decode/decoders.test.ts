@@ -1,5 +1,9 @@
 import { promises as fs } from 'node:fs';
-import { createDecoder, decoderAvailability, DecoderUnavailableError, FfmpegDecoder, type FrameDecoder } from '../../shared/decode';
+import os from 'node:os';
+import path from 'node:path';
+import { createDecoder, decoderAvailability, DecoderUnavailableError, FfmpegDecoder, ffmpegDecodeArgs, type FrameDecoder } from '../../shared/decode';
+import { showinfoCanSkipChecksums } from '../../shared/decode/ffmpeg';
+import { findFfmpeg } from '../../shared/media';
 import type { VideoCodec } from '../../shared/frames';
 import { grayThumbnail, thumbnailDifference } from '../../shared/picture';
 import { astronautClip, type Clip } from './support/clips';
@@ -107,6 +111,22 @@ test("ffmpeg: a released picture's buffer holds a later picture; one still held 
   // The reused buffer holds the new picture, not the old one.
   const source = (k: number) => grayThumbnail({ ...third, format: 'i420', data: c.source[k] });
   expect(thumbnailDifference(grayThumbnail(third), source(2))).toBeLessThan(MAX_MEAN_DIFF);
+});
+
+test("ffmpeg: showinfo's checksums are skipped where the binary knows how, and kept where it does not", async () => {
+  expect(await showinfoCanSkipChecksums(await findFfmpeg())).toBe(true);
+  expect(ffmpegDecodeArgs({ checksums: false }).join(' ')).toContain('showinfo=checksum=0,');
+  expect(ffmpegDecodeArgs().join(' ')).toContain(',showinfo,');
+  // An ffmpeg whose showinfo has no such option (and one that cannot run) keeps the plain filter.
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'old-ffmpeg-'));
+  try {
+    const old = path.join(dir, 'ffmpeg');
+    await fs.writeFile(old, '#!/bin/sh\necho "Filter showinfo"\necho "showinfo AVOptions:"\n', { mode: 0o755 });
+    expect(await showinfoCanSkipChecksums(old)).toBe(false);
+    expect(await showinfoCanSkipChecksums(path.join(dir, 'missing'))).toBe(false);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 });
 
 describe.each(BACKENDS)('%s backend, broken input', (backend) => {
