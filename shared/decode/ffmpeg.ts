@@ -1,12 +1,15 @@
 import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { ivfFrameHeader } from '../frames/ivf';
 import type { EncodedFrame, VideoCodec } from '../frames/types';
 import { DecoderFailedError, wrongCodec } from './errors';
+import { connectLocalOutput, PictureInput } from './picture-input';
 import { PicturePool } from './picture-pool';
 import type { FrameDecoder, Picture } from './types';
 
-type Child = ChildProcessByStdio<Writable, Readable, Readable>;
+/** stdout is null when it goes to a local socket instead of a pipe. */
+type Child = ChildProcessByStdio<Writable, Readable | null, Readable>;
 
 /** A wanted frame whose picture never came out (the decoder refused it) resolves undefined after this. */
 const WANTED_TIMEOUT_MS = 5000;
@@ -102,26 +105,49 @@ class ChildSession {
   readonly wanted: Wanted[] = [];
   /** Sizes and sequence numbers from showinfo, waiting for their bytes on stdout. */
   #infos: { seq: number; width: number; height: number }[] = [];
-  #out: Buffer[] = [];
-  #outBytes = 0;
+  readonly #input: PictureInput;
+  /** The local socket stdout goes to (none when it is a pipe). */
+  readonly #output?: Socket;
   #stderrLine = '';
   stderrTail = '';
   headerSent = false;
   /** Set when this child was told to finish (stdin ended) because a newer one took over. */
   retired = false;
+  /** How the child ended, once it has and everything it wrote has been read. */
+  readonly ended: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly exited: Promise<void>;
 
   readonly #pool: PicturePool;
 
-  constructor(child: Child, pool: PicturePool) {
+  /** Starts a child whose stdout goes to a local socket where one can be made, else to a pipe. */
+  static async spawn(ffmpegPath: string, args: string[], pool: PicturePool): Promise<ChildSession> {
+    const input = new PictureInput();
+    const output = await connectLocalOutput(input);
+    const child = spawn(ffmpegPath, args, { stdio: ['pipe', output?.theirs ?? 'pipe', 'pipe'] }) as Child;
+    // The child has its own copy of its end: this one would keep ours from seeing the child's end.
+    output?.theirs.destroy();
+    return new ChildSession(child, pool, input, output?.ours);
+  }
+
+  /** Starts a child at once, stdout on a pipe (for a switch in the middle of a stream, which cannot wait). */
+  static spawnNow(ffmpegPath: string, args: string[], pool: PicturePool): ChildSession {
+    const child = spawn(ffmpegPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    return new ChildSession(child, pool, new PictureInput());
+  }
+
+  private constructor(child: Child, pool: PicturePool, input: PictureInput, output?: Socket) {
     this.child = child;
     this.#pool = pool;
-    this.exited = new Promise((resolve) => child.once('close', () => resolve()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      this.#out.push(chunk);
-      this.#outBytes += chunk.length;
-      this.#pair();
-    });
+    this.#input = input;
+    this.#output = output;
+    input.onData = () => this.#pair();
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+    // The socket can still hold pictures when the child is gone: the end counts once both are over.
+    const drained = output ? new Promise<void>((resolve) => output.once('close', () => resolve())) : undefined;
+    this.ended = Promise.all([exit, drained]).then(([how]) => how);
+    this.exited = this.ended.then(() => undefined);
+    if (output) output.on('error', () => undefined); // a reset after a crash; the exit is what reports it
+    else child.stdout?.on('data', (chunk: Buffer) => input.append(chunk));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => this.#onStderr(text));
     child.stdin.on('error', () => undefined); // EPIPE after a crash; the exit handler reports it
@@ -129,6 +155,13 @@ class ChildSession {
 
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Kills the child and drops what it has written. */
+  kill(): void {
+    this.child.stdin.destroy();
+    if (this.running) this.child.kill('SIGKILL');
+    this.#output?.destroy();
   }
 
   /** Resolves every wanted frame still waiting (with undefined, or the error). */
@@ -156,27 +189,13 @@ class ChildSession {
     while (this.#infos.length > 0) {
       const info = this.#infos[0];
       const size = info.width * info.height * 3;
-      if (this.#outBytes < size) return;
+      if (this.#input.length < size) return;
       this.#infos.shift();
-      this.#deliver(info.seq, info.width, info.height, this.#take(size));
+      // A copy of exactly the picture, so the caller may keep it while later pictures come in.
+      const data = this.#pool.take(size);
+      this.#input.takeInto(data);
+      this.#deliver(info.seq, info.width, info.height, data);
     }
-  }
-
-  #take(size: number): Uint8Array {
-    // A copy of exactly the picture, so a caller that keeps it does not pin the pipe's chunks. The
-    // chunks are copied straight into it: joining them first would copy every picture twice.
-    const data = this.#pool.take(size);
-    let filled = 0;
-    while (filled < size) {
-      const chunk = this.#out[0];
-      const n = Math.min(chunk.length, size - filled);
-      data.set(n === chunk.length ? chunk : chunk.subarray(0, n), filled);
-      filled += n;
-      if (n === chunk.length) this.#out.shift();
-      else this.#out[0] = chunk.subarray(n);
-    }
-    this.#outBytes -= size;
-    return data;
   }
 
   #deliver(seq: number, width: number, height: number, data: Uint8Array): void {
@@ -219,13 +238,18 @@ export class FfmpegDecoder implements FrameDecoder {
   /** Spawns the child; resolves once it runs. */
   static async start(codec: VideoCodec, ffmpegPath: string): Promise<FfmpegDecoder> {
     const args = ffmpegDecodeArgs({ checksums: !(await showinfoCanSkipChecksums(ffmpegPath)) });
-    const child = spawn(ffmpegPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', (err) => reject(new DecoderFailedError(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${err.message}`)));
-    });
     const pool = new PicturePool();
-    return new FfmpegDecoder(codec, ffmpegPath, args, new ChildSession(child, pool), pool);
+    const session = await ChildSession.spawn(ffmpegPath, args, pool);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        session.child.once('spawn', resolve);
+        session.child.once('error', (err) => reject(new DecoderFailedError(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${err.message}`)));
+      });
+    } catch (err) {
+      session.kill();
+      throw err;
+    }
+    return new FfmpegDecoder(codec, ffmpegPath, args, session, pool);
   }
 
   /** The current child's process id, for diagnostics (undefined once it has exited). */
@@ -273,8 +297,7 @@ export class FfmpegDecoder implements FrameDecoder {
       const sessions = [...this.#sessions];
       for (const s of sessions) {
         s.settle();
-        s.child.stdin.destroy();
-        if (s.running) s.child.kill('SIGKILL');
+        s.kill();
       }
       await Promise.all(sessions.map((s) => s.exited));
     })();
@@ -287,9 +310,8 @@ export class FfmpegDecoder implements FrameDecoder {
     old.retired = true;
     this.#flush(old);
     old.child.stdin.end();
-    const child = spawn(this.#ffmpegPath, this.#args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    const next = new ChildSession(child, this.#pool);
-    child.once('error', (err) => this.#fail(next, `could not start ${this.#ffmpegPath}: ${err.message}`));
+    const next = ChildSession.spawnNow(this.#ffmpegPath, this.#args, this.#pool);
+    next.child.once('error', (err) => this.#fail(next, `could not start ${this.#ffmpegPath}: ${err.message}`));
     this.#session = next;
     this.#adopt(next);
     return next;
@@ -307,8 +329,8 @@ export class FfmpegDecoder implements FrameDecoder {
   #adopt(session: ChildSession): void {
     this.#sessions.add(session);
     track(session.child);
-    // 'close', not 'exit': a retiring child's last pictures may still sit in the stdout pipe at exit.
-    session.child.once('close', (code, signal) => {
+    // Not 'exit': a retiring child's last pictures may still wait to be read when it exits.
+    void session.ended.then(({ code, signal }) => {
       this.#sessions.delete(session);
       if (this.#closed) return;
       if (session.retired) {

@@ -113,6 +113,13 @@ test("ffmpeg: a released picture's buffer holds a later picture; one still held 
   expect(thumbnailDifference(grayThumbnail(third), source(2))).toBeLessThan(MAX_MEAN_DIFF);
 });
 
+test('ffmpeg: pictures come through a local socket read into one reused buffer, not a pipe', async () => {
+  const c = await clip('VP8');
+  const d = (await decoder('VP8', 'ffmpeg')) as FfmpegDecoder;
+  expect(await d.decode(c.frames[0], true)).toBeDefined();
+  expect(await fs.readlink(`/proc/${d.pid}/fd/1`)).toMatch(/^socket:/);
+});
+
 test("ffmpeg: showinfo's checksums are skipped where the binary knows how, and kept where it does not", async () => {
   expect(await showinfoCanSkipChecksums(await findFfmpeg())).toBe(true);
   expect(ffmpegDecodeArgs({ checksums: false }).join(' ')).toContain('showinfo=checksum=0,');
