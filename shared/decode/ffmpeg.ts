@@ -116,6 +116,8 @@ class ChildSession {
   /** How the child ended, once it has and everything it wrote has been read. */
   readonly ended: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly exited: Promise<void>;
+  /** Resolves once the child runs; rejects with the error when it cannot be started. */
+  readonly started: Promise<void>;
 
   readonly #pool: PicturePool;
 
@@ -141,6 +143,11 @@ class ChildSession {
     this.#input = input;
     this.#output = output;
     input.onData = () => this.#pair();
+    this.started = new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    this.started.catch(() => undefined); // a child started mid-stream reports its error through 'error' itself
     const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
     // The socket can still hold pictures when the child is gone: the end counts once both are over.
     const drained = output ? new Promise<void>((resolve) => output.once('close', () => resolve())) : undefined;
@@ -241,13 +248,10 @@ export class FfmpegDecoder implements FrameDecoder {
     const pool = new PicturePool();
     const session = await ChildSession.spawn(ffmpegPath, args, pool);
     try {
-      await new Promise<void>((resolve, reject) => {
-        session.child.once('spawn', resolve);
-        session.child.once('error', (err) => reject(new DecoderFailedError(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${err.message}`)));
-      });
+      await session.started;
     } catch (err) {
       session.kill();
-      throw err;
+      throw new DecoderFailedError(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${(err as Error).message}`);
     }
     return new FfmpegDecoder(codec, ffmpegPath, args, session, pool);
   }

@@ -72,6 +72,7 @@ export async function connectLocalOutput(input: PictureInput): Promise<{ theirs:
   let dir: string | undefined;
   const server = net.createServer();
   let ours: net.Socket | undefined;
+  let accepted: Promise<net.Socket> | undefined;
   try {
     dir = await mkdtemp(path.join(os.tmpdir(), 'vs-decode-'));
     const socketPath = path.join(dir, 'out.sock');
@@ -79,7 +80,7 @@ export async function connectLocalOutput(input: PictureInput): Promise<{ theirs:
       server.once('error', reject);
       server.listen(socketPath, resolve);
     });
-    const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+    accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
     const connection = net.connect({
       path: socketPath,
       onread: {
@@ -103,6 +104,8 @@ export async function connectLocalOutput(input: PictureInput): Promise<{ theirs:
     return { theirs, ours: connection };
   } catch {
     ours?.destroy();
+    // The accepted end of a connection that came in before giving up.
+    void accepted?.then((theirs) => theirs.destroy());
     return undefined;
   } finally {
     // Closing the server removes the socket's name; the connection stays.

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDecoder, decoderAvailability, DecoderUnavailableError, FfmpegDecoder, ffmpegDecodeArgs, type FrameDecoder } from '../../shared/decode';
 import { showinfoCanSkipChecksums } from '../../shared/decode/ffmpeg';
+import { PictureInput } from '../../shared/decode/picture-input';
 import { findFfmpeg } from '../../shared/media';
 import type { VideoCodec } from '../../shared/frames';
 import { grayThumbnail, thumbnailDifference } from '../../shared/picture';
@@ -118,6 +119,31 @@ test('ffmpeg: pictures come through a local socket read into one reused buffer, 
   const d = (await decoder('VP8', 'ffmpeg')) as FfmpegDecoder;
   expect(await d.decode(c.frames[0], true)).toBeDefined();
   expect(await fs.readlink(`/proc/${d.pid}/fd/1`)).toMatch(/^socket:/);
+});
+
+test('the picture input keeps bytes in order across reads, cuts pictures from the front and grows for large ones', () => {
+  const input = new PictureInput();
+  let reads = 0;
+  input.onData = () => reads++;
+  const big = Buffer.alloc(5 * 1024 * 1024);
+  for (let i = 0; i < big.length; i++) big[i] = (i * 7) & 255;
+  // Half from a pipe, half read into room() as a socket does.
+  input.append(big.subarray(0, 3_000_000));
+  const room = input.room();
+  expect(room.length).toBeGreaterThanOrEqual(256 * 1024);
+  const n = Math.min(room.length, big.length - 3_000_000);
+  big.copy(room, 0, 3_000_000, 3_000_000 + n);
+  input.received(n);
+  input.append(big.subarray(3_000_000 + n));
+  expect([input.length, reads]).toEqual([big.length, 3]);
+  const first = new Uint8Array(921_600);
+  input.takeInto(first);
+  expect(Buffer.from(first).equals(big.subarray(0, 921_600))).toBe(true);
+  const rest = new Uint8Array(big.length - 921_600);
+  input.takeInto(rest);
+  expect(Buffer.from(rest).equals(big.subarray(921_600))).toBe(true);
+  expect(input.length).toBe(0);
+  expect(() => input.takeInto(new Uint8Array(1))).toThrow(RangeError);
 });
 
 test("ffmpeg: showinfo's checksums are skipped where the binary knows how, and kept where it does not", async () => {
