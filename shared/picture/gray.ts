@@ -1,6 +1,14 @@
 import type { Picture } from '../decode/types';
 import { checkPicture } from './convert';
 
+/** BT.601 luma in limited range, x256: the scale of I420's Y plane, which every grey copy of RGB keeps to. */
+const LUMA = { offset: 16, r: 66, g: 129, b: 25 } as const;
+
+/** One RGB pixel's limited-range BT.601 luma (0-255), comparable with the Y plane of I420. */
+export function rgbLuma(r: number, g: number, b: number): number {
+  return LUMA.offset + ((LUMA.r * r + LUMA.g * g + LUMA.b * b + 128) >> 8);
+}
+
 /**
  * A small grey-scale copy of a picture (cell-averaged luma), the input of a change gate: two samples
  * are compared on these instead of on whole frames. Plain JS; an I420 picture's Y plane is read as is,
@@ -45,7 +53,7 @@ export function grayThumbnail(p: Picture, width = 32, height = 24): Uint8Array {
             b += d[i + 2];
           }
         }
-        sum = 16 * n + (66 * r + 129 * g + 25 * b) / 256;
+        sum = LUMA.offset * n + (LUMA.r * r + LUMA.g * g + LUMA.b * b) / 256;
       }
       out[ty * width + tx] = Math.round(sum / n);
     }

@@ -1,5 +1,5 @@
 /** Pictures: JPEG snapshots, crops and boxes (sharp, native or wasm), and a grey thumbnail for change gates. */
-export { grayThumbnail, thumbnailDifference } from './gray';
+export { grayThumbnail, rgbLuma, thumbnailDifference } from './gray';
 export { encodeJpeg, cropToJpeg, drawBoxes, drawBoxesOnImage, type JpegOptions } from './jpeg';
 export type { Box } from './overlay';
 export { pictureBackend } from './sharp';

@@ -1,3 +1,4 @@
+import { rgbLuma } from '../picture/gray';
 import type { Box } from './geometry';
 
 /** The fields of a decoded picture that a grey thumbnail needs (the decoders' Picture has them). */
@@ -44,6 +45,5 @@ export function regionGray(p: PlanarPicture, region: Box, width: number, height:
 function luma(p: PlanarPicture, x: number, y: number): number {
   if (p.format === 'i420') return p.data[y * p.width + x];
   const i = (y * p.width + x) * (p.format === 'rgb' ? 3 : 4);
-  // BT.601 luma in limited range, comparable with the Y plane of I420.
-  return 16 + ((66 * p.data[i] + 129 * p.data[i + 1] + 25 * p.data[i + 2] + 128) >> 8);
+  return rgbLuma(p.data[i], p.data[i + 1], p.data[i + 2]);
 }
