@@ -360,6 +360,9 @@ async function measureCpu(sandbox: SandboxChild, streaming: StreamingClient, cli
     streams,
     samples_analysed_per_s: Math.round(((s1.samples.analysed - s0.samples.analysed) / wall) * 10) / 10,
     frames_decoded_per_s: Math.round(((s1.frames.decoded - s0.frames.decoded) / wall) * 10) / 10,
+    /** Frames that reached the watcher, and those it threw away (lost, or waiting for a key frame). */
+    frames_received_per_s: Math.round(((s1.frames.received - s0.frames.received) / wall) * 10) / 10,
+    frames_dropped_per_s: Math.round(((s1.frames.dropped - s0.frames.dropped) / wall) * 10) / 10,
   };
 }
 

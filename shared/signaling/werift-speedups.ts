@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { RtpHeader, RtpPacket, SrtpSession } from 'werift';
+import { RTCRtpReceiver, RtpHeader, RtpPacket, SrtpSession } from 'werift';
 
 /**
  * Measured fixes for werift's receive path, applied at run time (install scripts, and so patch
@@ -9,8 +9,21 @@ import { RtpHeader, RtpPacket, SrtpSession } from 'werift';
  * behaviour exactly, is applied once per process to every werift connection in it, and is skipped
  * when werift's insides are not where it expects them (a later werift then runs as it is).
  */
-export function speedUpWerift(): { srtpKeyObjects: boolean; fastGetBit: boolean; plainRtpObjects: boolean } {
-  return { srtpKeyObjects: useKeyObjectsForSrtp(), fastGetBit: useFastGetBit(), plainRtpObjects: usePlainRtpObjects() };
+export function speedUpWerift(): Record<'srtpKeyObjects' | 'fastGetBit' | 'plainRtpObjects' | 'leanEvents' | 'firstCodecMemo' | 'nackLoopEnds', boolean> {
+  return {
+    srtpKeyObjects: useKeyObjectsForSrtp(),
+    fastGetBit: useFastGetBit(),
+    plainRtpObjects: usePlainRtpObjects(),
+    leanEvents: useLeanEvents(),
+    firstCodecMemo: useFirstCodecMemo(),
+    nackLoopEnds: useNackLoopThatEnds(),
+  };
+}
+
+/** The compiled module of werift's `common` package named `name`, from the CommonJS cache (werift's entry point has loaded it). */
+function weriftCommonModule(name: string): Record<string, unknown> | undefined {
+  const file = path.join(path.dirname(require.resolve('werift')), '..', '..', 'common', 'src', `${name}.js`);
+  return require.cache[file]?.exports as Record<string, unknown> | undefined;
 }
 
 /** The fields of a werift SRTP cipher this module touches. */
@@ -83,10 +96,8 @@ export function useFastGetBit(): boolean {
   if (getBitApplied !== undefined) return getBitApplied;
   getBitApplied = false;
   try {
-    // The helper is not exported on its own; its module is found in the CommonJS cache (werift's
-    // entry point has loaded it).
-    const file = path.join(path.dirname(require.resolve('werift')), '..', '..', 'common', 'src', 'binary.js');
-    const binary = require.cache[file]?.exports as { getBit?: GetBit } | undefined;
+    // The helper is not exported on its own; its module is.
+    const binary = weriftCommonModule('binary') as { getBit?: GetBit } | undefined;
     const original = binary?.getBit;
     if (typeof original !== 'function' || original(0b0110_0000, 1, 2) !== 3) return getBitApplied;
     binary!.getBit = fastGetBit(original);
@@ -282,3 +293,165 @@ const SAMPLE_PACKETS = [
   Buffer.from('b1600102000000640000000100000007bede0002120a0b30ffdd00112233', 'hex'),
   Buffer.from('9060ffff0000000100000002100000020204aabbccdd0000ff00ee03', 'hex'),
 ];
+
+/** What this module uses of werift's Event. */
+interface WeriftEvent {
+  ended: boolean;
+  event: { stack: { execute: (...args: unknown[]) => unknown }[]; promiseStack: { execute: (...args: unknown[]) => unknown }[] };
+  onerror: (e: unknown) => void;
+  execute: (...args: unknown[]) => void;
+}
+type EventClass = new (...args: unknown[]) => WeriftEvent;
+
+let leanApplied: boolean | undefined;
+
+/**
+ * werift passes every packet through five or so of its Events, and each execute() starts an async
+ * function for its queued (promise) subscribers whether there are any or not: a promise, a closure
+ * and a microtask per event per packet, about a sixth of what the receive path allocates. Events
+ * made from now on skip that when no queued subscriber is there, which nothing can observe: the
+ * async function reads the queue before its first await. Returns false when werift's Event is not
+ * what this expects.
+ */
+export function useLeanEvents(): boolean {
+  if (leanApplied !== undefined) return leanApplied;
+  leanApplied = false;
+  try {
+    const events = weriftCommonModule('event');
+    const Original = events?.Event as EventClass | undefined;
+    if (typeof Original !== 'function') return leanApplied;
+    const probe = new Original();
+    if (typeof probe.execute !== 'function' || !Array.isArray(probe.event?.stack) || !Array.isArray(probe.event?.promiseStack) || typeof probe.onerror !== 'function') return leanApplied;
+    const Lean = class Event extends Original {
+      constructor(...args: unknown[]) {
+        super(...args);
+        this.execute = leanExecute(this, this.execute);
+      }
+    };
+    events!.Event = Lean;
+    leanApplied = events!.Event === Lean;
+  } catch {
+    // werift's Event changed or is frozen: it keeps working as it is.
+  }
+  return leanApplied;
+}
+
+/** An Event's execute that hands over to werift's own only when it has queued subscribers to run. */
+export function leanExecute(event: WeriftEvent, original: (...args: unknown[]) => void): (...args: unknown[]) => void {
+  return (...args: unknown[]): void => {
+    if (event.ended) return;
+    if (event.event.promiseStack.length > 0) return original(...args);
+    for (const item of event.event.stack) item.execute(...args);
+    // A subscriber just above may have queued one: werift's own would run it now.
+    if (event.event.promiseStack.length > 0) runQueued(event, args);
+  };
+}
+
+function runQueued(event: WeriftEvent, args: unknown[]): void {
+  (async () => {
+    for (const item of event.event.promiseStack) await item.execute(...args);
+  })().catch((e: unknown) => event.onerror(e));
+}
+
+interface Codec {
+  payloadType: number;
+  rtcpFeedback: { type: string }[];
+}
+interface Receiver {
+  codecs: Record<number, Codec>;
+  codecArray: Codec[];
+}
+
+let codecMemoApplied: boolean | undefined;
+
+/**
+ * For every packet werift's receiver asks whether NACK and transport-cc are on, each time listing
+ * and sorting all its negotiated codecs to look at the first: the largest single allocation on the
+ * receive path. The first codec is kept until werift changes the receiver's codecs (only its
+ * prepareReceive and resyncCodecs do). Returns false when the receiver is not what this expects.
+ */
+export function useFirstCodecMemo(): boolean {
+  if (codecMemoApplied !== undefined) return codecMemoApplied;
+  codecMemoApplied = false;
+  try {
+    const proto = RTCRtpReceiver.prototype as unknown as Record<string, unknown>;
+    const getter = (name: string) => Object.getOwnPropertyDescriptor(proto, name)?.get;
+    const writers = ['prepareReceive', 'resyncCodecs'] as const;
+    if (!getter('codecArray') || !getter('nackEnabled') || !getter('twccEnabled') || writers.some((w) => typeof proto[w] !== 'function')) return codecMemoApplied;
+    const memo = new WeakMap<object, { codecs: object; first: Codec | undefined }>();
+    const firstCodec = (receiver: Receiver): Codec | undefined => {
+      let known = memo.get(receiver);
+      if (known?.codecs !== receiver.codecs) {
+        known = { codecs: receiver.codecs, first: receiver.codecArray[0] };
+        memo.set(receiver, known);
+      }
+      return known.first;
+    };
+    for (const name of writers) {
+      const original = proto[name] as (...args: unknown[]) => unknown;
+      proto[name] = function (this: Receiver, ...args: unknown[]): unknown {
+        try {
+          return original.apply(this, args);
+        } finally {
+          memo.delete(this);
+        }
+      };
+    }
+    // werift's own tests, on the memoised codec.
+    const feedback = (type: string) =>
+      function (this: Receiver) {
+        return firstCodec(this)?.rtcpFeedback.find((f) => f.type === type);
+      };
+    Object.defineProperty(proto, 'nackEnabled', { get: feedback('nack'), configurable: true });
+    Object.defineProperty(proto, 'twccEnabled', { get: feedback('transport-cc'), configurable: true });
+    codecMemoApplied = true;
+  } catch {
+    // werift's receiver changed: it keeps working as it is.
+  }
+  return codecMemoApplied;
+}
+
+/** What this module uses of werift's NACK sender. */
+interface NackSender {
+  sendNack: () => Promise<unknown>;
+  lostSeqNumbers: number[];
+  mediaSourceSsrc?: number;
+  nackLoop?: unknown;
+  [ENDS]?: true;
+}
+const ENDS = Symbol('nackLoopEnds');
+
+let nackApplied: boolean | undefined;
+
+/**
+ * werift's NACK sender starts a 5 ms loop at a lost packet, meant to stop at the first round that
+ * finds nothing lost once it has sent. But a round that finds nothing lost before sending waits on
+ * a promise that never settles: when retransmissions recover the losses between two rounds, which is
+ * the usual case, the loop runs for the rest of the connection, 200 rounds a second per stream. Such
+ * a round now settles at once, so the loop stops as werift means it to, and starts again at the next
+ * loss. Returns false when the sender is not what this expects.
+ */
+export function useNackLoopThatEnds(): boolean {
+  if (nackApplied !== undefined) return nackApplied;
+  nackApplied = false;
+  try {
+    const probe = (new RTCRtpReceiver({} as never, 'video', 1) as unknown as { nack?: NackSender }).nack;
+    if (!probe || typeof probe.sendNack !== 'function' || !Array.isArray(probe.lostSeqNumbers)) return nackApplied;
+    const proto = Object.getPrototypeOf(probe) as { setLost?: (...args: unknown[]) => unknown };
+    const setLost = proto.setLost;
+    if (typeof setLost !== 'function') return nackApplied;
+    proto.setLost = function (this: NackSender, ...args: unknown[]): unknown {
+      if (!this[ENDS]) {
+        this[ENDS] = true;
+        const send = this.sendNack;
+        // The sender's own test for having something to send, as it is.
+        this.sendNack = () => (this.lostSeqNumbers.length > 0 && this.mediaSourceSsrc ? send() : Promise.resolve());
+      }
+      return setLost.apply(this, args);
+    };
+    nackApplied = true;
+  } catch {
+    // werift's receiver changed: it keeps working as it is.
+  }
+  return nackApplied;
+}

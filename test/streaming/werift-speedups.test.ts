@@ -1,7 +1,7 @@
 import { KeyObject, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { RtpHeader, RtpPacket, SrtpSession, getBit } from 'werift';
-import { fastGetBit, plainRtpDeserialize, speedUpWerift, useKeyObjectsForSrtp, usePlainRtpObjects } from '../../shared/signaling/werift-speedups';
+import { Event, RTCRtpCodecParameters, RTCRtpReceiver, RtpHeader, RtpPacket, SrtpSession, getBit } from 'werift';
+import { fastGetBit, leanExecute, plainRtpDeserialize, speedUpWerift, useFirstCodecMemo, useKeyObjectsForSrtp, useLeanEvents, useNackLoopThatEnds, usePlainRtpObjects } from '../../shared/signaling/werift-speedups';
 
 // A sender and a receiver of one SRTP session: what one encrypts with its local keys the other
 // decrypts with its remote keys.
@@ -19,8 +19,9 @@ function cipherOf(session: SrtpSession, side: 'localContext' | 'remoteContext'):
 
 test("werift's insides are found where the speed-ups expect them", () => {
   // False here means a werift upgrade moved them: the watcher then works, but each packet costs more.
-  expect(speedUpWerift()).toEqual({ srtpKeyObjects: true, fastGetBit: true, plainRtpObjects: true });
-  expect(speedUpWerift()).toEqual({ srtpKeyObjects: true, fastGetBit: true, plainRtpObjects: true });
+  const all = { srtpKeyObjects: true, fastGetBit: true, plainRtpObjects: true, leanEvents: true, firstCodecMemo: true, nackLoopEnds: true };
+  expect(speedUpWerift()).toEqual(all);
+  expect(speedUpWerift()).toEqual(all);
 });
 
 describe("werift's getBit done with shifts", () => {
@@ -151,5 +152,125 @@ describe('RTP headers and packets built with plain assignments', () => {
     expect(clone.serialize()).toEqual(raw);
     clone.header.sequenceNumber = 8;
     expect(packet.header.sequenceNumber).toBe(7);
+  });
+});
+
+describe("werift's Events without an async function per call", () => {
+  // werift's own, taken before anything replaced it.
+  const Original = Event;
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+  // One script of subscriptions and calls, and what the subscribers saw, in order.
+  async function script(make: () => Event<[number]>): Promise<string[]> {
+    const log: string[] = [];
+    const e = make();
+    e.onerror = (err) => log.push(`onerror ${String(err)}`);
+    const first = e.subscribe((n) => log.push(`sync1 ${n}`));
+    e.once((n) => log.push(`once ${n}`));
+    e.execute(1);
+    e.subscribe((n) => {
+      log.push(`sync2 ${n}`);
+      if (n === 2) {
+        // A queued subscriber added while the event runs is run by that same call.
+        e.queuingSubscribe(async (m) => {
+          log.push(`queued start ${m}`);
+          await flush();
+          log.push(`queued end ${m}`);
+          if (m === 4) throw new Error('boom');
+        });
+      }
+    });
+    e.execute(2);
+    log.push('after 2');
+    await flush();
+    first.unSubscribe();
+    e.execute(3);
+    e.execute(4);
+    log.push('after 4');
+    await flush();
+    await flush();
+    e.complete();
+    e.execute(5);
+    await flush();
+    return log;
+  }
+
+  test('subscribers see the same calls in the same order, errors included', async () => {
+    const lean = () => {
+      const e = new Original<[number]>();
+      e.execute = leanExecute(e as never, e.execute as never) as never;
+      return e;
+    };
+    const expected = await script(() => new Original<[number]>());
+    expect(expected).toContain('onerror Error: boom');
+    expect(await script(lean)).toEqual(expected);
+  });
+
+  test('once applied, werift makes lean Events, of the same class as before', async () => {
+    expect(useLeanEvents()).toBe(true);
+    const e = new RTCRtpReceiver({} as never, 'video', 1).onRtcp;
+    expect(e).toBeInstanceOf(Original);
+    expect(e.execute.toString()).not.toBe(new Original().execute.toString());
+    expect(await script(() => new Event<[number]>())).toEqual(await script(() => new Original<[number]>()));
+  });
+});
+
+describe("werift receiver's first codec, kept between its codec changes", () => {
+  const codec = (payloadType: number, feedback: string[]) =>
+    new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType, rtcpFeedback: feedback.map((type) => ({ type })) });
+
+  test('NACK and transport-cc follow the codecs werift negotiates, before and after a resync', () => {
+    expect(useFirstCodecMemo()).toBe(true);
+    const r = new RTCRtpReceiver({} as never, 'video', 1);
+    expect([r.nackEnabled, r.twccEnabled]).toEqual([undefined, undefined]);
+    r.prepareReceive({ codecs: [codec(100, ['nack']), codec(96, ['transport-cc', 'goog-remb'])], encodings: [] } as never);
+    expect([r.nackEnabled, r.twccEnabled]).toEqual([undefined, { type: 'transport-cc' }]);
+    expect(r.twccEnabled).toBe(r.twccEnabled);
+    r.resyncCodecs({ codecs: [codec(97, ['nack', 'ccm'])], encodings: [] } as never);
+    expect([r.nackEnabled, r.twccEnabled]).toEqual([{ type: 'nack' }, undefined]);
+    r.prepareReceive({ codecs: [codec(35, ['transport-cc'])], encodings: [] } as never);
+    expect([r.nackEnabled, r.twccEnabled]).toEqual([undefined, { type: 'transport-cc' }]);
+    // Another receiver keeps its own.
+    const other = new RTCRtpReceiver({} as never, 'video', 2);
+    other.prepareReceive({ codecs: [codec(96, ['nack'])], encodings: [] } as never);
+    expect([other.nackEnabled, r.nackEnabled]).toEqual([{ type: 'nack' }, undefined]);
+  });
+});
+
+describe("werift's NACK loop", () => {
+  // Waits (a bounded while) for what the 5 ms loop should bring about.
+  async function until(done: () => boolean): Promise<boolean> {
+    for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    return done();
+  }
+
+  test('sends NACKs for lost packets, and stops once they are recovered; a later loss starts it again', async () => {
+    expect(useNackLoopThatEnds()).toBe(true);
+    const receiver = new RTCRtpReceiver({} as never, 'video', 1);
+    const sent: number[][] = [];
+    (receiver as unknown as { dtlsTransport: unknown }).dtlsTransport = {
+      sendRtcp: async (packets: { feedback: { lost: number[] } }[]) => void sent.push(...packets.map((p) => p.feedback.lost)),
+    };
+    const nack = (receiver as unknown as { nack: { addPacket(p: RtpPacket): void; close(): void; nackLoop?: unknown } }).nack;
+    const packet = (seq: number) => new RtpPacket(new RtpHeader({ sequenceNumber: seq, ssrc: 99, payloadType: 96 }), Buffer.alloc(10));
+    try {
+      for (const seq of [1, 2, 5]) nack.addPacket(packet(seq));
+      expect(await until(() => sent.length > 0)).toBe(true);
+      expect(sent[0]).toEqual([3, 4]);
+      // The retransmissions arrive: the loop ends (werift's own ran on for good).
+      nack.addPacket(packet(3));
+      nack.addPacket(packet(4));
+      expect(await until(() => nack.nackLoop === undefined)).toBe(true);
+
+      const before = sent.length;
+      nack.addPacket(packet(7));
+      expect(nack.nackLoop).toBeDefined();
+      expect(await until(() => sent.length > before)).toBe(true);
+      expect(sent.at(-1)).toEqual([6]);
+      nack.addPacket(packet(6));
+      expect(await until(() => nack.nackLoop === undefined)).toBe(true);
+    } finally {
+      nack.close();
+    }
   });
 });
