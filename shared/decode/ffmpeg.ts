@@ -327,7 +327,13 @@ export class FfmpegDecoder implements FrameDecoder {
     if (held.length === 0) return true;
     this.#held = [];
     this.#heldFrames = 0;
-    return session.child.stdin.write(Buffer.concat(held));
+    // Corked writes leave as one writev: no copy of the frames into a buffer of their own.
+    const stdin = session.child.stdin;
+    let room = true;
+    stdin.cork();
+    for (const chunk of held) room = stdin.write(chunk);
+    stdin.uncork();
+    return room;
   }
 
   #adopt(session: ChildSession): void {

@@ -43,9 +43,12 @@ export function ivfFrame(data: Buffer, pts: number): Buffer {
 
 /** The 12-byte header of an IVF frame record, for writers that send the frame's bytes as they are. */
 export function ivfFrameHeader(size: number, pts: number): Buffer {
-  const h = Buffer.alloc(FRAME_HEADER_SIZE);
+  // Every byte is written: a slice of Node's shared pool will do.
+  const h = Buffer.allocUnsafe(FRAME_HEADER_SIZE);
+  const t = Math.max(0, Math.round(pts));
   h.writeUInt32LE(size, 0);
-  h.writeBigUInt64LE(BigInt(Math.max(0, Math.round(pts))), 4);
+  h.writeUInt32LE(t % 2 ** 32, 4);
+  h.writeUInt32LE(Math.floor(t / 2 ** 32), 8);
   return h;
 }
 

@@ -13,6 +13,7 @@ import {
   type KeyframeReason,
   type VideoCodec,
 } from '../../shared/frames';
+import { ivfFileHeader, ivfFrameHeader } from '../../shared/frames/ivf';
 import { ReorderBuffer } from '../../shared/frames/reorder';
 import { decodeFrames, encodeTestPattern } from './support/ffmpeg';
 
@@ -54,6 +55,18 @@ async function h264Sources(n: number, slices?: number): Promise<Source[]> {
 }
 
 describe('frame parsing', () => {
+  test('IVF frame records written header by header read back whole, timestamps past 32 bits included', () => {
+    const frames = [
+      { data: Buffer.from('first'), pts: 0 },
+      { data: Buffer.from('second frame'), pts: 2 ** 40 + 7 },
+      { data: Buffer.alloc(0), pts: 3.6 },
+    ];
+    const reader = new IvfReader();
+    const chunks = [ivfFileHeader({ codec: 'VP8', width: 4, height: 2, timebaseDen: 90000, timebaseNum: 1 }), ...frames.flatMap((f) => [ivfFrameHeader(f.data.length, f.pts), f.data])];
+    const out = reader.push(Buffer.concat(chunks));
+    expect(out.map((f) => [f.data.toString(), f.pts])).toEqual([['first', 0], ['second frame', 2 ** 40 + 7], ['', 4]]);
+  });
+
   test('VP8 key frames are recognised from the bitstream, with their size', async () => {
     const src = await ivfSources('VP8', 25);
     expect(src).toHaveLength(25);
