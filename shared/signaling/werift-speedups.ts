@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { RTCRtpReceiver, RtpHeader, RtpPacket, SrtpSession } from 'werift';
+import { RTCRtpCodecParameters, RTCRtpReceiver, RtpHeader, RtpPacket, SrtpSession } from 'werift';
 
 /**
  * Measured fixes for werift's receive path, applied at run time (install scripts, and so patch
@@ -9,7 +9,7 @@ import { RTCRtpReceiver, RtpHeader, RtpPacket, SrtpSession } from 'werift';
  * behaviour exactly, is applied once per process to every werift connection in it, and is skipped
  * when werift's insides are not where it expects them (a later werift then runs as it is).
  */
-export function speedUpWerift(): Record<'srtpKeyObjects' | 'fastGetBit' | 'plainRtpObjects' | 'leanEvents' | 'firstCodecMemo' | 'nackLoopEnds', boolean> {
+export function speedUpWerift(): Record<'srtpKeyObjects' | 'fastGetBit' | 'plainRtpObjects' | 'leanEvents' | 'firstCodecMemo' | 'nackLoopEnds' | 'quietPerPacket', boolean> {
   return {
     srtpKeyObjects: useKeyObjectsForSrtp(),
     fastGetBit: useFastGetBit(),
@@ -17,6 +17,7 @@ export function speedUpWerift(): Record<'srtpKeyObjects' | 'fastGetBit' | 'plain
     leanEvents: useLeanEvents(),
     firstCodecMemo: useFirstCodecMemo(),
     nackLoopEnds: useNackLoopThatEnds(),
+    quietPerPacket: useQuietPerPacketCalls(),
   };
 }
 
@@ -454,4 +455,48 @@ export function useNackLoopThatEnds(): boolean {
     // werift's receiver changed: it keeps working as it is.
   }
   return nackApplied;
+}
+
+let quietApplied: boolean | undefined;
+const SETTLED = Promise.resolve();
+
+/**
+ * Two calls werift's receiver makes on every packet that allocate for nothing: runRtcp(), an async
+ * function that returns at once while its report loop runs (a fresh promise each time), and the
+ * codec's `name`, split out of its MIME type twice a packet. The first gets a settled promise when
+ * the loop already runs; the second is looked up by MIME type. Returns false when werift's receiver
+ * or codec parameters are not what this expects.
+ */
+export function useQuietPerPacketCalls(): boolean {
+  if (quietApplied !== undefined) return quietApplied;
+  quietApplied = false;
+  try {
+    const receiver = RTCRtpReceiver.prototype as unknown as { runRtcp?: () => Promise<void> };
+    const runRtcp = receiver.runRtcp;
+    const nameGetter = Object.getOwnPropertyDescriptor(RTCRtpCodecParameters.prototype, 'name')?.get;
+    const probe = new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000 });
+    if (typeof runRtcp !== 'function' || !nameGetter || nameGetter.call(probe) !== 'VP8') return quietApplied;
+    receiver.runRtcp = function (this: { rtcpRunning?: boolean; stopped?: boolean }): Promise<void> {
+      return this.rtcpRunning || this.stopped ? SETTLED : runRtcp.call(this);
+    };
+    const names = new Map<string, string | undefined>();
+    Object.defineProperty(RTCRtpCodecParameters.prototype, 'name', {
+      get(this: { mimeType: string }): string | undefined {
+        const mime = this.mimeType;
+        if (typeof mime !== 'string') return nameGetter.call(this) as string | undefined;
+        let name = names.get(mime);
+        if (name === undefined && !names.has(mime)) {
+          name = nameGetter.call(this) as string | undefined;
+          // A handful of codecs in practice; the bound only guards against a peer that invents many.
+          if (names.size < 256) names.set(mime, name);
+        }
+        return name;
+      },
+      configurable: true,
+    });
+    quietApplied = true;
+  } catch {
+    // werift changed: it keeps working as it is.
+  }
+  return quietApplied;
 }

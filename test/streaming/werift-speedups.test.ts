@@ -1,7 +1,7 @@
 import { KeyObject, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { Event, RTCRtpCodecParameters, RTCRtpReceiver, RtpHeader, RtpPacket, SrtpSession, getBit } from 'werift';
-import { fastGetBit, leanExecute, plainRtpDeserialize, speedUpWerift, useFirstCodecMemo, useKeyObjectsForSrtp, useLeanEvents, useNackLoopThatEnds, usePlainRtpObjects } from '../../shared/signaling/werift-speedups';
+import { fastGetBit, leanExecute, plainRtpDeserialize, speedUpWerift, useFirstCodecMemo, useKeyObjectsForSrtp, useLeanEvents, useNackLoopThatEnds, usePlainRtpObjects, useQuietPerPacketCalls } from '../../shared/signaling/werift-speedups';
 
 // A sender and a receiver of one SRTP session: what one encrypts with its local keys the other
 // decrypts with its remote keys.
@@ -19,7 +19,7 @@ function cipherOf(session: SrtpSession, side: 'localContext' | 'remoteContext'):
 
 test("werift's insides are found where the speed-ups expect them", () => {
   // False here means a werift upgrade moved them: the watcher then works, but each packet costs more.
-  const all = { srtpKeyObjects: true, fastGetBit: true, plainRtpObjects: true, leanEvents: true, firstCodecMemo: true, nackLoopEnds: true };
+  const all = { srtpKeyObjects: true, fastGetBit: true, plainRtpObjects: true, leanEvents: true, firstCodecMemo: true, nackLoopEnds: true, quietPerPacket: true };
   expect(speedUpWerift()).toEqual(all);
   expect(speedUpWerift()).toEqual(all);
 });
@@ -272,5 +272,39 @@ describe("werift's NACK loop", () => {
     } finally {
       nack.close();
     }
+  });
+});
+
+describe("werift's per-packet calls that allocated for nothing", () => {
+  // werift's own, taken before anything replaced it.
+  const originalName = Object.getOwnPropertyDescriptor(RTCRtpCodecParameters.prototype, 'name')!.get!;
+
+  test("a codec's name is what werift's getter gives, for any MIME type, and follows a changed one", () => {
+    const mimes = ['video/VP8', 'video/rtx', 'audio/opus', 'video/H264', 'novideo', 'video/', '/x', 'a/b/c'];
+    const before = mimes.map((mimeType) => originalName.call(new RTCRtpCodecParameters({ mimeType, clockRate: 90000 })));
+    expect(useQuietPerPacketCalls()).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(RTCRtpCodecParameters.prototype, 'name')!.get).not.toBe(originalName);
+    expect(mimes.map((mimeType) => new RTCRtpCodecParameters({ mimeType, clockRate: 90000 }).name)).toEqual(before);
+    expect(mimes.map((mimeType) => new RTCRtpCodecParameters({ mimeType, clockRate: 90000 }).name)).toEqual(before);
+    const codec = new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000 });
+    expect(codec.name).toBe('VP8');
+    codec.mimeType = 'video/VP9';
+    expect(codec.name).toBe('VP9');
+    (codec as { mimeType: unknown }).mimeType = undefined;
+    expect(() => codec.name).toThrow(TypeError); // as werift's own
+  });
+
+  test('the RTCP report loop starts once, and later calls get a settled promise without starting another', async () => {
+    expect(useQuietPerPacketCalls()).toBe(true);
+    const r = new RTCRtpReceiver({} as never, 'video', 1) as unknown as { runRtcp(): Promise<void>; rtcpRunning: boolean; stop(): void };
+    expect(r.rtcpRunning).toBe(false);
+    const loop = r.runRtcp();
+    expect(r.rtcpRunning).toBe(true);
+    const again = r.runRtcp();
+    expect(again).toBe(r.runRtcp());
+    await again;
+    r.stop();
+    await loop;
+    expect(r.rtcpRunning).toBe(false);
   });
 });
