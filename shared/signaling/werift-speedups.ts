@@ -84,7 +84,6 @@ function keyObjects(cipher: CipherKeys): void {
   if (Buffer.isBuffer(cipher.srtcpSessionKey)) cipher.srtcpSessionKey = createSecretKey(cipher.srtcpSessionKey);
 }
 
-
 let getBitApplied: boolean | undefined;
 
 /**
@@ -120,7 +119,6 @@ export function fastGetBit(original: GetBit): GetBit {
     return original(bits, startIndex, length);
   };
 }
-
 
 type Fields = Record<string, unknown>;
 const ONE_BYTE_EXTENSIONS = 0xbede;
