@@ -21,6 +21,27 @@ export function speedUpWerift(): Record<'srtpKeyObjects' | 'fastGetBit' | 'plain
   };
 }
 
+const applied = new Map<string, boolean>();
+
+/**
+ * Runs a speed-up's `apply` once per process and remembers whether it took. False when werift's
+ * insides are not what it expects, or when applying it threw (werift changed or froze them): werift
+ * then keeps working as it is, only slower.
+ */
+function applyOnce(name: string, apply: () => boolean): boolean {
+  let done = applied.get(name);
+  if (done === undefined) {
+    applied.set(name, false);
+    try {
+      done = apply();
+    } catch {
+      done = false;
+    }
+    applied.set(name, done);
+  }
+  return done;
+}
+
 /** The compiled module of werift's `common` package named `name`, from the CommonJS cache (werift's entry point has loaded it). */
 function weriftCommonModule(name: string): Record<string, unknown> | undefined {
   const file = path.join(path.dirname(require.resolve('werift')), '..', '..', 'common', 'src', `${name}.js`);
@@ -41,8 +62,6 @@ const PROFILES = [
 const METHODS = ['encryptRtp', 'decryptRtp', 'encryptRTCP', 'decryptRTCP'] as const;
 const WRAPPED = Symbol('srtpKeyObjects');
 
-let keysApplied: boolean | undefined;
-
 /**
  * werift's SRTP ciphers hand their session keys to createCipheriv/createDecipheriv as Buffers, once
  * per packet. Node 24 first checks such a key against KeyObject and CryptoKey, which makes every
@@ -51,17 +70,15 @@ let keysApplied: boolean | undefined;
  * reads them nowhere else. Returns false when werift's ciphers are not where this expects them.
  */
 export function useKeyObjectsForSrtp(): boolean {
-  if (keysApplied !== undefined) return keysApplied;
-  keysApplied = false;
-  try {
+  return applyOnce('srtpKeyObjects', () => {
     for (const profile of PROFILES) {
       const key = Buffer.alloc(16);
       const salt = Buffer.alloc(profile.saltLength);
       const session = new SrtpSession({ keys: { localMasterKey: key, localMasterSalt: salt, remoteMasterKey: key, remoteMasterSalt: salt }, profile: profile.id });
       const cipher = (session as unknown as { remoteContext?: { cipher?: CipherKeys } }).remoteContext?.cipher;
-      if (!cipher || !Buffer.isBuffer(cipher.srtpSessionKey) || !Buffer.isBuffer(cipher.srtcpSessionKey)) return keysApplied;
+      if (!cipher || !Buffer.isBuffer(cipher.srtpSessionKey) || !Buffer.isBuffer(cipher.srtcpSessionKey)) return false;
       const proto = Object.getPrototypeOf(cipher) as Record<string | symbol, unknown>;
-      if (METHODS.some((m) => typeof proto[m] !== 'function')) return keysApplied;
+      if (METHODS.some((m) => typeof proto[m] !== 'function')) return false;
       if (proto[WRAPPED]) continue;
       proto[WRAPPED] = true;
       for (const m of METHODS) {
@@ -72,19 +89,14 @@ export function useKeyObjectsForSrtp(): boolean {
         };
       }
     }
-    keysApplied = true;
-  } catch {
-    // werift's constructors changed: it keeps working as it is, only slower on Node 24.
-  }
-  return keysApplied;
+    return true;
+  });
 }
 
 function keyObjects(cipher: CipherKeys): void {
   if (Buffer.isBuffer(cipher.srtpSessionKey)) cipher.srtpSessionKey = createSecretKey(cipher.srtpSessionKey);
   if (Buffer.isBuffer(cipher.srtcpSessionKey)) cipher.srtcpSessionKey = createSecretKey(cipher.srtcpSessionKey);
 }
-
-let getBitApplied: boolean | undefined;
 
 /**
  * werift reads the bit fields of every RTP header (three times a packet on the way in) and RTCP
@@ -93,19 +105,14 @@ let getBitApplied: boolean | undefined;
  * goes to werift's own. Returns false when werift's helper is not where this expects it.
  */
 export function useFastGetBit(): boolean {
-  if (getBitApplied !== undefined) return getBitApplied;
-  getBitApplied = false;
-  try {
+  return applyOnce('fastGetBit', () => {
     // The helper is not exported on its own; its module is.
     const binary = weriftCommonModule('binary') as { getBit?: GetBit } | undefined;
     const original = binary?.getBit;
-    if (typeof original !== 'function' || original(0b0110_0000, 1, 2) !== 3) return getBitApplied;
+    if (typeof original !== 'function' || original(0b0110_0000, 1, 2) !== 3) return false;
     binary!.getBit = fastGetBit(original);
-    getBitApplied = true;
-  } catch {
-    // werift moved or froze the helper: it keeps working as it is.
-  }
-  return getBitApplied;
+    return true;
+  });
 }
 
 type GetBit = (bits: number, startIndex: number, length?: number) => number;
@@ -125,8 +132,6 @@ const ONE_BYTE_EXTENSIONS = 0xbede;
 const TWO_BYTE_EXTENSIONS = 0x1000;
 type Deserialize = (raw: Buffer) => RtpHeader;
 
-let plainApplied: boolean | undefined;
-
 /**
  * werift's RtpHeader and RtpPacket are compiled with one Object.defineProperty per field, which puts
  * a header at about 2.5 us to build (36 ns with plain assignments, measured on Node 24), and the
@@ -136,15 +141,13 @@ let plainApplied: boolean | undefined;
  * are not what this expects.
  */
 export function usePlainRtpObjects(): boolean {
-  if (plainApplied !== undefined) return plainApplied;
-  plainApplied = false;
-  try {
+  return applyOnce('plainRtpObjects', () => {
     const makeHeader = (): RtpHeader => new PlainHeader();
     const makePacket = (): RtpPacket => new PlainPacket();
-    if (!sameFields(makeHeader(), new RtpHeader()) || !sameFields(makePacket(), new RtpPacket(undefined as never, undefined as never))) return plainApplied;
+    if (!sameFields(makeHeader(), new RtpHeader()) || !sameFields(makePacket(), new RtpPacket(undefined as never, undefined as never))) return false;
     const original = RtpHeader.deSerialize;
     const deSerialize = plainRtpDeserialize(makeHeader, original);
-    if (SAMPLE_PACKETS.some((raw) => !sameFields(deSerialize(raw), original(raw)))) return plainApplied;
+    if (SAMPLE_PACKETS.some((raw) => !sameFields(deSerialize(raw), original(raw)))) return false;
     const packet = (header: RtpHeader, payload: Buffer): RtpPacket => {
       const p = makePacket();
       p.header = header;
@@ -168,11 +171,8 @@ export function usePlainRtpObjects(): boolean {
       writable: true,
       configurable: true,
     });
-    plainApplied = true;
-  } catch {
-    // werift's classes changed shape: it keeps working as it is.
-  }
-  return plainApplied;
+    return true;
+  });
 }
 
 // werift's RtpHeader and RtpPacket as they are after their constructors, fields in the same order,
@@ -302,8 +302,6 @@ interface WeriftEvent {
 }
 type EventClass = new (...args: unknown[]) => WeriftEvent;
 
-let leanApplied: boolean | undefined;
-
 /**
  * werift passes every packet through five or so of its Events, and each execute() starts an async
  * function for its queued (promise) subscribers whether there are any or not: a promise, a closure
@@ -313,14 +311,12 @@ let leanApplied: boolean | undefined;
  * what this expects.
  */
 export function useLeanEvents(): boolean {
-  if (leanApplied !== undefined) return leanApplied;
-  leanApplied = false;
-  try {
+  return applyOnce('leanEvents', () => {
     const events = weriftCommonModule('event');
     const Original = events?.Event as EventClass | undefined;
-    if (typeof Original !== 'function') return leanApplied;
+    if (typeof Original !== 'function') return false;
     const probe = new Original();
-    if (typeof probe.execute !== 'function' || !Array.isArray(probe.event?.stack) || !Array.isArray(probe.event?.promiseStack) || typeof probe.onerror !== 'function') return leanApplied;
+    if (typeof probe.execute !== 'function' || !Array.isArray(probe.event?.stack) || !Array.isArray(probe.event?.promiseStack) || typeof probe.onerror !== 'function') return false;
     const Lean = class Event extends Original {
       constructor(...args: unknown[]) {
         super(...args);
@@ -328,11 +324,8 @@ export function useLeanEvents(): boolean {
       }
     };
     events!.Event = Lean;
-    leanApplied = events!.Event === Lean;
-  } catch {
-    // werift's Event changed or is frozen: it keeps working as it is.
-  }
-  return leanApplied;
+    return events!.Event === Lean;
+  });
 }
 
 /** An Event's execute that hands over to werift's own only when it has queued subscribers to run. */
@@ -361,8 +354,6 @@ interface Receiver {
   codecArray: Codec[];
 }
 
-let codecMemoApplied: boolean | undefined;
-
 /**
  * For every packet werift's receiver asks whether NACK and transport-cc are on, each time listing
  * and sorting all its negotiated codecs to look at the first: the largest single allocation on the
@@ -370,13 +361,11 @@ let codecMemoApplied: boolean | undefined;
  * prepareReceive and resyncCodecs do). Returns false when the receiver is not what this expects.
  */
 export function useFirstCodecMemo(): boolean {
-  if (codecMemoApplied !== undefined) return codecMemoApplied;
-  codecMemoApplied = false;
-  try {
+  return applyOnce('firstCodecMemo', () => {
     const proto = RTCRtpReceiver.prototype as unknown as Record<string, unknown>;
     const getter = (name: string) => Object.getOwnPropertyDescriptor(proto, name)?.get;
     const writers = ['prepareReceive', 'resyncCodecs'] as const;
-    if (!getter('codecArray') || !getter('nackEnabled') || !getter('twccEnabled') || writers.some((w) => typeof proto[w] !== 'function')) return codecMemoApplied;
+    if (!getter('codecArray') || !getter('nackEnabled') || !getter('twccEnabled') || writers.some((w) => typeof proto[w] !== 'function')) return false;
     const memo = new WeakMap<object, { codecs: object; first: Codec | undefined }>();
     const firstCodec = (receiver: Receiver): Codec | undefined => {
       let known = memo.get(receiver);
@@ -403,11 +392,8 @@ export function useFirstCodecMemo(): boolean {
       };
     Object.defineProperty(proto, 'nackEnabled', { get: feedback('nack'), configurable: true });
     Object.defineProperty(proto, 'twccEnabled', { get: feedback('transport-cc'), configurable: true });
-    codecMemoApplied = true;
-  } catch {
-    // werift's receiver changed: it keeps working as it is.
-  }
-  return codecMemoApplied;
+    return true;
+  });
 }
 
 /** What this module uses of werift's NACK sender. */
@@ -420,8 +406,6 @@ interface NackSender {
 }
 const ENDS = Symbol('nackLoopEnds');
 
-let nackApplied: boolean | undefined;
-
 /**
  * werift's NACK sender starts a 5 ms loop at a lost packet, meant to stop at the first round that
  * finds nothing lost once it has sent. But a round that finds nothing lost before sending waits on
@@ -431,14 +415,12 @@ let nackApplied: boolean | undefined;
  * loss. Returns false when the sender is not what this expects.
  */
 export function useNackLoopThatEnds(): boolean {
-  if (nackApplied !== undefined) return nackApplied;
-  nackApplied = false;
-  try {
+  return applyOnce('nackLoopEnds', () => {
     const probe = (new RTCRtpReceiver({} as never, 'video', 1) as unknown as { nack?: NackSender }).nack;
-    if (!probe || typeof probe.sendNack !== 'function' || !Array.isArray(probe.lostSeqNumbers)) return nackApplied;
+    if (!probe || typeof probe.sendNack !== 'function' || !Array.isArray(probe.lostSeqNumbers)) return false;
     const proto = Object.getPrototypeOf(probe) as { setLost?: (...args: unknown[]) => unknown };
     const setLost = proto.setLost;
-    if (typeof setLost !== 'function') return nackApplied;
+    if (typeof setLost !== 'function') return false;
     proto.setLost = function (this: NackSender, ...args: unknown[]): unknown {
       if (!this[ENDS]) {
         this[ENDS] = true;
@@ -448,14 +430,10 @@ export function useNackLoopThatEnds(): boolean {
       }
       return setLost.apply(this, args);
     };
-    nackApplied = true;
-  } catch {
-    // werift's receiver changed: it keeps working as it is.
-  }
-  return nackApplied;
+    return true;
+  });
 }
 
-let quietApplied: boolean | undefined;
 const SETTLED = Promise.resolve();
 
 /**
@@ -466,14 +444,12 @@ const SETTLED = Promise.resolve();
  * or codec parameters are not what this expects.
  */
 export function useQuietPerPacketCalls(): boolean {
-  if (quietApplied !== undefined) return quietApplied;
-  quietApplied = false;
-  try {
+  return applyOnce('quietPerPacket', () => {
     const receiver = RTCRtpReceiver.prototype as unknown as { runRtcp?: () => Promise<void> };
     const runRtcp = receiver.runRtcp;
     const nameGetter = Object.getOwnPropertyDescriptor(RTCRtpCodecParameters.prototype, 'name')?.get;
     const probe = new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000 });
-    if (typeof runRtcp !== 'function' || !nameGetter || nameGetter.call(probe) !== 'VP8') return quietApplied;
+    if (typeof runRtcp !== 'function' || !nameGetter || nameGetter.call(probe) !== 'VP8') return false;
     receiver.runRtcp = function (this: { rtcpRunning?: boolean; stopped?: boolean }): Promise<void> {
       return this.rtcpRunning || this.stopped ? SETTLED : runRtcp.call(this);
     };
@@ -492,9 +468,6 @@ export function useQuietPerPacketCalls(): boolean {
       },
       configurable: true,
     });
-    quietApplied = true;
-  } catch {
-    // werift changed: it keeps working as it is.
-  }
-  return quietApplied;
+    return true;
+  });
 }
