@@ -4,6 +4,7 @@
  * which do not load werift.
  */
 export * from './common';
+export { acquireConnection, type ConnectionLease, type ConnectionSettings } from './connection';
 export {
   VisionClient,
   downloadImage,

@@ -1,17 +1,11 @@
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
-import { InputError, isClientError } from '../../shared/errors';
-import { ALL_SCOPES, TokenSource } from '../../shared/auth';
-import { VisionClient } from '../../shared/vision';
-import { StreamingClient } from '../../shared/streaming';
+import { acquireConnection, type ConnectionLease, type ConnectionSettings as CoreConnectionSettings } from '../../shared/connection';
+import { isClientError } from '../../shared/errors';
+import type { Dispatcher } from '../../shared/http/dispatcher';
+import type { StreamingClient } from '../../shared/streaming';
+import type { VisionClient } from '../../shared/vision';
 
-/** What a connection needs: the config node's settings and credentials. */
-export interface ConnectionSettings {
-  authUrl: string;
-  visionUrl: string;
-  sfuUrl: string;
-  clientId?: string;
-  clientSecret?: string;
-}
+/** What a connection needs: the config node's addresses and credentials. */
+export type ConnectionSettings = Omit<CoreConnectionSettings, 'owner'>;
 
 /** The part of a Node-RED node a connection talks to. */
 export interface ConnectionUser {
@@ -20,18 +14,15 @@ export interface ConnectionUser {
 }
 
 /**
- * The resources a config node shares with the nodes that use it: one token source, one
- * dispatcher, and a vision and a streaming client built on them on first use. Users register
- * and deregister (as with the core MQTT broker node); the last one to leave closes everything,
- * and a later registration builds it again.
+ * What a config node shares with the nodes that use it: the core's connection lease for its
+ * credential (one pool, one token source, a vision and a streaming client), taken on first use.
+ * Users register and deregister (as with the core MQTT broker node); the last one to leave gives
+ * the lease back, and a later use takes it again.
  */
 export class ServiceConnection {
   readonly #settings: ConnectionSettings;
   readonly #users = new Map<string, ConnectionUser>();
-  #dispatcher?: Dispatcher;
-  #tokens?: TokenSource;
-  #vision?: VisionClient;
-  #streaming?: StreamingClient;
+  #lease?: ConnectionLease;
   #authFailed = false;
   #closing: Promise<void> = Promise.resolve();
 
@@ -44,19 +35,14 @@ export class ServiceConnection {
     return this.#users.size;
   }
 
-  /** The streaming service's base address (the face watch node stays on loopback for a local one). */
-  get sfuUrl(): string {
-    return this.#settings.sfuUrl;
-  }
-
   /** The dispatcher shared by this config's clients (built on first use). */
   dispatcher(): Dispatcher {
-    return this.#sharedDispatcher();
+    return this.#connection().dispatcher;
   }
 
-  /** True while a client, token source or dispatcher is open. */
+  /** True while this config holds a connection lease with anything open. */
   get open(): boolean {
-    return Boolean(this.#vision || this.#streaming || this.#tokens || this.#dispatcher);
+    return this.#lease?.open ?? false;
   }
 
   /** Adds a node to the users of this connection. */
@@ -73,20 +59,12 @@ export class ServiceConnection {
 
   /** The shared vision client (built on first use). Throws an InputError when credentials are missing. */
   vision(): VisionClient {
-    if (!this.#vision) {
-      const options = { visionUrl: this.#settings.visionUrl, tokens: this.#tokenSource(), dispatcher: this.#sharedDispatcher() };
-      this.#vision = new VisionClient(options);
-    }
-    return this.#vision;
+    return this.#connection().vision();
   }
 
   /** The shared streaming client (built on first use). */
   streaming(): StreamingClient {
-    if (!this.#streaming) {
-      const options = { sfuUrl: this.#settings.sfuUrl, tokens: this.#tokenSource(), dispatcher: this.#sharedDispatcher() };
-      this.#streaming = new StreamingClient(options);
-    }
-    return this.#streaming;
+    return this.#connection().streaming();
   }
 
   /**
@@ -107,56 +85,20 @@ export class ServiceConnection {
     }
   }
 
-  /** Closes the clients, the token source and the dispatcher. Idempotent; the connection can be used again later. */
+  /** Gives the lease back (the last holder closes it). Idempotent; the connection can be used again later. */
   close(): Promise<void> {
-    const vision = this.#vision;
-    const streaming = this.#streaming;
-    const tokens = this.#tokens;
-    const dispatcher = this.#dispatcher;
-    this.#vision = this.#streaming = this.#tokens = this.#dispatcher = undefined;
+    const lease = this.#lease;
+    this.#lease = undefined;
     const previous = this.#closing;
-    this.#closing = (async () => {
-      await previous;
-      await Promise.allSettled([vision?.close(), streaming?.close()]);
-      await tokens?.close().catch(() => undefined);
-      if (dispatcher) await closeDispatcher(dispatcher);
-    })();
+    this.#closing = previous.then(() => lease?.release());
     return this.#closing;
   }
 
-  #tokenSource(): TokenSource {
-    if (!this.#tokens) {
-      const { clientId, clientSecret, authUrl } = this.#settings;
-      if (!clientId) throw new InputError('clientId', 'the vision-streaming-config node has no client id', 'non-empty string');
-      if (!clientSecret) throw new InputError('clientSecret', 'the vision-streaming-config node has no client secret', 'non-empty string');
-      // Every scope of both services, so one token serves every node of the config.
-      this.#tokens = new TokenSource({ authUrl, clientId, clientSecret, scopes: ALL_SCOPES, dispatcher: this.#sharedDispatcher() });
-    }
-    return this.#tokens;
-  }
-
-  #sharedDispatcher(): Dispatcher {
-    // Honours HTTP(S)_PROXY and NO_PROXY like the core's default; a plain agent when none is set.
-    this.#dispatcher ??= new EnvHttpProxyAgent(AGENT_OPTIONS);
-    return this.#dispatcher;
+  #connection(): ConnectionLease {
+    this.#lease ??= acquireConnection({ ...this.#settings, owner: 'the vision-streaming-config node' });
+    return this.#lease;
   }
 }
-
-/** Node-RED waits 15 s for a node to close; requests still running after this long are cut. */
-const CLOSE_GRACE_MS = 2_000;
-
-/** Closes gracefully, or destroys (ending the sockets) when requests outlive the grace period. */
-async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS);
-  });
-  const outcome = await Promise.race([dispatcher.close().then(() => 'closed' as const, () => 'late' as const), late]);
-  clearTimeout(timer);
-  if (outcome === 'late') await dispatcher.destroy().catch(() => undefined);
-}
-
-const AGENT_OPTIONS = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connect: { timeout: 10_000 } };
 
 const AUTH_FAILED = { fill: 'red', shape: 'ring', text: 'credentials refused' } as const;
 

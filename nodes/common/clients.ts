@@ -1,5 +1,5 @@
 import type { IAllExecuteFunctions } from 'n8n-workflow';
-import { acquireTokenSource, ALL_SCOPES } from '../../shared/auth';
+import { acquireConnection } from '../../shared/connection';
 import { StreamingClient } from '../../shared/streaming';
 import { VisionClient } from '../../shared/vision';
 import { toNodeError } from './errors';
@@ -38,45 +38,35 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-/** Both clients over one token source of the process, and the release of it. */
+/** Both clients over the process's connection for the credential, and the release of it. */
 export interface SelfAuthorisedClients {
   vision: VisionClient;
   streaming: StreamingClient;
-  /** Closes both clients, then gives the token source back. Idempotent. */
+  /** Gives the connection back (the last holder closes it). Idempotent. */
   close(): Promise<void>;
 }
 
 /**
  * Clients for long-lived work outside an execution (the trigger): n8n evaluates a credential's
  * expressions only inside an execution's expression scope, so requests made later by a running
- * trigger cannot go through `httpRequestWithAuthentication`. They use the core's token source
- * instead, one per credential set in the process: renewed ahead of expiry and after a 401, one
- * request in flight. The credential is read once, at activation.
+ * trigger cannot go through `httpRequestWithAuthentication`. They use the core's connection lease
+ * instead, one per credential set in the process (as Node-RED's config node does): one pool, one
+ * token renewed ahead of expiry and after a 401, one request in flight. The credential is read
+ * once, at activation.
  */
 export async function selfAuthorisedClients(ctx: IAllExecuteFunctions): Promise<SelfAuthorisedClients> {
   const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-  const lease = acquireTokenSource({
+  const lease = acquireConnection({
     authUrl: text(credentials.authUrl) ?? DEFAULT_URLS.authUrl,
-    clientId: String(credentials.clientId ?? ''),
-    clientSecret: String(credentials.clientSecret ?? ''),
-    scopes: ALL_SCOPES,
+    visionUrl: text(credentials.visionUrl) ?? DEFAULT_URLS.visionUrl,
+    sfuUrl: text(credentials.sfuUrl) ?? DEFAULT_URLS.sfuUrl,
+    clientId: text(credentials.clientId),
+    clientSecret: typeof credentials.clientSecret === 'string' && credentials.clientSecret !== '' ? credentials.clientSecret : undefined,
   });
-  let vision: VisionClient | undefined;
-  let streaming: StreamingClient | undefined;
-  let closed: Promise<void> | undefined;
-  const close = () => {
-    closed ??= (async () => {
-      await Promise.all([vision?.close(), streaming?.close()]);
-      await lease.release();
-    })();
-    return closed;
-  };
   try {
-    vision = new VisionClient({ visionUrl: text(credentials.visionUrl) ?? DEFAULT_URLS.visionUrl, tokens: lease.tokens });
-    streaming = new StreamingClient({ sfuUrl: text(credentials.sfuUrl) ?? DEFAULT_URLS.sfuUrl, tokens: lease.tokens });
+    return { vision: lease.vision(), streaming: lease.streaming(), close: lease.release };
   } catch (err) {
-    await close();
-    throw toNodeError(ctx.getNode(), err, 0, { visionUrl: 'Vision URL (credential)', sfuUrl: 'Streaming URL (credential)' });
+    await lease.release();
+    throw toNodeError(ctx.getNode(), err, 0, { visionUrl: 'Vision URL (credential)', sfuUrl: 'Streaming URL (credential)', clientId: 'Client ID (credential)', clientSecret: 'Client Secret (credential)' });
   }
-  return { vision, streaming, close };
 }
