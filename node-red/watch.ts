@@ -99,7 +99,7 @@ class WatchControl {
     if (this.#closed) return;
     const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : undefined;
     if (command === 'stop') return this.#stop();
-    const wanted = watchSettings(this.#def, msg, this.#connection.sfuUrl);
+    const wanted = watchSettings(this.#def, msg);
     const switching = msg.roomId !== undefined || msg.collectionId !== undefined || command === 'restart';
     if (this.#watcher && !switching) return;
     await this.#stop();
@@ -108,12 +108,7 @@ class WatchControl {
 
   async #start(settings: WatchSettings): Promise<void> {
     if (this.#closed) return;
-    const options: WatchOptions = {
-      ...settings.options,
-      vision: this.#connection.vision(),
-      streaming: this.#connection.streaming(),
-      loopbackOnly: settings.loopbackOnly,
-    };
+    const options: WatchOptions = { ...settings, vision: this.#connection.vision(), streaming: this.#connection.streaming() };
     const watcher = new FaceWatcher(options);
     this.#watcher = watcher;
     this.#counts = { match: 0, unknown: 0 };

@@ -1,59 +1,78 @@
 import { InputError } from '../../shared/errors';
 import type { WatchOptions } from '../../shared/watch';
+import { WATCH_OPTIONS, type OptionSpec } from '../../shared/watch/option-table';
 import type { FlowMessage, ServiceNodeDef } from './action-node';
 import { optionalNumber, override } from './action-node';
 
-/** Settings of the face watch node as the editor stores them (numbers as text). */
-export interface WatchDef extends ServiceNodeDef {
+/**
+ * Settings of the face watch node as the editor stores them: the table's Node-RED options under
+ * their own names (numbers as text), plus the node's own switches.
+ */
+export interface WatchDef extends ServiceNodeDef, Partial<Record<string, unknown>> {
   roomId?: string;
   collectionId?: string;
-  threshold?: string | number;
-  cooldownSeconds?: string | number;
-  fps?: string | number;
   /** Names for face ids: a JSON object text {"<face_id>": "Alice"}. */
   labels?: string;
-  drawBoxes?: boolean;
   unknowns?: boolean;
   autoStart?: boolean;
-  decoder?: string;
 }
 
-/** What a watcher is started with: its options (without clients) and whether to stay on loopback. */
-export interface WatchSettings {
-  options: Omit<WatchOptions, 'vision' | 'streaming'>;
-  loopbackOnly: boolean;
-}
+/** What a watcher is started with: its options without the clients. */
+export type WatchSettings = Omit<WatchOptions, 'vision' | 'streaming'>;
+
+/** Options a control message may change for one (re)start. */
+const FROM_MESSAGE = new Set(['threshold', 'labels']);
 
 /**
  * The watcher options for one start: node settings, overridden by the control message's
  * roomId, collectionId, threshold and labels. The core checks every value and names the field.
  */
-export function watchSettings(def: WatchDef, msg: FlowMessage, sfuUrl?: string): WatchSettings {
+export function watchSettings(def: WatchDef, msg: FlowMessage): WatchSettings {
   const roomId = override(msg, 'roomId', def.roomId);
   const collectionId = override(msg, 'collectionId', def.collectionId);
   if (typeof roomId !== 'string' || roomId.trim() === '') throw new InputError('roomId', 'the face watch node needs a room id (setting or msg.roomId)', 'non-empty string');
   if (typeof collectionId !== 'string' || collectionId.trim() === '') {
     throw new InputError('collectionId', 'the face watch node needs a collection id (setting or msg.collectionId)', 'non-empty string');
   }
-  const decoder = def.decoder || 'auto';
-  if (decoder !== 'auto' && decoder !== 'ffmpeg' && decoder !== 'wasm') throw new InputError('decoder', "decoder must be 'auto', 'ffmpeg' or 'wasm'", "'auto' | 'ffmpeg' | 'wasm'");
-  const options: WatchSettings['options'] = {
+  const options: Record<string, unknown> = {
     roomId,
     collectionId,
-    threshold: optionalNumber(override(msg, 'threshold', def.threshold)),
-    cooldownSeconds: optionalNumber(def.cooldownSeconds),
-    fps: optionalNumber(def.fps),
-    labels: labelsOf(override(msg, 'labels', def.labels)),
-    drawBoxes: def.drawBoxes !== false,
+    // Matches, status and errors always; unknown faces unless the node turns them off.
     events: def.unknowns === false ? ['match', 'status', 'error'] : ['match', 'unknown', 'status', 'error'],
-    decoder,
   };
-  for (const key of Object.keys(options) as (keyof typeof options)[]) if (options[key] === undefined) delete options[key];
-  return { options, loopbackOnly: isLoopback(sfuUrl) };
+  for (const o of WATCH_OPTIONS as readonly OptionSpec[]) {
+    if (!o.hosts.nodeRed) continue;
+    const raw = FROM_MESSAGE.has(o.name) ? override(msg, o.name, def[o.name]) : def[o.name];
+    const value = fromSetting(o, raw);
+    if (value !== undefined) options[o.name] = value;
+  }
+  return options as unknown as WatchSettings;
 }
 
-function labelsOf(value: unknown): Record<string, string> | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
+/** A setting as the core takes it: '' is "not set", numbers from text, lists from comma-separated text. */
+function fromSetting(o: OptionSpec, raw: unknown): unknown {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  switch (o.kind) {
+    case 'number':
+    case 'integer':
+      return optionalNumber(raw);
+    case 'boolean':
+      return raw === true || raw === 'true';
+    case 'list':
+      return Array.isArray(raw)
+        ? raw
+        : String(raw)
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
+    case 'labels':
+      return labelsOf(raw);
+    default:
+      return raw;
+  }
+}
+
+function labelsOf(value: unknown): Record<string, string> {
   let parsed = value;
   if (typeof value === 'string') {
     try {
@@ -66,15 +85,4 @@ function labelsOf(value: unknown): Record<string, string> | undefined {
     throw new InputError('labels', 'labels must be an object of face ids to names', '{ [face_id]: string }');
   }
   return parsed as Record<string, string>;
-}
-
-/** A local service (the sandbox) is reached over loopback only, so WebRTC offers no other address. */
-function isLoopback(url: string | undefined): boolean {
-  if (!url) return false;
-  try {
-    const host = new URL(url).hostname;
-    return host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
-  } catch {
-    return false;
-  }
 }

@@ -1,4 +1,12 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { WATCH_OPTIONS, type OptionSpec } from '../../shared/watch/option-table';
+
+/** The watcher options the trigger shows at the top level, and those under Options, from the core's table. */
+const MAIN = WATCH_OPTIONS.filter((o: OptionSpec) => o.hosts.n8n === 'main');
+const MORE = WATCH_OPTIONS.filter((o: OptionSpec) => o.hosts.n8n === 'options');
+
+/** The events that can start the workflow (errors go to n8n's failed executions instead). */
+const EVENT_CHOICES = WATCH_OPTIONS.find((o) => o.name === 'events')!.choices.filter((c) => c.value !== 'error');
 
 /** Every parameter of Face Match Trigger v1, in display order. */
 export const properties: INodeProperties[] = [
@@ -22,110 +30,76 @@ export const properties: INodeProperties[] = [
     displayName: 'Events',
     name: 'events',
     type: 'multiOptions',
-    options: [
-      { name: 'Match', value: 'match', description: 'A face of the collection appeared' },
-      { name: 'Unknown Face', value: 'unknown', description: 'A face the collection does not know appeared' },
-      { name: 'Status', value: 'status', description: 'After activation: the watcher rejoined, paused, resumed, or misses a named stream' },
-    ],
+    options: EVENT_CHOICES.map((c) => ({ name: c.name, value: c.value, description: c.help })),
+    // A workflow per unknown face or status change is opt-in: the usual alert is "a known face came".
     default: ['match'],
     required: true,
     description: 'Which events start the workflow',
   },
-  {
-    displayName: 'Threshold',
-    name: 'threshold',
-    type: 'number',
-    typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
-    default: 0.7,
-    description: 'Least similarity (0 to 1) for a face to count as a match; below it the face is unknown',
-  },
-  {
-    displayName: 'Cooldown (Seconds)',
-    name: 'cooldownSeconds',
-    type: 'number',
-    typeOptions: { minValue: 0, maxValue: 86400 },
-    default: 60,
-    description: 'One match per person within this time (one alert per visit)',
-  },
-  {
-    displayName: 'Sample Rate (per Second)',
-    name: 'fps',
-    type: 'number',
-    typeOptions: { minValue: 0.1, maxValue: 30, numberPrecision: 1 },
-    default: 2,
-    description: 'Frames looked at per second and stream; frames that did not change are not sent to the API',
-  },
-  {
-    displayName: 'API Call Budget (per Second)',
-    name: 'budgetPerSecond',
-    type: 'number',
-    typeOptions: { minValue: 0.01, numberPrecision: 2 },
-    default: 5,
-    description: 'Most Visual Recognition calls per second (each costs money); samples beyond it are skipped',
-  },
-  {
-    displayName: 'Labels',
-    name: 'labels',
-    type: 'fixedCollection',
-    typeOptions: { multipleValues: true },
-    placeholder: 'Add label',
-    default: {},
-    description: 'Names for face IDs (shown as "label" in match events) or for stream IDs (shown as "stream_label")',
-    options: [
-      {
-        displayName: 'Label',
-        name: 'label',
-        values: [
-          { displayName: 'ID', name: 'id', type: 'string', default: '', description: 'A face ID of the collection, or a stream ID (the publisher\'s client ID)' },
-          { displayName: 'Name', name: 'name', type: 'string', default: '' },
-        ],
-      },
-    ],
-  },
+  ...MAIN.map(property),
   {
     displayName: 'Options',
     name: 'options',
     type: 'collection',
     placeholder: 'Add option',
     default: {},
-    options: [
-      {
-        displayName: 'Cooldown Scope',
-        name: 'cooldownScope',
-        type: 'options',
-        options: [
-          { name: 'Per Stream', value: 'stream' },
-          { name: 'Whole Room', value: 'room' },
-        ],
-        default: 'stream',
-        description: 'Whether the cooldown is kept per camera or for the room as a whole',
-      },
-      {
-        displayName: 'Decoder',
-        name: 'decoder',
-        type: 'options',
-        options: [
-          { name: 'Auto', value: 'auto', description: 'Ffmpeg when one is found, else the built-in decoder' },
-          { name: 'Ffmpeg', value: 'ffmpeg' },
-          { name: 'Built-in (WebAssembly)', value: 'wasm' },
-        ],
-        default: 'auto',
-      },
-      {
-        displayName: 'Draw Boxes',
-        name: 'drawBoxes',
-        type: 'boolean',
-        default: false,
-        description: 'Whether to add the snapshot with the faces boxed and labelled (binary property "snapshotBoxes")',
-      },
-      {
-        displayName: 'Streams',
-        name: 'streams',
-        type: 'string',
-        default: '',
-        placeholder: 'e.g. door-camera, garage-camera',
-        description: 'Comma-separated stream IDs to watch; empty watches every stream of the room',
-      },
-    ],
+    // n8n lists a collection's options alphabetically.
+    options: MORE.map(property).sort((a, b) => a.displayName.localeCompare(b.displayName)),
   },
 ];
+
+/** Where each watcher option sits in the node's parameters, for error messages ("Options > Streams"). */
+export const PARAMETER_LABELS: Record<string, string> = {
+  roomId: 'Room ID',
+  collectionId: 'Collection ID',
+  events: 'Events',
+  ...Object.fromEntries(MAIN.map((o) => [o.name, o.label])),
+  ...Object.fromEntries(MORE.map((o) => [o.name, `Options > ${o.label}`])),
+};
+
+/** One n8n parameter for one option of the table. */
+function property(o: OptionSpec): INodeProperties {
+  const base = { displayName: o.label, name: o.name, description: o.help };
+  switch (o.kind) {
+    case 'number':
+    case 'integer':
+      return {
+        ...base,
+        type: 'number',
+        typeOptions: {
+          ...(o.min !== undefined ? { minValue: o.min } : {}),
+          ...(o.max !== undefined ? { maxValue: o.max } : {}),
+          ...(o.precision !== undefined ? { numberPrecision: o.precision } : {}),
+        },
+        default: o.default as number,
+      };
+    case 'boolean':
+      return { ...base, type: 'boolean', default: o.default === true };
+    case 'choice':
+      return { ...base, type: 'options', options: choices(o), default: o.default as string };
+    case 'list':
+      return { ...base, type: 'string', default: '', placeholder: 'e.g. door-camera, garage-camera' };
+    case 'labels':
+      return {
+        ...base,
+        type: 'fixedCollection',
+        typeOptions: { multipleValues: true },
+        placeholder: 'Add label',
+        default: {},
+        options: [
+          {
+            displayName: 'Label',
+            name: 'label',
+            values: [
+              { displayName: 'ID', name: 'id', type: 'string', default: '', description: "A face ID of the collection, or a stream ID (the publisher's client ID)" },
+              { displayName: 'Name', name: 'name', type: 'string', default: '' },
+            ],
+          },
+        ],
+      };
+  }
+}
+
+function choices(o: OptionSpec): INodePropertyOptions[] {
+  return (o.choices ?? []).map((c) => ({ name: c.name, value: c.value, ...(c.help ? { description: c.help } : {}) }));
+}

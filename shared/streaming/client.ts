@@ -43,6 +43,8 @@ const MAX_ID_LENGTH = 256;
 
 /** Rooms and tickets of the Live Streaming API (bearer token only, no API key). */
 export class StreamingClient {
+  /** The service's base address, as given (no credentials in it). */
+  readonly sfuUrl: string;
   readonly #http: HttpClient;
   readonly #ownedTokens?: TokenSource;
   #closed?: Promise<void>;
@@ -51,6 +53,7 @@ export class StreamingClient {
     if (!options || typeof options !== 'object') throw new InputError('options', 'StreamingClient needs options', 'object');
     const { tokens, owned, transport } = clientTokens(options, STREAMING_SCOPES);
     this.#ownedTokens = owned;
+    this.sfuUrl = options.sfuUrl;
     try {
       this.#http = new HttpClient({
         baseUrl: options.sfuUrl,

@@ -46,6 +46,9 @@ export interface UnknownEvent extends FaceEventBase {
 /** States a watcher reports. */
 export type WatchState = 'joining' | 'watching' | 'rejoining' | 'paused' | 'stopped';
 
+/** Why a watcher stopped: its owner asked, its start failed, or its session was lost for good. */
+export type StopReason = 'requested' | 'start_failed' | 'session_lost';
+
 /** Where the watcher stands, with counts. */
 export interface StatusEvent {
   event: 'status';
@@ -58,6 +61,10 @@ export interface StatusEvent {
   missing_streams?: string[];
   /** Why the state changed, in words (e.g. the rejoin reason, the length of a pause). */
   detail?: string;
+  /** With `stopped`: why the watcher stopped. */
+  reason?: StopReason;
+  /** With `stopped` for a failure: the error that ended the watch (also sent as an `error` event). */
+  error?: ClientError;
   time: string;
 }
 

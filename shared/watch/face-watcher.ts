@@ -10,7 +10,7 @@ import { CallBudget } from './budget';
 import { Cooldown } from './cooldown';
 import { DEFAULT_CROP_RULE } from './crop-geometry';
 import { asClientError, WatchError } from './errors';
-import type { MatchEvent, StatusEvent, UnknownEvent, WatchEvent, WatcherEvents, WatchState } from './events';
+import type { MatchEvent, StatusEvent, StopReason, UnknownEvent, WatchEvent, WatcherEvents, WatchState } from './events';
 import { LatencyWindow } from './latency';
 import { resolveWatchOptions, type ResolvedWatchOptions, type WatchOptions } from './options';
 import { isQuotaExhausted, QuotaPause } from './quota-pause';
@@ -93,8 +93,13 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
 
   /** Leaves the room and releases every socket, peer, decoder and timer; resolves only then. Idempotent. */
   stop(): Promise<void> {
-    this.#stopped ??= this.#stop();
+    this.#stopped ??= this.#stop('requested');
     return this.#stopped;
+  }
+
+  /** Where the watcher stands: 'idle' before start(), then the state of its last status event. */
+  get state(): WatchState | 'idle' {
+    return this.#state;
   }
 
   /** Counters: in total and per stream. */
@@ -128,7 +133,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       await session.start();
     } catch (err) {
       const error = asClientError(err, 'start_failed');
-      await this.stop();
+      this.#stopped ??= this.#stop('start_failed', error);
+      await this.#stopped;
       throw error;
     }
     this.#setState('watching');
@@ -154,7 +160,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       if (!error || this.#stopped) return;
       // The session gave up (a fault that rejoining cannot fix): the watcher reports it and stops.
       this.#emitError(error);
-      void this.stop();
+      this.#stopped ??= this.#stop('session_lost', error);
     });
   }
 
@@ -258,7 +264,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#status(state, detail);
   }
 
-  #status(state: WatchState, detail?: string, missing?: string[]): void {
+  #status(state: WatchState, detail?: string, missing?: string[], stop?: { reason: StopReason; error?: ClientError }): void {
     const total = sumCounters([...this.#streams.values()].map((s) => s.meter.counters));
     const event: StatusEvent = {
       event: 'status',
@@ -276,6 +282,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       ...(this.#backend ? { decoder: this.#backend } : {}),
       ...(missing ? { missing_streams: missing } : {}),
       ...(detail ? { detail } : {}),
+      ...(stop ? { reason: stop.reason, ...(stop.error ? { error: stop.error } : {}) } : {}),
       time: new Date().toISOString(),
     };
     this.#emit(event);
@@ -285,6 +292,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   // throwing one is reported as a process warning (type ListenerError), never propagated.
   #emit(event: WatchEvent): void {
     if (!this.#o.events.has(event.event)) return;
+    // Once a stop is under way an analysis still in flight must not start a host's workflow: only the final status goes out.
+    if (this.#stopped && event.event !== 'status') return;
     for (const listener of this.rawListeners(event.event) as ((e: WatchEvent) => unknown)[]) {
       try {
         listener.call(this, event);
@@ -315,7 +324,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     await Promise.all(this.#owned.map((c) => c.close().catch(() => undefined)));
   }
 
-  async #stop(): Promise<void> {
+  async #stop(reason: StopReason, error?: ClientError): Promise<void> {
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
     this.#graceTimers.clear();
@@ -324,6 +333,6 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     await this.#closeOwned();
     const wasStarted = this.#state !== 'idle';
     this.#state = 'stopped';
-    if (wasStarted) this.#status('stopped');
+    if (wasStarted) this.#status('stopped', error?.message, undefined, { reason, error });
   }
 }

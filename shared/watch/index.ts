@@ -2,7 +2,8 @@
 export * from '../common';
 export { FaceWatcher } from './face-watcher';
 export type { WatchOptions } from './options';
-export type { WatchEvent, WatchEventName, MatchEvent, UnknownEvent, StatusEvent, ErrorEvent, StatusCounts, WatchState, WatcherEvents } from './events';
+export { WATCH_OPTIONS, type OptionSpec, type OptionHosts, type WatchOptionName } from './option-table';
+export type { WatchEvent, WatchEventName, MatchEvent, UnknownEvent, StatusEvent, ErrorEvent, StatusCounts, WatchState, StopReason, WatcherEvents } from './events';
 export type { WatchStats, StreamStats, StreamCounters } from './stats';
 export type { Box } from './geometry';
 export { WatchError } from './errors';

@@ -1,8 +1,9 @@
 import { InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
-import type { StreamingClient, StreamingClientOptions } from '../streaming';
+import { StreamingClient, type StreamingClientOptions } from '../streaming';
 import type { VisionClient, VisionClientOptions } from '../vision';
 import type { WatchEventName } from './events';
+import { optionSpec, rangeText, type WatchOptionName } from './option-table';
 
 /** Options of a FaceWatcher. */
 export interface WatchOptions {
@@ -41,7 +42,7 @@ export interface WatchOptions {
   codec?: VideoCodec;
   /** Adds `snapshot_boxes` (the frame with faces boxed and labelled) to face events. */
   drawBoxes?: boolean;
-  /** Bind WebRTC to 127.0.0.1 only (tests, a local sandbox). */
+  /** Bind WebRTC to 127.0.0.1 only; default: when the streaming address is on this machine (a local sandbox). */
   loopbackOnly?: boolean;
   /** A known track is compared again after this many seconds. Default 30. */
   recheckSeconds?: number;
@@ -85,7 +86,6 @@ export interface ResolvedWatchOptions {
 }
 
 const EVENT_NAMES: readonly WatchEventName[] = ['match', 'unknown', 'status', 'error'];
-const CODECS: readonly VideoCodec[] = ['VP8', 'VP9', 'H264'];
 
 /** Checks every option up front; a bad one throws an InputError naming it and its limit. */
 export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
@@ -111,45 +111,55 @@ export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
   if (!Array.isArray(events) || events.some((e) => !EVENT_NAMES.includes(e))) {
     throw new InputError('events', `events must list some of ${EVENT_NAMES.join(', ')}`, EVENT_NAMES.join(' | '));
   }
-  const decoder = o.decoder ?? 'auto';
-  if (!['auto', 'ffmpeg', 'wasm'].includes(decoder)) throw new InputError('decoder', "decoder must be 'auto', 'ffmpeg' or 'wasm'", "'auto' | 'ffmpeg' | 'wasm'");
-  const codec = o.codec ?? 'VP8';
-  if (!CODECS.includes(codec)) throw new InputError('codec', 'codec must be VP8, VP9 or H264', 'VP8 | VP9 | H264');
-  const cooldownScope = o.cooldownScope ?? 'stream';
-  if (cooldownScope !== 'stream' && cooldownScope !== 'room') throw new InputError('cooldownScope', "cooldownScope must be 'stream' or 'room'", "'stream' | 'room'");
   if (o.ffmpegPath !== undefined && (typeof o.ffmpegPath !== 'string' || o.ffmpegPath === '')) throw new InputError('ffmpegPath', 'ffmpegPath must be a path', 'a non-empty string');
   return {
     roomId: id(o.roomId, 'roomId'),
     collectionId: id(o.collectionId, 'collectionId'),
-    threshold: num(o.threshold, 'threshold', 0.7, 0, 1),
-    cooldownMs: num(o.cooldownSeconds, 'cooldownSeconds', 60, 0, 86_400) * 1000,
-    cooldownScope,
-    fps: num(o.fps, 'fps', 2, 0.1, 30),
-    changeThreshold: num(o.changeThreshold, 'changeThreshold', 4, 0, 255),
-    minFaceSize: num(o.minFaceSize, 'minFaceSize', 40, 8, 280),
-    budgetPerSecond: num(o.budgetPerSecond, 'budgetPerSecond', 5, 0.01, Number.POSITIVE_INFINITY),
+    threshold: num(o.threshold, 'threshold'),
+    cooldownMs: num(o.cooldownSeconds, 'cooldownSeconds') * 1000,
+    cooldownScope: choice(o.cooldownScope, 'cooldownScope'),
+    fps: num(o.fps, 'fps'),
+    changeThreshold: num(o.changeThreshold, 'changeThreshold'),
+    minFaceSize: num(o.minFaceSize, 'minFaceSize'),
+    budgetPerSecond: num(o.budgetPerSecond, 'budgetPerSecond'),
     labels,
     streams,
     events: new Set(events),
-    decoder,
+    decoder: choice(o.decoder, 'decoder'),
     ffmpegPath: o.ffmpegPath,
-    codec,
-    drawBoxes: o.drawBoxes === true,
-    loopbackOnly: o.loopbackOnly === true,
-    recheckMs: num(o.recheckSeconds, 'recheckSeconds', 30, 1, 86_400) * 1000,
-    maxResults: Math.round(num(o.maxResults, 'maxResults', 3, 1, 1000)),
-    streamWaitMs: num(o.streamWaitSeconds, 'streamWaitSeconds', 10, 0.1, 3600) * 1000,
-    quotaPauseMs: num(o.quotaPauseSeconds, 'quotaPauseSeconds', 60, 0.01, 86_400) * 1000,
-    jpegQuality: Math.round(num(o.jpegQuality, 'jpegQuality', 85, 1, 100)),
+    codec: choice(o.codec, 'codec'),
+    drawBoxes: o.drawBoxes === undefined ? optionSpec('drawBoxes').default === true : o.drawBoxes === true,
+    loopbackOnly: o.loopbackOnly ?? isLoopbackService(o.streaming),
+    recheckMs: num(o.recheckSeconds, 'recheckSeconds') * 1000,
+    maxResults: Math.round(num(o.maxResults, 'maxResults')),
+    streamWaitMs: num(o.streamWaitSeconds, 'streamWaitSeconds') * 1000,
+    quotaPauseMs: num(o.quotaPauseSeconds, 'quotaPauseSeconds') * 1000,
+    jpegQuality: Math.round(num(o.jpegQuality, 'jpegQuality')),
     session: o.session,
   };
 }
 
-function num(v: unknown, field: string, fallback: number, min: number, max: number): number {
-  if (v === undefined) return fallback;
-  const limit = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `${min}..${max}`;
-  if (typeof v !== 'number' || Number.isNaN(v) || v < min || v > max || (v === Number.POSITIVE_INFINITY && max !== v)) {
-    throw new InputError(field, `${field} must be a number in ${limit}, got ${JSON.stringify(v)?.slice(0, 40)}`, limit);
+/** A number option, its default and range read from the table. */
+function num(v: unknown, name: WatchOptionName): number {
+  const spec = optionSpec(name);
+  if (v === undefined) return spec.default as number;
+  const min = spec.min ?? Number.NEGATIVE_INFINITY;
+  const max = spec.max ?? Number.POSITIVE_INFINITY;
+  const limit = rangeText(spec);
+  if (typeof v !== 'number' || Number.isNaN(v) || v < min || v > max) {
+    throw new InputError(name, `${name} must be a number in ${limit}, got ${JSON.stringify(v)?.slice(0, 40)}`, limit);
+  }
+  return v;
+}
+
+/** A choice option, its default and values read from the table. */
+function choice<T extends string>(v: T | undefined, name: WatchOptionName): T {
+  const spec = optionSpec(name);
+  if (v === undefined) return spec.default as T;
+  const values = (spec.choices ?? []).map((c) => c.value);
+  if (!values.includes(v)) {
+    const limit = values.map((x) => `'${x}'`).join(' | ');
+    throw new InputError(name, `${name} must be one of ${values.join(', ')}, got ${JSON.stringify(v)?.slice(0, 40)}`, limit);
   }
   return v;
 }
@@ -157,4 +167,18 @@ function num(v: unknown, field: string, fallback: number, min: number, max: numb
 function id(v: unknown, field: string): string {
   if (typeof v !== 'string' || v.trim() === '' || v.length > 256) throw new InputError(field, `${field} must be a non-empty id`, '1 to 256 characters');
   return v;
+}
+
+/**
+ * A streaming service on this machine (the sandbox) is reached over loopback only, so WebRTC
+ * offers it no other address; the address tells, whatever host runs the watcher.
+ */
+function isLoopbackService(streaming: WatchOptions['streaming']): boolean {
+  const url = streaming instanceof StreamingClient ? streaming.sfuUrl : streaming.sfuUrl;
+  try {
+    const host = new URL(url).hostname;
+    return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
 }
