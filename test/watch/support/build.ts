@@ -25,6 +25,7 @@ export async function buildPackage(dir: string): Promise<{ bin: string }> {
     }
   };
   await walk('shared');
+  await walk('cli');
   await mkdir(path.join(dir, 'bin'), { recursive: true });
   const bin = path.join(dir, 'bin', 'vision-streaming.js');
   await copyFile(path.join(ROOT, 'bin', 'vision-streaming.js'), bin);

@@ -1,24 +1,39 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent } from 'undici';
-import { InputError, isClientError } from '../errors';
-import type { StreamingCredentialsOptions } from '../streaming';
-import type { VisionCredentialsOptions } from '../vision';
-import type { WatchEvent } from './events';
-import { FaceWatcher } from './face-watcher';
-import type { WatchOptions } from './options';
+import { acquireConnection, type ConnectionLease } from '../shared/connection';
+import { InputError, isClientError } from '../shared/errors';
+import type { StreamingCredentialsOptions } from '../shared/streaming';
+import type { VisionCredentialsOptions } from '../shared/vision';
+import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
+import { defaultText, optionSpec, rangeText, WATCH_OPTIONS, type OptionSpec } from '../shared/watch/option-table';
 
 /** Where the real services live (the defaults of --auth-url, --vision-url, --sfu-url). */
 export const SERVICE_URLS = { auth: 'https://auth.api.ricoh', vision: 'https://ips.api.ricoh', sfu: 'https://sfu.api.ricoh' } as const;
 
-/** One flag: its name, the environment variable that also sets it, whether it takes a value, its help line. */
+/** One flag: its name, the environment variable that also sets it, whether it takes a value, its help line, the option it sets. */
 interface Flag {
   name: string;
   env: string;
   value?: string;
   help: string;
+  option?: OptionSpec;
 }
+
+/** A flag's variable: VS_ and the flag in upper snake case. */
+function envOf(flag: string): string {
+  return `VS_${flag.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** The flags of the watcher's options, from the core's table: help and default as every host shows them. */
+const OPTION_FLAGS: readonly Flag[] = (WATCH_OPTIONS as readonly OptionSpec[])
+  .filter((o) => o.hosts.cli)
+  .map((o) => {
+    const { flag, value } = o.hosts.cli!;
+    const shown = defaultText(o);
+    const range = o.kind === 'number' || o.kind === 'integer' ? ` (${rangeText(o)}${o.unit ? ` ${o.unit}` : ''})` : '';
+    return { name: flag, env: envOf(flag), value, help: `${o.help}${range}${shown ? `; default ${shown}` : ''}`, option: o };
+  });
 
 const FLAGS: readonly Flag[] = [
   { name: 'auth-url', env: 'VS_AUTH_URL', value: 'URL', help: `authorization server (default ${SERVICE_URLS.auth})` },
@@ -27,23 +42,11 @@ const FLAGS: readonly Flag[] = [
   { name: 'client-id', env: 'VS_CLIENT_ID', value: 'ID', help: 'client id (required); the secret is read from VS_CLIENT_SECRET only' },
   { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to watch (required)' },
   { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'face collection to compare with (required)' },
-  { name: 'threshold', env: 'VS_THRESHOLD', value: 'N', help: 'least score 0..1 for a match (default 0.7)' },
-  { name: 'cooldown', env: 'VS_COOLDOWN', value: 'SECONDS', help: 'one match per face per this many seconds (default 60)' },
-  { name: 'cooldown-scope', env: 'VS_COOLDOWN_SCOPE', value: 'stream|room', help: 'cooldown per stream (default) or per room' },
-  { name: 'fps', env: 'VS_FPS', value: 'N', help: 'samples per second per stream (default 2)' },
-  { name: 'change-threshold', env: 'VS_CHANGE_THRESHOLD', value: 'N', help: 'skip samples that differ less than this (0..255, default 4)' },
-  { name: 'min-face-size', env: 'VS_MIN_FACE_SIZE', value: 'PX', help: 'skip faces smaller than this (default 40)' },
-  { name: 'budget', env: 'VS_BUDGET', value: 'N', help: 'API calls per second at most (default 5)' },
-  { name: 'labels', env: 'VS_LABELS', value: 'FILE', help: 'JSON file {"<face_id or stream_id>": "name"}' },
-  { name: 'streams', env: 'VS_STREAMS', value: 'ID,ID', help: 'watch only these stream ids (publishers\' client_ids)' },
-  { name: 'events', env: 'VS_EVENTS', value: 'LIST', help: 'events to print: match,unknown,status,error (default all)' },
-  { name: 'decoder', env: 'VS_DECODER', value: 'auto|ffmpeg|wasm', help: 'decoder backend (default auto)' },
-  { name: 'codec', env: 'VS_CODEC', value: 'VP8|VP9|H264', help: 'codec to ask the room for (default VP8)' },
+  ...OPTION_FLAGS,
   { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot there; the event gives its path' },
   { name: 'base64', env: 'VS_BASE64', help: 'give snapshots inline as base64 (without --snapshots)' },
-  { name: 'boxes', env: 'VS_BOXES', help: 'also make snapshot_boxes (faces boxed and labelled)' },
   { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' },
-  { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (a local sandbox)' },
+  { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (default: when --sfu-url is on this machine)' },
   { name: 'help', env: '', help: 'show this help' },
 ];
 
@@ -144,57 +147,61 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   const clientSecret = env.VS_CLIENT_SECRET;
   if (!clientSecret) throw new InputError('VS_CLIENT_SECRET', 'the client secret must be given in the environment variable VS_CLIENT_SECRET', 'a value');
   const credentials = { authUrl: get('auth-url') ?? SERVICE_URLS.auth, clientId: required('client-id'), clientSecret };
-  const labelsFile = get('labels');
-  const options: WatchOptions = {
+  const options: Record<string, unknown> = {
     vision: { ...credentials, visionUrl: get('vision-url') ?? SERVICE_URLS.vision },
     streaming: { ...credentials, sfuUrl: get('sfu-url') ?? SERVICE_URLS.sfu },
     roomId: required('room'),
     collectionId: required('collection'),
-    threshold: number(get('threshold'), 'threshold'),
-    cooldownSeconds: number(get('cooldown'), 'cooldown'),
-    cooldownScope: get('cooldown-scope') as WatchOptions['cooldownScope'],
-    fps: number(get('fps'), 'fps'),
-    changeThreshold: number(get('change-threshold'), 'change-threshold'),
-    minFaceSize: number(get('min-face-size'), 'min-face-size'),
-    budgetPerSecond: number(get('budget'), 'budget'),
-    labels: labelsFile ? await readLabels(labelsFile) : undefined,
-    streams: list(get('streams')),
-    events: list(get('events')) as WatchOptions['events'],
-    decoder: get('decoder') as WatchOptions['decoder'],
-    codec: get('codec') as WatchOptions['codec'],
-    drawBoxes: on('boxes'),
-    loopbackOnly: on('loopback'),
+    ...(on('loopback') ? { loopbackOnly: true } : {}),
   };
-  for (const e of options.events ?? []) {
-    if (!['match', 'unknown', 'status', 'error'].includes(e)) throw new InputError('events', `--events takes match, unknown, status, error; got ${JSON.stringify(e.slice(0, 40))}`, 'match,unknown,status,error');
+  for (const flag of OPTION_FLAGS) {
+    const o = flag.option!;
+    if (o.kind === 'boolean') {
+      if (on(flag.name)) options[o.name] = true;
+      continue;
+    }
+    const text = get(flag.name);
+    if (text === undefined) continue;
+    if (o.kind === 'number' || o.kind === 'integer') options[o.name] = number(text, flag.name);
+    else if (o.kind === 'list') options[o.name] = list(text);
+    else if (o.kind === 'labels') options[o.name] = await readLabels(text);
+    else options[o.name] = text;
+  }
+  const events = (options.events as string[] | undefined) ?? [];
+  const known = optionChoices('events');
+  for (const e of events) {
+    if (!known.includes(e)) throw new InputError('events', `--events takes ${known.join(', ')}; got ${JSON.stringify(e.slice(0, 40))}`, known.join(','));
   }
   const duration = number(get('duration'), 'duration');
   if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
-  return { help: false, options, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
+  return { help: false, options: options as unknown as WatchOptions, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
-  // The command's own connection pool, closed at the end: idle keep-alive sockets would hold the process.
-  const dispatcher = new Agent();
-  try {
-    return await watchWith(settings, io, dispatcher);
-  } finally {
-    await dispatcher.close();
-  }
-}
-
-async function watchWith(settings: CliSettings, io: CliIo, dispatcher: Agent): Promise<number> {
   let watcher: FaceWatcher;
+  let lease: ConnectionLease | undefined;
   try {
     const o = settings.options;
-    const vision: VisionCredentialsOptions = { ...(o.vision as VisionCredentialsOptions), dispatcher };
-    const streaming: StreamingCredentialsOptions = { ...(o.streaming as StreamingCredentialsOptions), dispatcher };
+    const vision = o.vision as VisionCredentialsOptions;
+    const streaming = o.streaming as StreamingCredentialsOptions;
+    // The command's own connection, released at the end: idle keep-alive sockets would hold the process.
+    lease = acquireConnection({ authUrl: vision.authUrl, visionUrl: vision.visionUrl, sfuUrl: streaming.sfuUrl, clientId: vision.clientId, clientSecret: vision.clientSecret, owner: 'the command' });
     // The command hears every event (it must see 'stopped'); --events chooses what it prints.
-    watcher = new FaceWatcher({ ...o, vision, streaming, events: undefined });
+    watcher = new FaceWatcher({ ...o, vision: lease.vision(), streaming: lease.streaming(), events: undefined });
   } catch (err) {
+    await lease?.release();
     io.stderr(`vision-streaming watch: ${describe(err)}`);
     return 2;
   }
+  try {
+    return await watchWith(settings, io, watcher);
+  } finally {
+    await watcher.stop();
+    await lease.release();
+  }
+}
+
+async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher): Promise<number> {
   if (settings.snapshots) await mkdir(settings.snapshots, { recursive: true });
   let written = 0;
   // Events are printed in the order they come; snapshot files are written before the line that names them.
@@ -272,6 +279,10 @@ function list(v: string | undefined): string[] | undefined {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+}
+
+function optionChoices(name: 'events'): string[] {
+  return (optionSpec(name).choices ?? []).map((c) => c.value);
 }
 
 function describe(err: unknown): string {
