@@ -61,8 +61,8 @@ export function helpText(): string {
     'Usage: vision-streaming watch [options]',
     '',
     'Watches a live room and prints one JSON object per line on stdout for each event:',
-    '  match   {event, face_id, label, score, location, room, stream_id, track, time, snapshot}',
-    '  unknown {event, score, location, room, stream_id, track, time, snapshot}',
+    '  match   {event, face_id, label, score, location, room, stream_id, track, time, snapshot, face}',
+    '  unknown {event, score, reason?, location, room, stream_id, track, time, snapshot, face}',
     '  status  {event, state, room, counts, ...}    error {event, error, stream_id?, time}',
     'Diagnostics go to stderr. Ctrl-C stops cleanly (exit 0). Exit 2: bad options; 1: could not start.',
     '',
@@ -72,7 +72,7 @@ export function helpText(): string {
     'Environment only:',
     '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
     '',
-    'snapshot is a file path with --snapshots, base64 with --base64, else null.',
+    'snapshot and face (the face crop, ready to enrol) are file paths with --snapshots, base64 with --base64, else null.',
     '',
   ].join('\n');
 }
@@ -234,16 +234,17 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
   return 0;
 }
 
-/** The JSON line of an event: snapshots become a file path, base64, or null; errors their safe fields. */
+/** The JSON line of an event: snapshots and the face crop become a file path, base64, or null; errors their safe fields. */
 async function toLine(e: WatchEvent, s: CliSettings, n: number): Promise<Record<string, unknown>> {
   if (e.event === 'error') return { ...e, error: e.error.toJSON() };
   if (e.event === 'status') return { ...e };
   const out: Record<string, unknown> = { ...e };
-  for (const key of ['snapshot', 'snapshot_boxes'] as const) {
+  const suffix = { snapshot: '', snapshot_boxes: '-boxes', face: '-face' } as const;
+  for (const key of ['snapshot', 'snapshot_boxes', 'face'] as const) {
     const jpeg = e[key];
     if (!jpeg) continue;
     if (s.snapshots) {
-      const file = path.resolve(s.snapshots, `${e.time.replace(/[:.]/g, '-')}-${e.event}-${n}${key === 'snapshot_boxes' ? '-boxes' : ''}.jpg`);
+      const file = path.resolve(s.snapshots, `${e.time.replace(/[:.]/g, '-')}-${e.event}-${n}${suffix[key]}.jpg`);
       await writeFile(file, jpeg);
       out[key] = file;
     } else if (s.base64) out[key] = jpeg.toString('base64');

@@ -137,8 +137,8 @@ class WatchControl {
 
   #face(output: 0 | 1, e: MatchEvent | UnknownEvent): void {
     this.#counts[e.event] += 1;
-    const { snapshot, snapshot_boxes: boxes, ...payload } = e;
-    const msg: Record<string, unknown> = { topic: e.event, payload, snapshot };
+    const { snapshot, snapshot_boxes: boxes, face, ...payload } = e;
+    const msg: Record<string, unknown> = { topic: e.event, payload, snapshot, face };
     if (boxes) msg.snapshotBoxes = boxes;
     const out: (Record<string, unknown> | null)[] = [null, null, null];
     out[output] = msg;

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
 import type { MatchEvent, StatusEvent, UnknownEvent } from '../../shared/watch';
 
-/** An event of the watcher as one n8n item: flat camelCase JSON, the snapshot(s) as binary JPEG. */
+/** An event of the watcher as one n8n item: flat camelCase JSON, the snapshot(s) and the face crop as binary JPEG. */
 export async function eventItem(ctx: ITriggerFunctions, event: MatchEvent | UnknownEvent | StatusEvent): Promise<INodeExecutionData> {
   if (event.event === 'status') return { json: statusJson(event) };
   const { left, top, right, bottom } = event.location;
@@ -9,6 +9,7 @@ export async function eventItem(ctx: ITriggerFunctions, event: MatchEvent | Unkn
     event: event.event,
     ...(event.event === 'match' ? { faceId: event.face_id, label: event.label } : {}),
     score: event.score,
+    ...(event.event === 'unknown' && event.reason ? { reason: event.reason } : {}),
     left,
     top,
     right,
@@ -25,6 +26,8 @@ export async function eventItem(ctx: ITriggerFunctions, event: MatchEvent | Unkn
   const stamp = event.time.replace(/[:.]/g, '-');
   const binary: INodeExecutionData['binary'] = {
     snapshot: await ctx.helpers.prepareBinaryData(event.snapshot, `${event.event}-${stamp}.jpg`, 'image/jpeg'),
+    // Ready for Visual Recognition > Collection Face > Add (its Input Binary Field set to "face").
+    face: await ctx.helpers.prepareBinaryData(event.face, `${event.event}-${stamp}-face.jpg`, 'image/jpeg'),
   };
   if (event.snapshot_boxes) binary.snapshotBoxes = await ctx.helpers.prepareBinaryData(event.snapshot_boxes, `${event.event}-${stamp}-boxes.jpg`, 'image/jpeg');
   return { json, binary };

@@ -4,6 +4,8 @@ export interface EndpointFaults {
   limitExceeded?: number;
   serverError?: number;
   timeout?: number;
+  /** Rate of 400 face_not_found, as the service answers when its detector misses the face of an image to compare or add. */
+  faceNotFound?: number;
   latencyMs?: number;
   seed?: number;
 }
@@ -13,7 +15,7 @@ export interface FaultConfig {
   [endpoint: string]: EndpointFaults;
 }
 
-const RATE_KEYS = ['tooManyRequests', 'limitExceeded', 'serverError', 'timeout'] as const;
+const RATE_KEYS = ['tooManyRequests', 'limitExceeded', 'serverError', 'timeout', 'faceNotFound'] as const;
 const ALL_KEYS = new Set<string>([...RATE_KEYS, 'latencyMs', 'seed']);
 
 /** Largest added latency accepted, so a typo cannot park a test for hours. */

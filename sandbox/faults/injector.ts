@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { sendMessage } from '../http/respond';
+import { sendError, sendMessage } from '../http/respond';
 import type { EndpointFaults, FaultConfig } from './config';
 import { createPrng } from './prng';
 
@@ -64,6 +64,12 @@ export class FaultInjector {
     edge += rule.timeout ?? 0;
     if (draw < edge) {
       sendMessage(res, 504, 'Endpoint request timed out');
+      return true;
+    }
+    edge += rule.faceNotFound ?? 0;
+    if (draw < edge) {
+      // The body the service gives when its detector misses the face of the image sent.
+      sendError(res, 400, 'face_not_found', 'No face was found in the submitted image.');
       return true;
     }
     return false;

@@ -4,7 +4,7 @@ import type { VisionClient } from '../vision';
 import type { CallBudget } from './budget';
 import type { ChangeGate } from './change-gate';
 import type { Cooldown } from './cooldown';
-import { planCrop, type CropRule } from './crop-geometry';
+import { CROP_RETRIES, fitsAsItIs, planCrop, type CropRule } from './crop-geometry';
 import type { MatchEvent, UnknownEvent } from './events';
 import { clipBox, type Box } from './geometry';
 import { regionGray } from './gray';
@@ -52,8 +52,16 @@ const GATE_THUMB = { width: 32, height: 24 };
 /** Size of the grey copy of a face that tells two people in one place apart. */
 const LOOK_SIDE = 16;
 
-/** Outcome of the compare of one face. */
-type Verdict = { kind: 'match'; faceId: string; score: number } | { kind: 'unknown'; score: number };
+/** Outcome of the compare of one face; an unknown without a score could not be compared. */
+type Verdict = { kind: 'match'; faceId: string; score: number } | { kind: 'unknown'; score: number | null };
+
+/** A face's compare: the verdict and the image that was (or would have been) sent. */
+interface Compared {
+  verdict?: Verdict;
+  face?: Buffer;
+  cropMs: number;
+  compareMs: number;
+}
 
 /**
  * One sample through the data path: changed? -> snapshot -> faces -> per-face crop -> compare ->
@@ -94,11 +102,12 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
     return { box, look: regionGray(picture, box, LOOK_SIDE, LOOK_SIDE) };
   });
   const tracked = s.tracker.update(seen, now);
-  const compared = await Promise.all(tracked.map((t) => (t.compare ? compareFace(t, picture, s, ctx) : undefined)));
+  const prominent = mostProminent(tracked.map((t) => t.box));
+  const compared = await Promise.all(tracked.map((t, i) => (t.compare ? compareFace(t, picture, s, ctx, i === prominent ? snapshot : undefined) : undefined)));
   const events: (MatchEvent | UnknownEvent)[] = [];
   tracked.forEach((t, i) => {
     const c = compared[i];
-    const event = c?.verdict && decide(t, c.verdict, s, ctx, snapshot);
+    const event = c?.verdict && c.face && decide(t, c.verdict, s, ctx, snapshot, c.face);
     if (!event) return;
     event.timing_ms = round({ ...timing, crop: c.cropMs, compare: c.compareMs });
     events.push(event);
@@ -114,45 +123,78 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
   }
 }
 
-/** per-face crop -> compare; the verdict is undefined when the face could not be compared this time. */
-async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx: AnalysisContext): Promise<{ verdict?: Verdict; cropMs: number; compareMs: number }> {
-  const t0 = performance.now();
-  let t1 = t0;
-  const verdict = await compareVerdict(t, picture, s, ctx, (at) => (t1 = at));
-  return { verdict, cropMs: t1 - t0, compareMs: performance.now() - t1 };
-}
-
-async function compareVerdict(t: TrackedFace, picture: Picture, s: StreamState, ctx: AnalysisContext, cropped: (at: number) => void): Promise<Verdict | undefined> {
+/**
+ * per-face crop -> compare. The verdict is undefined when the face could not be compared this time
+ * (too small, out of budget, the API failed) and is worth another sample; `whole` is the snapshot,
+ * given when this face is the frame's most prominent one.
+ */
+async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx: AnalysisContext, whole: Buffer | undefined): Promise<Compared> {
   const m = s.meter.counters;
-  const plan = planCrop(t.box, picture, ctx.cropRule);
-  if (!plan.ok) {
+  const out: Compared = { cropMs: 0, compareMs: 0 };
+  const first = planCrop(t.box, picture, ctx.cropRule);
+  if (!first.ok) {
     m.faces.skippedSmall++;
     s.tracker.skipped(t.track);
-    return undefined;
+    return out;
   }
-  if (!ctx.budget.take()) {
-    m.faces.skippedBudget++;
-    return undefined;
-  }
-  const crop = await cropToJpeg(picture, plan.region, { width: plan.width, height: plan.height }, { quality: ctx.o.jpegQuality });
-  cropped(performance.now());
-  const result = await apiCall(ctx, s, 'compare', () => ctx.vision.compareWithCollection(ctx.o.collectionId, crop, { maxResults: ctx.o.maxResults }));
-  if (!result.ok) {
-    // The service found no face (or one out of its size range) in the crop: try again only once the face has grown.
-    if (result.noFace) {
-      m.faces.notFoundByCompare++;
-      s.tracker.skipped(t.track);
+  // The service's detector can miss the face in a crop of a compressed frame: other crops, then the
+  // whole frame (when the service would take this face from it), before the face is called not comparable.
+  const attempts: (() => Promise<Buffer | undefined>)[] = [
+    () => cropOf(picture, first, ctx),
+    ...CROP_RETRIES.map((rule) => async () => {
+      const plan = planCrop(t.box, picture, { ...ctx.cropRule, ...rule });
+      return plan.ok ? cropOf(picture, plan, ctx) : undefined;
+    }),
+    ...(whole && fitsAsItIs(t.box) ? [async () => whole] : []),
+  ];
+  for (const [i, attempt] of attempts.entries()) {
+    const t0 = performance.now();
+    const image = await attempt();
+    out.cropMs += performance.now() - t0;
+    if (!image) continue;
+    if (!ctx.budget.take()) {
+      m.faces.skippedBudget++;
+      return { ...out, face: undefined };
     }
-    return undefined;
+    if (i > 0) m.faces.retried++;
+    const t1 = performance.now();
+    const result = await apiCall(ctx, s, 'compare', () => ctx.vision.compareWithCollection(ctx.o.collectionId, image, { maxResults: ctx.o.maxResults }));
+    out.compareMs += performance.now() - t1;
+    if (result.ok) {
+      if (i > 0) m.faces.recovered++;
+      m.faces.compared++;
+      const best = result.value.target.faces[0];
+      const verdict: Verdict = best && best.score >= ctx.o.threshold ? { kind: 'match', faceId: best.faceId, score: best.score } : { kind: 'unknown', score: best?.score ?? 0 };
+      return { ...out, verdict, face: image };
+    }
+    // A failed call (not a missed face) is left for the next sample.
+    if (!result.noFace) return out;
+    if (i === 0) {
+      m.faces.notFoundByCompare++;
+      out.face = image;
+    }
   }
-  m.faces.compared++;
-  const best = result.value.target.faces[0];
-  if (best && best.score >= ctx.o.threshold) return { kind: 'match', faceId: best.faceId, score: best.score };
-  return { kind: 'unknown', score: best?.score ?? 0 };
+  m.faces.notComparable++;
+  return { ...out, verdict: { kind: 'unknown', score: null } };
+}
+
+function cropOf(picture: Picture, plan: Extract<ReturnType<typeof planCrop>, { ok: true }>, ctx: AnalysisContext): Promise<Buffer> {
+  return cropToJpeg(picture, plan.region, { width: plan.width, height: plan.height }, { quality: ctx.o.jpegQuality });
+}
+
+/** The index of the largest face of a sample: the one the service takes from a whole frame. */
+function mostProminent(boxes: readonly Box[]): number {
+  let best = -1;
+  let area = -1;
+  boxes.forEach((b, i) => {
+    const a = (b.right - b.left) * (b.bottom - b.top);
+    if (a > area) [best, area] = [i, a];
+  });
+  return best;
 }
 
 /** track -> event: one match per face_id per cooldown, one unknown per track. */
-function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, snapshot: Buffer): MatchEvent | UnknownEvent | undefined {
+function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, snapshot: Buffer, face: Buffer): MatchEvent | UnknownEvent | undefined {
   const track = t.track;
   const wasMatched = track.verdict?.kind === 'match';
   // A known person seen at a bad angle on a recheck stays known: only a match replaces a match.
@@ -165,6 +207,7 @@ function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext
     track: track.id,
     time: new Date().toISOString(),
     snapshot,
+    face,
     latency_ms: 0,
   };
   if (v.kind === 'match') {
@@ -174,7 +217,7 @@ function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext
   }
   if (track.unknownEmitted || wasMatched) return undefined;
   track.unknownEmitted = true;
-  return { event: 'unknown', score: v.score, ...base };
+  return { event: 'unknown', score: v.score, ...(v.score === null ? { reason: 'not_comparable' as const } : {}), ...base };
 }
 
 function boxOf(t: TrackedFace, ctx: AnalysisContext): { location: Box; label?: string; color?: string } {

@@ -19,6 +19,11 @@ interface FaceEventBase {
   time: string;
   /** The whole frame, JPEG. */
   snapshot: Buffer;
+  /**
+   * The face, JPEG: the image sent to compare (a crop scaled so the face is inside the API's
+   * 120..280 px rule, so it can be enrolled as it is; the whole frame when only that could be compared).
+   */
+  face: Buffer;
   /** The frame with the faces' boxes drawn, JPEG (with `drawBoxes`). */
   snapshot_boxes?: Buffer;
   /** From the arrival of the sampled frame to this event, ms. */
@@ -36,11 +41,13 @@ export interface MatchEvent extends FaceEventBase {
   score: number;
 }
 
-/** A face the collection does not know (best score below the threshold). */
+/** A face the collection does not know (best score below the threshold), or one the service could not compare. */
 export interface UnknownEvent extends FaceEventBase {
   event: 'unknown';
-  /** Best score found (0 when the collection is empty). */
-  score: number;
+  /** Best score found (0 when the collection is empty); null when the face could not be compared. */
+  score: number | null;
+  /** Why there is no score: the service found no usable face in any image tried (`face` is the first crop). */
+  reason?: 'not_comparable';
 }
 
 /** States a watcher reports. */

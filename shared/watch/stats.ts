@@ -4,7 +4,20 @@ import { LatencyWindow } from './latency';
 export interface StreamCounters {
   frames: { received: number; decoded: number; dropped: number };
   samples: { taken: number; skippedBusy: number; skippedGate: number; skippedBudget: number; skippedPaused: number; analysed: number };
-  faces: { seen: number; compared: number; skippedSmall: number; skippedBudget: number; notFoundByCompare: number };
+  faces: {
+    seen: number;
+    compared: number;
+    skippedSmall: number;
+    skippedBudget: number;
+    /** Faces whose first crop the service found no face in. */
+    notFoundByCompare: number;
+    /** Extra compare calls made for them (other crops, the whole frame). */
+    retried: number;
+    /** Faces a retry could compare. */
+    recovered: number;
+    /** Faces no attempt could compare: each ends in an `unknown` with reason `not_comparable`. */
+    notComparable: number;
+  };
   api: { detect: number; compare: number; failed: number };
   events: { match: number; unknown: number; error: number };
 }
@@ -27,7 +40,7 @@ export function zeroCounters(): StreamCounters {
   return {
     frames: { received: 0, decoded: 0, dropped: 0 },
     samples: { taken: 0, skippedBusy: 0, skippedGate: 0, skippedBudget: 0, skippedPaused: 0, analysed: 0 },
-    faces: { seen: 0, compared: 0, skippedSmall: 0, skippedBudget: 0, notFoundByCompare: 0 },
+    faces: { seen: 0, compared: 0, skippedSmall: 0, skippedBudget: 0, notFoundByCompare: 0, retried: 0, recovered: 0, notComparable: 0 },
     api: { detect: 0, compare: 0, failed: 0 },
     events: { match: 0, unknown: 0, error: 0 },
   };

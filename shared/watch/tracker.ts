@@ -27,7 +27,7 @@ export interface Track {
   /** Small grey copy of the face, to tell a different face in the same place. */
   look?: Uint8Array;
   /** Result of the last finished compare. */
-  verdict?: { kind: 'match'; faceId: string; score: number } | { kind: 'unknown'; score: number };
+  verdict?: { kind: 'match'; faceId: string; score: number } | { kind: 'unknown'; score: number | null };
   /** When the last compare finished, and the box area then. */
   comparedAt?: number;
   comparedArea?: number;

@@ -121,6 +121,11 @@ test('trigger mode: activation waits for the join; a known face is one match ite
   expect(match.binary?.snapshot.mimeType).toBe('image/jpeg');
   const jpeg = await readBinary(match.binary!.snapshot);
   expect(jpeg.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  // The face crop sits next to the snapshot, ready for Collection Face > Add.
+  expect(match.binary?.face.mimeType).toBe('image/jpeg');
+  const face = await readBinary(match.binary!.face);
+  expect(face.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  expect(face.length).toBeLessThan(jpeg.length);
   expect(l.fatal).toEqual([]);
   expect(l.failed).toEqual([]);
 

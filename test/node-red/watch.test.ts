@@ -92,6 +92,8 @@ it('starts on deploy, sends a match with its snapshots and label, shows its stat
   expect(msg.payload).not.toHaveProperty('snapshot');
   expect((msg.snapshot as Buffer).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   expect((msg.snapshotBoxes as Buffer).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  expect((msg.face as Buffer).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  expect(msg.payload).not.toHaveProperty('face');
   expect(Buffer.compare(msg.snapshot as Buffer, msg.snapshotBoxes as Buffer)).not.toBe(0);
   await until('an unknown face', () => unknowns.length > 0);
   expect(unknowns[0].payload).toMatchObject({ event: 'unknown', room: room.id });

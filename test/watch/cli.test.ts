@@ -93,6 +93,9 @@ test('watch prints a match and an unknown as JSON lines, writes snapshots, stops
   const jpeg = await readFile(match!.snapshot as string);
   expect(jpeg.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   expect(path.dirname(match!.snapshot as string)).toBe(snapshots);
+  // The face crop is written beside the snapshot.
+  expect(path.dirname(match!.face as string)).toBe(snapshots);
+  expect((await readFile(match!.face as string)).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   for (const l of r.lines.filter((x) => x.event === 'match' || x.event === 'unknown')) expect(l.stream_id).toBe(publisher.clientId);
   expect(r.lines.filter((l) => l.event === 'match')).toHaveLength(1);
   expect(r.lines.at(-1)).toMatchObject({ event: 'status', state: 'stopped' });
@@ -117,6 +120,7 @@ test('Ctrl-C stops cleanly with exit 0; --base64 puts the snapshot inline', asyn
   expect(await r.exit).toBe(0);
   const match = r.lines.find((l) => l.event === 'match')!;
   expect(Buffer.from(match.snapshot as string, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  expect(Buffer.from(match.face as string, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   expect(r.lines.every((l) => l.event === 'match' || l.event === 'status')).toBe(true);
   expect(r.lines.at(-1)).toMatchObject({ event: 'status', state: 'stopped' });
 }, 120_000);
