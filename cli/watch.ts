@@ -7,6 +7,7 @@ import type { StreamingCredentialsOptions } from '../shared/streaming';
 import type { VisionCredentialsOptions } from '../shared/vision';
 import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { defaultText, optionSpec, rangeText, WATCH_OPTIONS, type OptionSpec } from '../shared/watch/option-table';
+import { VisitorFile } from './visitor-file';
 
 /** Where the real services live (the defaults of --auth-url, --vision-url, --sfu-url). */
 export const SERVICE_URLS = { auth: 'https://auth.api.ricoh', vision: 'https://ips.api.ricoh', sfu: 'https://sfu.api.ricoh' } as const;
@@ -43,7 +44,8 @@ const FLAGS: readonly Flag[] = [
   { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to watch (required)' },
   { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'face collection to compare with (required)' },
   ...OPTION_FLAGS,
-  { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot there; the event gives its path' },
+  { name: 'visitors', env: 'VS_VISITORS', value: 'FILE', help: 'with --remember-visitors: keep the visitors enrolled in this JSON file across runs (default: forgotten at exit)' },
+  { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot and face crop there; the event gives their paths' },
   { name: 'base64', env: 'VS_BASE64', help: 'give snapshots inline as base64 (without --snapshots)' },
   { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' },
   { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (default: when --sfu-url is on this machine)' },
@@ -62,7 +64,8 @@ export function helpText(): string {
     '',
     'Watches a live room and prints one JSON object per line on stdout for each event:',
     '  match   {event, face_id, label, score, location, room, stream_id, track, time, snapshot, face}',
-    '  unknown {event, score, reason?, location, room, stream_id, track, time, snapshot, face}',
+    '  unknown {event, score, reason?, visitor_id?, first_visit?, visits?, location, room, stream_id, track, time, snapshot, face}',
+    '  left    {event, face_id | visitor_id, label, room, stream_id, arrived_at, left_at, duration_s, time}',
     '  status  {event, state, room, counts, ...}    error {event, error, stream_id?, time}',
     'Diagnostics go to stderr. Ctrl-C stops cleanly (exit 0). Exit 2: bad options; 1: could not start.',
     '',
@@ -172,6 +175,12 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   for (const e of events) {
     if (!known.includes(e)) throw new InputError('events', `--events takes ${known.join(', ')}; got ${JSON.stringify(e.slice(0, 40))}`, known.join(','));
   }
+  const visitorsFile = get('visitors');
+  if (visitorsFile !== undefined) {
+    const store = new VisitorFile(visitorsFile);
+    await store.check();
+    options.visitorStore = store;
+  }
   const duration = number(get('duration'), 'duration');
   if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
   return { help: false, options: options as unknown as WatchOptions, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
@@ -206,12 +215,12 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
   let written = 0;
   // Events are printed in the order they come; snapshot files are written before the line that names them.
   let printing = Promise.resolve();
-  const shown = new Set(settings.options.events ?? ['match', 'unknown', 'status', 'error']);
+  const shown = new Set(settings.options.events ?? optionChoices('events'));
   const print = (e: WatchEvent): void => {
     if (!shown.has(e.event)) return;
     printing = printing.then(async () => io.stdout(JSON.stringify(await toLine(e, settings, ++written)))).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
   };
-  for (const name of ['match', 'unknown', 'status', 'error'] as const) watcher.on(name, print);
+  for (const name of ['match', 'unknown', 'status', 'error', 'left'] as const) watcher.on(name, print);
   try {
     await watcher.start();
   } catch (err) {
@@ -240,6 +249,7 @@ async function toLine(e: WatchEvent, s: CliSettings, n: number): Promise<Record<
   if (e.event === 'status') return { ...e };
   const out: Record<string, unknown> = { ...e };
   const suffix = { snapshot: '', snapshot_boxes: '-boxes', face: '-face' } as const;
+  if (e.event === 'left') return { ...e };
   for (const key of ['snapshot', 'snapshot_boxes', 'face'] as const) {
     const jpeg = e[key];
     if (!jpeg) continue;

@@ -1,10 +1,13 @@
 import type { Node, NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
-import { FaceWatcher, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
+import { FaceWatcher, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 import { watchSettings, type WatchDef, type WatchSettings } from './lib/watch-settings';
+
+/** The node context key of the visitors the watcher enrolled. */
+const VISITORS_KEY = 'visitors';
 
 /** Status ring for each watcher state. */
 const RINGS: Record<StatusEvent['state'], { fill: 'yellow' | 'green' | 'grey'; shape: 'ring' | 'dot' }> = {
@@ -17,7 +20,7 @@ const RINGS: Record<StatusEvent['state'], { fill: 'yellow' | 'green' | 'grey'; s
 
 /**
  * Registers `vision-streaming-watch`: watches a live room and sends a message for every known
- * face (output 1), unknown face (output 2) and change of state (output 3). Needs no input; input
+ * face (output 1), unknown face (output 2), change of state (output 3) and departure (output 4). Needs no input; input
  * messages start, stop or switch it (msg.payload 'start' | 'stop', msg.roomId, msg.collectionId).
  */
 export = function register(RED: NodeAPI): void {
@@ -108,13 +111,21 @@ class WatchControl {
 
   async #start(settings: WatchSettings): Promise<void> {
     if (this.#closed) return;
-    const options: WatchOptions = { ...settings, vision: this.#connection.vision(), streaming: this.#connection.streaming() };
+    const context = this.#node.context();
+    const options: WatchOptions = {
+      ...settings,
+      vision: this.#connection.vision(),
+      streaming: this.#connection.streaming(),
+      // The visitors this node enrolled live in its context: across restarts when contextStorage persists.
+      visitorStore: { load: () => context.get(VISITORS_KEY), save: (doc) => context.set(VISITORS_KEY, doc) },
+    };
     const watcher = new FaceWatcher(options);
     this.#watcher = watcher;
     this.#counts = { match: 0, unknown: 0 };
     watcher.on('match', (e) => this.#face(0, e));
     watcher.on('unknown', (e) => this.#face(1, e));
     watcher.on('status', (e) => this.#status(e));
+    watcher.on('left', (e) => this.#left(e));
     watcher.on('error', (e) => this.report(e.error));
     try {
       await watcher.start();
@@ -140,7 +151,7 @@ class WatchControl {
     const { snapshot, snapshot_boxes: boxes, face, ...payload } = e;
     const msg: Record<string, unknown> = { topic: e.event, payload, snapshot, face };
     if (boxes) msg.snapshotBoxes = boxes;
-    const out: (Record<string, unknown> | null)[] = [null, null, null];
+    const out: (Record<string, unknown> | null)[] = [null, null, null, null];
     out[output] = msg;
     this.#node.send(out as never);
     this.#showWatching();
@@ -156,7 +167,12 @@ class WatchControl {
   #status(e: StatusEvent): void {
     if (e.state === 'watching') this.#showWatching();
     else this.#node.status({ ...RINGS[e.state], text: e.detail ? `${e.state}: ${e.detail}`.slice(0, 60) : e.state });
-    this.#node.send([null, null, { topic: 'status', payload: e }] as never);
+    this.#node.send([null, null, { topic: 'status', payload: e }, null] as never);
+  }
+
+  // Its own output, like matches and unknown faces: "who is here now" needs arrivals and departures, not the watcher's state.
+  #left(e: LeftEvent): void {
+    this.#node.send([null, null, null, { topic: 'left', payload: e }] as never);
   }
 }
 

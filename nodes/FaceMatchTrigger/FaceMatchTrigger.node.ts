@@ -2,15 +2,30 @@ import {
   NodeConnectionTypes,
   type INodeType,
   type INodeTypeDescription,
+  type IDataObject,
   type ITriggerFunctions,
   type ITriggerResponse,
 } from 'n8n-workflow';
-import { FaceWatcher, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchEventName } from '../../shared/watch';
+import { FaceWatcher, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchEventName } from '../../shared/watch';
 import { selfAuthorisedClients } from '../common/clients';
 import { toNodeError } from '../common/errors';
 import { PARAMETER_LABELS, properties } from './description';
 import { eventItem } from './events';
 import { watcherSettings } from './settings';
+
+/**
+ * The visitors the watcher enrolled, kept in the node's workflow static data: n8n saves it with the
+ * workflow when an execution of the active workflow ends.
+ */
+function staticDataStore(ctx: ITriggerFunctions): VisitorStore {
+  const data = ctx.getWorkflowStaticData('node');
+  return {
+    load: () => data.visitors,
+    save: (doc) => {
+      data.visitors = doc as unknown as IDataObject;
+    },
+  };
+}
 
 /** Starts a workflow when a known (or unknown) face appears in a live streaming room. */
 export class FaceMatchTrigger implements INodeType {
@@ -39,7 +54,7 @@ export class FaceMatchTrigger implements INodeType {
     let watcher: FaceWatcher;
     try {
       // Errors and status always come: they tell "one bad analysis" from "the watch is over".
-      watcher = new FaceWatcher({ ...watcherSettings(this), vision: clients.vision, streaming: clients.streaming });
+      watcher = new FaceWatcher({ ...watcherSettings(this), vision: clients.vision, streaming: clients.streaming, visitorStore: staticDataStore(this) });
     } catch (err) {
       await clients.close();
       throw fail(err);
@@ -52,7 +67,7 @@ export class FaceMatchTrigger implements INodeType {
 
     // Events before the first join belong to the start, which reports its own failure.
     let started = false;
-    const deliver = async (event: MatchEvent | UnknownEvent | StatusEvent): Promise<void> => {
+    const deliver = async (event: MatchEvent | UnknownEvent | StatusEvent | LeftEvent): Promise<void> => {
       if (!started || !selected.includes(event.event)) return;
       try {
         const item = await eventItem(this, event);
@@ -64,6 +79,7 @@ export class FaceMatchTrigger implements INodeType {
     };
     watcher.on('match', (e) => void deliver(e));
     watcher.on('unknown', (e) => void deliver(e));
+    watcher.on('left', (e) => void deliver(e));
     watcher.on('status', (e) => {
       if (e.state !== 'stopped') void deliver(e);
       else if (started && e.reason === 'session_lost') this.emitError(fail(e.error ?? new Error('the watcher stopped')));

@@ -1,15 +1,17 @@
 import type { IDataObject, INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
-import type { MatchEvent, StatusEvent, UnknownEvent } from '../../shared/watch';
+import type { LeftEvent, MatchEvent, StatusEvent, UnknownEvent } from '../../shared/watch';
 
 /** An event of the watcher as one n8n item: flat camelCase JSON, the snapshot(s) and the face crop as binary JPEG. */
-export async function eventItem(ctx: ITriggerFunctions, event: MatchEvent | UnknownEvent | StatusEvent): Promise<INodeExecutionData> {
+export async function eventItem(ctx: ITriggerFunctions, event: MatchEvent | UnknownEvent | StatusEvent | LeftEvent): Promise<INodeExecutionData> {
   if (event.event === 'status') return { json: statusJson(event) };
+  if (event.event === 'left') return { json: leftJson(event) };
   const { left, top, right, bottom } = event.location;
   const json: IDataObject = {
     event: event.event,
     ...(event.event === 'match' ? { faceId: event.face_id, label: event.label } : {}),
     score: event.score,
     ...(event.event === 'unknown' && event.reason ? { reason: event.reason } : {}),
+    ...(event.event === 'unknown' && event.visitor_id !== undefined ? { visitorId: event.visitor_id, firstVisit: event.first_visit, visits: event.visits } : {}),
     left,
     top,
     right,
@@ -31,6 +33,21 @@ export async function eventItem(ctx: ITriggerFunctions, event: MatchEvent | Unkn
   };
   if (event.snapshot_boxes) binary.snapshotBoxes = await ctx.helpers.prepareBinaryData(event.snapshot_boxes, `${event.event}-${stamp}-boxes.jpg`, 'image/jpeg');
   return { json, binary };
+}
+
+function leftJson(event: LeftEvent): IDataObject {
+  return {
+    event: 'left',
+    ...(event.face_id !== undefined ? { faceId: event.face_id } : {}),
+    ...(event.visitor_id !== undefined ? { visitorId: event.visitor_id } : {}),
+    label: event.label,
+    roomId: event.room,
+    streamId: event.stream_id,
+    arrivedAt: event.arrived_at,
+    leftAt: event.left_at,
+    durationS: event.duration_s,
+    time: event.time,
+  };
 }
 
 function statusJson(event: StatusEvent): IDataObject {

@@ -9,6 +9,8 @@ import type { MatchEvent, UnknownEvent } from './events';
 import { clipBox, type Box } from './geometry';
 import { regionGray } from './gray';
 import type { ResolvedWatchOptions } from './options';
+import type { Presence } from './presence';
+import type { VisitorBook } from './visitors';
 import type { StreamMeter } from './stats';
 import type { TrackedFace, Tracker, Track } from './tracker';
 
@@ -45,6 +47,10 @@ export interface AnalysisContext {
   apiSucceeded(): void;
   /** Hands face events out (the watcher filters and records them). */
   emit(event: MatchEvent | UnknownEvent): void;
+  /** Who is here now, across the room's streams. */
+  readonly presence: Presence;
+  /** The strangers remembered (with rememberVisitors). */
+  readonly visitors?: VisitorBook;
 }
 
 /** Size of the grey copy the change gate compares. */
@@ -80,6 +86,7 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
   if (!s.dirty && !s.tracker.pending && !s.gate.changed(thumb)) {
     m.samples.skippedGate++;
     s.tracker.touch(now);
+    markPresent(s, ctx);
     return;
   }
   if (!ctx.budget.take()) {
@@ -102,16 +109,17 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
     return { box, look: regionGray(picture, box, LOOK_SIDE, LOOK_SIDE) };
   });
   const tracked = s.tracker.update(seen, now);
+  markPresent(s, ctx);
   const prominent = mostProminent(tracked.map((t) => t.box));
   const compared = await Promise.all(tracked.map((t, i) => (t.compare ? compareFace(t, picture, s, ctx, i === prominent ? snapshot : undefined) : undefined)));
   const events: (MatchEvent | UnknownEvent)[] = [];
-  tracked.forEach((t, i) => {
+  for (const [i, t] of tracked.entries()) {
     const c = compared[i];
-    const event = c?.verdict && c.face && decide(t, c.verdict, s, ctx, snapshot, c.face);
-    if (!event) return;
-    event.timing_ms = round({ ...timing, crop: c.cropMs, compare: c.compareMs });
+    const event = c?.verdict && c.face ? await decide(t, c.verdict, s, ctx, snapshot, c.face) : undefined;
+    if (!event) continue;
+    event.timing_ms = round({ ...timing, crop: c!.cropMs, compare: c!.compareMs });
     events.push(event);
-  });
+  }
   if (events.length === 0) return;
   if (ctx.o.drawBoxes) {
     const boxed = await drawBoxes(picture, tracked.map((t) => boxOf(t, ctx)), { quality: ctx.o.jpegQuality });
@@ -194,7 +202,7 @@ function mostProminent(boxes: readonly Box[]): number {
 }
 
 /** track -> event: one match per face_id per cooldown, one unknown per track. */
-function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, snapshot: Buffer, face: Buffer): MatchEvent | UnknownEvent | undefined {
+async function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, snapshot: Buffer, face: Buffer): Promise<MatchEvent | UnknownEvent | undefined> {
   const track = t.track;
   const wasMatched = track.verdict?.kind === 'match';
   // A known person seen at a bad angle on a recheck stays known: only a match replaces a match.
@@ -210,18 +218,54 @@ function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext
     face,
     latency_ms: 0,
   };
+  const now = Date.now();
   if (v.kind === 'match') {
+    // People are the faces named in labels; any other face the watcher enrolled is a visitor.
+    const visitor = ctx.visitors?.has(v.faceId) && !ctx.o.labels.has(v.faceId);
+    if (visitor) track.visitorId = v.faceId;
+    // The visit starts with the verdict, even when the cooldown holds its event back.
+    ctx.presence.arrived(visitor ? { visitorId: v.faceId } : { faceId: v.faceId }, ctx.o.labels.get(v.faceId) ?? null, s.streamId, now);
     const key = ctx.o.cooldownScope === 'room' ? v.faceId : `${s.streamId}\u0000${v.faceId}`;
     if (!ctx.cooldown.allow(key, performance.now())) return undefined;
-    return { event: 'match', face_id: v.faceId, label: ctx.o.labels.get(v.faceId) ?? null, score: v.score, ...base };
+    if (!visitor) return { event: 'match', face_id: v.faceId, label: ctx.o.labels.get(v.faceId) ?? null, score: v.score, ...base };
+    const record = ctx.visitors!.visit(v.faceId, now);
+    track.unknownEmitted = true;
+    return { event: 'unknown', score: v.score, visitor_id: v.faceId, first_visit: false, visits: record?.visits ?? 1, ...base };
   }
   if (track.unknownEmitted || wasMatched) return undefined;
   track.unknownEmitted = true;
-  return { event: 'unknown', score: v.score, ...(v.score === null ? { reason: 'not_comparable' as const } : {}), ...base };
+  if (v.score === null) return { event: 'unknown', score: null, reason: 'not_comparable', ...base };
+  // A stranger the service could compare: remembered (with rememberVisitors) under the face_id of this crop.
+  const enrolled = ctx.visitors ? await enrolVisitor(ctx, s, face, now) : undefined;
+  if (!enrolled) return { event: 'unknown', score: v.score, ...base };
+  track.visitorId = enrolled.visitorId;
+  ctx.presence.arrived({ visitorId: enrolled.visitorId }, null, s.streamId, now);
+  const key = ctx.o.cooldownScope === 'room' ? enrolled.visitorId : `${s.streamId}\u0000${enrolled.visitorId}`;
+  ctx.cooldown.allow(key, performance.now());
+  return { event: 'unknown', score: v.score, visitor_id: enrolled.visitorId, first_visit: true, visits: 1, ...base };
+}
+
+async function enrolVisitor(ctx: AnalysisContext, s: StreamState, face: Buffer, now: number) {
+  if (!ctx.visitors!.enrolling) return undefined;
+  s.meter.counters.api.enrol++;
+  return ctx.visitors!.enrol(face, now);
+}
+
+/** The people on a visit whose tracks are in view on this stream stay here. */
+function markPresent(s: StreamState, ctx: AnalysisContext): void {
+  const now = Date.now();
+  for (const track of s.tracker.tracks) {
+    if (track.missed !== 0) continue;
+    if (track.visitorId !== undefined) {
+      ctx.presence.seen({ visitorId: track.visitorId }, s.streamId, now);
+      ctx.visitors?.seen(track.visitorId, now);
+    } else if (track.verdict?.kind === 'match') ctx.presence.seen({ faceId: track.verdict.faceId }, s.streamId, now);
+  }
 }
 
 function boxOf(t: TrackedFace, ctx: AnalysisContext): { location: Box; label?: string; color?: string } {
   const v: Track['verdict'] = t.track.verdict;
+  if (t.track.visitorId !== undefined) return { location: t.box, label: `visitor ${t.track.visitorId.slice(0, 8)}`, color: '#ff851b' };
   if (v?.kind === 'match') return { location: t.box, label: ctx.o.labels.get(v.faceId) ?? v.faceId.slice(0, 8), color: '#2ecc40' };
   if (v?.kind === 'unknown') return { location: t.box, label: 'unknown', color: '#ff4136' };
   return { location: t.box, color: '#aaaaaa' };

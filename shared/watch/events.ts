@@ -2,7 +2,7 @@ import type { ClientError } from '../errors';
 import type { Box } from './geometry';
 
 /** Names of the events a watcher emits. */
-export type WatchEventName = 'match' | 'unknown' | 'status' | 'error';
+export type WatchEventName = 'match' | 'unknown' | 'status' | 'error' | 'left';
 
 /** Fields every face event carries. */
 interface FaceEventBase {
@@ -48,6 +48,12 @@ export interface UnknownEvent extends FaceEventBase {
   score: number | null;
   /** Why there is no score: the service found no usable face in any image tried (`face` is the first crop). */
   reason?: 'not_comparable';
+  /** With rememberVisitors: the stranger's id (the face_id of the crop enrolled at the first visit). */
+  visitor_id?: string;
+  /** With rememberVisitors: true at the visit that enrolled the stranger. */
+  first_visit?: boolean;
+  /** With rememberVisitors: how many visits (new tracks past the cooldown) this stranger has made. */
+  visits?: number;
 }
 
 /** States a watcher reports. */
@@ -95,8 +101,31 @@ export interface ErrorEvent {
   time: string;
 }
 
+/**
+ * A person (or remembered visitor) who had an event has not been seen on any stream of the room for
+ * `leftAfterSeconds`. (Not `left` for the box side: n8n items already flatten a box into left/top/...)
+ */
+export interface LeftEvent {
+  event: 'left';
+  /** The person's face_id (a face of the collection named or matched). */
+  face_id?: string;
+  /** The remembered stranger's visitor_id. */
+  visitor_id?: string;
+  label: string | null;
+  room: string;
+  /** The stream the person was last seen on. */
+  stream_id: string;
+  /** The time of the first event of this visit (ISO 8601). */
+  arrived_at: string;
+  /** The last time the person was seen (ISO 8601). */
+  left_at: string;
+  /** left_at - arrived_at, seconds. */
+  duration_s: number;
+  time: string;
+}
+
 /** Any event of a watcher. */
-export type WatchEvent = MatchEvent | UnknownEvent | StatusEvent | ErrorEvent;
+export type WatchEvent = MatchEvent | UnknownEvent | StatusEvent | ErrorEvent | LeftEvent;
 
 /** Listener signatures (EventEmitter map). */
 export interface WatcherEvents {
@@ -104,4 +133,5 @@ export interface WatcherEvents {
   unknown: [UnknownEvent];
   status: [StatusEvent];
   error: [ErrorEvent];
+  left: [LeftEvent];
 }

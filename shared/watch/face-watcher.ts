@@ -13,6 +13,8 @@ import { asClientError, WatchError } from './errors';
 import type { MatchEvent, StatusEvent, StopReason, UnknownEvent, WatchEvent, WatcherEvents, WatchState } from './events';
 import { LatencyWindow } from './latency';
 import { resolveWatchOptions, type ResolvedWatchOptions, type WatchOptions } from './options';
+import { Presence } from './presence';
+import { MemoryVisitorStore, VisitorBook } from './visitors';
 import { isQuotaExhausted, QuotaPause } from './quota-pause';
 import { sumCounters, type WatchStats } from './stats';
 import { StreamWatch } from './stream-watch';
@@ -21,6 +23,10 @@ import { StreamWatch } from './stream-watch';
 const STREAM_GRACE_MS = 60_000;
 /** The same API failure on the same stream is reported at most once in this span (it is still counted in stats). */
 const REPEAT_ERROR_MS = 30_000;
+/** How often visitors past their retention are looked for (also once at start). */
+const VISITOR_EXPIRY_MS = 3_600_000;
+/** How often visits are checked for a `left` event. */
+const LEFT_CHECK_MS = 1000;
 /** Longest quota pause, as a multiple of the first. */
 const QUOTA_PAUSE_GROWTH = 16;
 
@@ -38,6 +44,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   readonly #cooldown: Cooldown;
   readonly #quota: QuotaPause;
   readonly #latency = new LatencyWindow();
+  readonly #presence: Presence;
+  readonly #visitors?: VisitorBook;
   readonly #streams = new Map<string, StreamWatch>();
   readonly #codecs = new Map<string, VideoCodec | undefined>();
   readonly #graceTimers = new Map<string, NodeJS.Timeout>();
@@ -69,6 +77,11 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#budget = new CallBudget(this.#o.budgetPerSecond);
     this.#cooldown = new Cooldown(this.#o.cooldownMs);
     this.#quota = new QuotaPause(this.#o.quotaPauseMs, this.#o.quotaPauseMs * QUOTA_PAUSE_GROWTH);
+    this.#presence = new Presence(this.#o.leftAfterMs);
+    if (this.#o.rememberVisitors) {
+      const book = { collectionId: this.#o.collectionId, retentionMs: this.#o.visitorRetentionMs, max: this.#o.maxVisitors };
+      this.#visitors = new VisitorBook(book, this.#vision, this.#o.visitorStore ?? new MemoryVisitorStore(), (error) => this.#emitError(error));
+    }
     this.#ctx = {
       o: this.#o,
       vision: this.#vision,
@@ -79,6 +92,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       apiFailed: (err, streamId) => this.#apiFailed(err, streamId),
       apiSucceeded: () => this.#quota.succeeded(),
       emit: (e) => this.#faceEvent(e),
+      presence: this.#presence,
+      visitors: this.#visitors,
     };
   }
 
@@ -118,6 +133,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       this.#backend = availability.backend;
       // Clear errors before any media: an unknown room or collection, or credentials that do not work.
       await Promise.all([this.#streaming.getRoom(this.#o.roomId), this.#vision.listFaces(this.#o.collectionId)]);
+      // Visitors past their retention leave the collection before anyone is compared with them.
+      await this.#visitors?.open(Date.now());
       if (this.#stopped) throw new WatchError('stopped', 'the watcher was stopped while starting');
       const session = new SignalingSession({
         role: 'downstream',
@@ -139,6 +156,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     }
     this.#setState('watching');
     if (this.#o.streams) this.#later(this.#o.streamWaitMs, () => this.#reportMissing());
+    this.#checkLeft();
+    if (this.#visitors) this.#expireVisitors();
   }
 
   #wire(session: SignalingSession): void {
@@ -222,6 +241,31 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   #reportMissing(): void {
     const missing = [...(this.#o.streams ?? [])].filter((id) => !this.#seenStreams.has(id));
     if (missing.length > 0 && this.#state === 'watching') this.#status('watching', `named streams not in the room: ${missing.join(', ')}`, missing);
+  }
+
+  /** Every second: the visits over end in `left` events. */
+  #checkLeft(): void {
+    for (const v of this.#presence.over(Date.now())) {
+      this.#emit({
+        event: 'left',
+        ...(v.visitorId !== undefined ? { visitor_id: v.visitorId } : { face_id: v.faceId }),
+        label: v.label,
+        room: this.#o.roomId,
+        stream_id: v.streamId,
+        arrived_at: new Date(v.arrivedAt).toISOString(),
+        left_at: new Date(v.lastSeen).toISOString(),
+        duration_s: Math.round((v.lastSeen - v.arrivedAt) / 100) / 10,
+        time: new Date().toISOString(),
+      });
+    }
+    this.#later(LEFT_CHECK_MS, () => this.#checkLeft());
+  }
+
+  /** Every hour: visitors past their retention are removed from the collection. */
+  #expireVisitors(): void {
+    this.#later(VISITOR_EXPIRY_MS, () => {
+      void this.#visitors!.expire(Date.now()).finally(() => this.#expireVisitors());
+    });
   }
 
   #apiFailed(err: unknown, streamId: string): void {
@@ -330,6 +374,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#graceTimers.clear();
     await this.#session?.close();
     await Promise.all([...this.#streams.values()].map((s) => s.close()));
+    await this.#visitors?.flush();
     await this.#closeOwned();
     const wasStarted = this.#state !== 'idle';
     this.#state = 'stopped';

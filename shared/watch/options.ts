@@ -4,6 +4,7 @@ import { StreamingClient, type StreamingClientOptions } from '../streaming';
 import type { VisionClient, VisionClientOptions } from '../vision';
 import type { WatchEventName } from './events';
 import { optionSpec, rangeText, type WatchOptionName } from './option-table';
+import { daysToMs, type VisitorStore } from './visitors';
 
 /** Options of a FaceWatcher. */
 export interface WatchOptions {
@@ -32,7 +33,7 @@ export interface WatchOptions {
   labels?: Record<string, string>;
   /** Watch only these stream ids (the publishers' client_ids); default every stream of the room. */
   streams?: string[];
-  /** Events to emit; default all four. */
+  /** Events to emit; default all five. */
   events?: WatchEventName[];
   /** Decoder backend; default 'auto' (ffmpeg when found, else wasm). */
   decoder?: 'auto' | 'ffmpeg' | 'wasm';
@@ -52,6 +53,16 @@ export interface WatchOptions {
   streamWaitSeconds?: number;
   /** First pause after a spent quota, seconds (doubles while it stays spent, up to 16x). Default 60. */
   quotaPauseSeconds?: number;
+  /** Enrol each new stranger's face in the collection, so one who comes back keeps one visitor_id. Default false. */
+  rememberVisitors?: boolean;
+  /** Visitors not seen for this many days are removed from the collection (1..3650). Default 30. */
+  visitorRetentionDays?: number;
+  /** Most visitors kept; past it the one seen least recently is removed (1..1000). Default 200. */
+  maxVisitors?: number;
+  /** Where the visitors the watcher enrolled are kept between runs; default memory. */
+  visitorStore?: VisitorStore;
+  /** A person who had an event and is not seen on any stream for this long has left (a `left` event), seconds. Default 30. */
+  leftAfterSeconds?: number;
   /** JPEG quality of snapshots and crops (1..100). Default 85. */
   jpegQuality?: number;
   /** Signaling tweaks passed to the session (rejoin policy, timeouts). */
@@ -82,10 +93,15 @@ export interface ResolvedWatchOptions {
   streamWaitMs: number;
   quotaPauseMs: number;
   jpegQuality: number;
+  leftAfterMs: number;
+  rememberVisitors: boolean;
+  visitorRetentionMs: number;
+  maxVisitors: number;
+  visitorStore?: VisitorStore;
   session?: WatchOptions['session'];
 }
 
-const EVENT_NAMES: readonly WatchEventName[] = ['match', 'unknown', 'status', 'error'];
+const EVENT_NAMES: readonly WatchEventName[] = ['match', 'unknown', 'status', 'error', 'left'];
 
 /** Checks every option up front; a bad one throws an InputError naming it and its limit. */
 export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
@@ -135,6 +151,11 @@ export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
     streamWaitMs: num(o.streamWaitSeconds, 'streamWaitSeconds') * 1000,
     quotaPauseMs: num(o.quotaPauseSeconds, 'quotaPauseSeconds') * 1000,
     jpegQuality: Math.round(num(o.jpegQuality, 'jpegQuality')),
+    leftAfterMs: num(o.leftAfterSeconds, 'leftAfterSeconds') * 1000,
+    rememberVisitors: o.rememberVisitors === undefined ? optionSpec('rememberVisitors').default === true : o.rememberVisitors === true,
+    visitorRetentionMs: daysToMs(num(o.visitorRetentionDays, 'visitorRetentionDays')),
+    maxVisitors: Math.round(num(o.maxVisitors, 'maxVisitors')),
+    visitorStore: store(o.visitorStore),
     session: o.session,
   };
 }
@@ -162,6 +183,13 @@ function choice<T extends string>(v: T | undefined, name: WatchOptionName): T {
     throw new InputError(name, `${name} must be one of ${values.join(', ')}, got ${JSON.stringify(v)?.slice(0, 40)}`, limit);
   }
   return v;
+}
+
+function store(v: unknown): VisitorStore | undefined {
+  if (v === undefined) return undefined;
+  const s = v as Partial<VisitorStore>;
+  if (!s || typeof s.load !== 'function' || typeof s.save !== 'function') throw new InputError('visitorStore', 'visitorStore must have load() and save()', '{ load(), save(document) }');
+  return s as VisitorStore;
 }
 
 function id(v: unknown, field: string): string {

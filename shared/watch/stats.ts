@@ -18,7 +18,7 @@ export interface StreamCounters {
     /** Faces no attempt could compare: each ends in an `unknown` with reason `not_comparable`. */
     notComparable: number;
   };
-  api: { detect: number; compare: number; failed: number };
+  api: { detect: number; compare: number; enrol: number; failed: number };
   events: { match: number; unknown: number; error: number };
 }
 
@@ -41,7 +41,7 @@ export function zeroCounters(): StreamCounters {
     frames: { received: 0, decoded: 0, dropped: 0 },
     samples: { taken: 0, skippedBusy: 0, skippedGate: 0, skippedBudget: 0, skippedPaused: 0, analysed: 0 },
     faces: { seen: 0, compared: 0, skippedSmall: 0, skippedBudget: 0, notFoundByCompare: 0, retried: 0, recovered: 0, notComparable: 0 },
-    api: { detect: 0, compare: 0, failed: 0 },
+    api: { detect: 0, compare: 0, enrol: 0, failed: 0 },
     events: { match: 0, unknown: 0, error: 0 },
   };
 }

@@ -125,7 +125,7 @@ test('trigger mode: activation waits for the join; a known face is one match ite
   expect(match.binary?.face.mimeType).toBe('image/jpeg');
   const face = await readBinary(match.binary!.face);
   expect(face.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
-  expect(face.length).toBeLessThan(jpeg.length);
+  expect(Buffer.compare(face, jpeg)).not.toBe(0);
   expect(l.fatal).toEqual([]);
   expect(l.failed).toEqual([]);
 
@@ -139,6 +139,29 @@ test('trigger mode: activation waits for the join; a known face is one match ite
   // No secret of the credential in what the trigger produced.
   const text = JSON.stringify(l.emitted.map((i) => i.json));
   for (const secret of [SECRET, String(e.store.get('cred').accessToken)]) expect(text).not.toContain(secret);
+}, 240_000);
+
+test('remembered visitors and departures: unknown items carry visitorId and the face binary, Left items who left', async () => {
+  const room = await streaming.createRoom();
+  const l = listeners();
+  response = await engine().activate(
+    triggerNode(room.id, { events: ['unknown', 'left'], cooldownSeconds: 1, options: { decoder: 'ffmpeg', rememberVisitors: true, leftAfterSeconds: 1 } }),
+    l,
+  );
+  publisher = await publishClip({ streaming } as never, room.id, clip);
+  const unknowns = () => l.emitted.filter((i) => i.json.event === 'unknown');
+  await waitFor('the stranger twice and a departure', () => unknowns().length >= 2 && l.emitted.some((i) => i.json.event === 'left'), 120_000);
+  const [first, second] = unknowns();
+  expect(first.json).toEqual(expect.objectContaining({ visitorId: expect.any(String), firstVisit: true, visits: 1 }));
+  expect(second.json).toEqual(expect.objectContaining({ visitorId: first.json.visitorId, firstVisit: false, visits: 2 }));
+  expect(first.binary?.face.mimeType).toBe('image/jpeg');
+  const left = l.emitted.find((i) => i.json.event === 'left')!;
+  expect(left.json).toEqual(expect.objectContaining({ roomId: room.id, arrivedAt: expect.any(String), leftAt: expect.any(String), durationS: expect.any(Number) }));
+  expect(left.binary).toBeUndefined();
+  // No match items: only the chosen events start the workflow.
+  expect(l.emitted.some((i) => i.json.event === 'match')).toBe(false);
+  expect(l.failed).toEqual([]);
+  await vision.removeFace(collectionId, String(first.json.visitorId));
 }, 240_000);
 
 test('tokens expired while watching are renewed: the match still comes', async () => {

@@ -49,8 +49,9 @@ function flow(watch: Record<string, unknown>): object[] {
   return [
     { id: 'f1', type: 'tab', label: 'test' },
     sandboxConfig(h.sandbox),
-    { id: 'w', z: 'f1', type: 'vision-streaming-watch', service: 'svc', collectionId, cooldownSeconds: '600', drawBoxes: true, unknowns: true, autoStart: true, wires: [['match'], ['unknown'], ['status']], ...watch },
+    { id: 'w', z: 'f1', type: 'vision-streaming-watch', service: 'svc', collectionId, cooldownSeconds: '600', drawBoxes: true, unknowns: true, autoStart: true, wires: [['match'], ['unknown'], ['status'], ['left']], ...watch },
     { id: 'match', z: 'f1', type: 'helper' },
+    { id: 'left', z: 'f1', type: 'helper' },
     { id: 'unknown', z: 'f1', type: 'helper' },
     { id: 'status', z: 'f1', type: 'helper' },
     { id: 'catcher', z: 'f1', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
@@ -158,3 +159,23 @@ it('closing while the watcher is still joining ends well within the runtime clos
     h.sandbox.clearFaults();
   }
 }, 120_000);
+
+it('remembers a stranger under one visitor_id in its context, and says on output 4 who left', async () => {
+  const room = await h.streaming.createRoom();
+  await helper.load([configNode, watchNode], flow({ roomId: room.id, cooldownSeconds: '1', rememberVisitors: true, leftAfterSeconds: '1' }), configCredentials(h.sandbox));
+  const unknowns = collect('unknown');
+  const lefts = collect('left');
+  const caught = collect('caught');
+  publisher = await publishClip(h, room.id, clip);
+  await until('the stranger twice and a departure', () => unknowns.length >= 2 && lefts.length >= 1);
+  const [first, second] = unknowns.map((m) => m.payload as { visitor_id: string; first_visit: boolean; visits: number });
+  expect(first).toMatchObject({ first_visit: true, visits: 1 });
+  expect(second).toMatchObject({ visitor_id: first.visitor_id, first_visit: false, visits: 2 });
+  expect((unknowns[0].face as Buffer).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  expect(lefts[0].topic).toBe('left');
+  expect(lefts[0].payload).toMatchObject({ event: 'left', room: room.id, arrived_at: expect.any(String), left_at: expect.any(String), duration_s: expect.any(Number) });
+  const stored = (helper.getNode('w') as Node).context().get('visitors') as { visitors: { visitorId: string }[] };
+  expect(stored.visitors.map((v) => v.visitorId)).toEqual([first.visitor_id]);
+  expect(caught).toEqual([]);
+  await h.vision.removeFace(collectionId, first.visitor_id);
+});

@@ -20,7 +20,7 @@ test('every option of WatchOptions is in the table, but the clients, the room, t
   const source = readFileSync(path.join(ROOT, 'shared/watch/options.ts'), 'utf8');
   const block = source.slice(source.indexOf('export interface WatchOptions {'), source.indexOf('/** Options with defaults applied and checked. */'));
   const names = [...block.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]);
-  const notInTable = ['vision', 'streaming', 'roomId', 'collectionId', 'loopbackOnly', 'ffmpegPath', 'session'];
+  const notInTable = ['vision', 'streaming', 'roomId', 'collectionId', 'loopbackOnly', 'ffmpegPath', 'session', 'visitorStore'];
   expect(names.filter((n) => !notInTable.includes(n)).sort()).toEqual(table.map((o) => o.name).sort());
 });
 
@@ -32,6 +32,8 @@ test('the core applies the table defaults and names the option and its range on 
     recheckSeconds: resolved.recheckMs / 1000,
     streamWaitSeconds: resolved.streamWaitMs / 1000,
     quotaPauseSeconds: resolved.quotaPauseMs / 1000,
+    leftAfterSeconds: resolved.leftAfterMs / 1000,
+    visitorRetentionDays: resolved.visitorRetentionMs / 86_400_000,
     events: [...resolved.events],
     streams: resolved.streams,
     labels: undefined,

@@ -2,9 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Publisher } from '../../shared/publish';
-import { FaceWatcher, type MatchEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
-import { decode } from '../support/images';
-import { encodeClip } from './support/clip';
+import { FaceWatcher, MemoryVisitorStore, type LeftEvent, type MatchEvent, type UnknownEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
+import { VisitorBook } from '../../shared/watch/visitors';
+import { astronautFaceOfSize, decode, faceApiSample, rectOf } from '../support/images';
+import { encodeClip, personFrom } from './support/clip';
 import { collect, publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
 // Every face the detector sees ends in an event, and every face event carries the face: the standard
@@ -16,6 +17,7 @@ let dir: string;
 let clip: string;
 let collectionId: string;
 let faceA: string;
+let hardClip: string;
 
 beforeAll(async () => {
   h = await startWatchHarness();
@@ -23,6 +25,12 @@ beforeAll(async () => {
   const scene = await standardScene(h);
   ({ collectionId, faceA } = scene);
   clip = await encodeClip(dir, 'standard', scene.segments);
+  // A stranger of face-api's sample4.jpg, small, at a low camera bitrate: bench:crop-retry found the
+  // service's detector missing this face in the first crop of such frames.
+  const [hard] = await h.vision.detectFaces(faceApiSample(4));
+  const stranger = personFrom(faceApiSample(4), rectOf(hard.location));
+  const at = { person: stranger, faceSide: 72, cx: 320, cy: 240 };
+  hardClip = await encodeClip(dir, 'hard', [{ placements: [at], seconds: 4 }, { placements: [], seconds: 2 }], { bitrate: '600k' });
 }, 120_000);
 
 afterAll(async () => {
@@ -41,12 +49,15 @@ afterEach(async () => {
 
 const faceEvents = (events: WatchEvent[]) => events.filter((e): e is MatchEvent | UnknownEvent => e.event === 'match' || e.event === 'unknown');
 
-async function watch(): Promise<WatchEvent[]> {
+async function watch(options: Partial<WatchOptions> = {}, file = clip): Promise<WatchEvent[]> {
+  // One watcher and one publisher at a time: a second run in a test ends the first.
+  await watcher?.stop();
+  await publisher?.close();
   const room = await h.streaming.createRoom();
-  watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId, cooldownSeconds: 600 });
+  watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId, cooldownSeconds: 600, ...options });
   const events = collect((n, fn) => watcher!.on(n, fn));
   await watcher.start();
-  publisher = await publishClip(h, room.id, clip);
+  publisher = await publishClip(h, room.id, file);
   return events;
 }
 
@@ -70,6 +81,23 @@ test('a face compare cannot use ends in an unknown (score null, reason not_compa
   expect(s.retried).toBeGreaterThanOrEqual(2 * s.notComparable);
   expect(s.recovered).toBe(0);
   expect(events.filter((e) => e.event === 'error')).toEqual([]);
+}, 150_000);
+
+test('a real face that is hard to find again after VP8 compression still ends in an event, every time it appears', async () => {
+  // A small face on a plain wall barely changes the picture: every sample is analysed.
+  const events = await watch({ changeThreshold: 0 }, hardClip);
+  await waitFor('the stranger in two appearances', () => faceEvents(events).length >= 2, 90_000);
+  await watcher!.stop();
+  const faces = faceEvents(events) as UnknownEvent[];
+  expect(faces.every((e) => e.event === 'unknown')).toBe(true);
+  const s = watcher!.stats.faces;
+  // Every first miss ended somewhere: recovered by another crop, or reported as not comparable.
+  expect(s.notFoundByCompare).toBe(s.recovered + s.notComparable);
+  expect(faces.filter((e) => e.score === null)).toHaveLength(s.notComparable);
+  // One event per appearance (track): nothing the detector saw went silent.
+  expect(new Set(faces.map((e) => e.track)).size).toBe(faces.length);
+  // The point of this clip: the service missed the face in a first crop, and the watcher still reported it.
+  expect(s.notFoundByCompare).toBeGreaterThanOrEqual(1);
 }, 150_000);
 
 test('match and unknown carry the face crop, inside the 120..280 rule: it enrols as it is', async () => {
@@ -98,3 +126,94 @@ test('match and unknown carry the face crop, inside the 120..280 rule: it enrols
   await h.vision.removeFace(target, added.faceId);
   if (other) await h.vision.deleteCollection(other.collectionId);
 }, 150_000);
+
+test('left: once per visit of a person who had a match, with the visit\'s times', async () => {
+  // A is in view 3 s of every 8 s loop; gone for 2 s means left.
+  const events = await watch({ leftAfterSeconds: 2 });
+  await waitFor('two visits of A over', () => events.filter((e) => e.event === 'left').length >= 2, 90_000);
+  await watcher!.stop();
+  const lefts = events.filter((e): e is LeftEvent => e.event === 'left');
+  const matches = events.filter((e): e is MatchEvent => e.event === 'match');
+  // The cooldown (600 s) held back A's second match; the second visit still ends in a left.
+  expect(matches).toHaveLength(1);
+  for (const l of lefts) {
+    expect(l).toMatchObject({ face_id: faceA, label: null, room: matches[0].room, stream_id: matches[0].stream_id });
+    expect(l).not.toHaveProperty('visitor_id');
+    const arrived = Date.parse(l.arrived_at);
+    const left = Date.parse(l.left_at);
+    expect(left).toBeGreaterThan(arrived);
+    expect(l.duration_s).toBeCloseTo((left - arrived) / 1000, 0);
+    // On screen 3 s a loop: a visit is seen for at most that long (plus a sample).
+    expect(l.duration_s).toBeLessThanOrEqual(4);
+    // Reported once the visit has been over for leftAfterSeconds.
+    expect(Date.parse(l.time) - left).toBeGreaterThanOrEqual(2000);
+  }
+  // One left per visit: the visits do not overlap.
+  expect(Date.parse(lefts[1].arrived_at)).toBeGreaterThan(Date.parse(lefts[0].left_at));
+  expect(matches[0].time <= lefts[0].arrived_at || Math.abs(Date.parse(matches[0].time) - Date.parse(lefts[0].arrived_at)) < 1000).toBe(true);
+}, 150_000);
+
+describe('remembered visitors', () => {
+  test('a stranger appearing three times keeps one visitor_id; once named in labels, the same face is a match', async () => {
+    const store = new MemoryVisitorStore();
+    const events = await watch({ rememberVisitors: true, visitorStore: store, cooldownSeconds: 1 });
+    const visits = () => faceEvents(events).filter((e): e is UnknownEvent => e.event === 'unknown');
+    await waitFor('three visits of the stranger', () => visits().length >= 3, 120_000);
+    await watcher!.stop();
+    const [first, ...again] = visits();
+    expect(first).toMatchObject({ first_visit: true, visits: 1 });
+    expect(typeof first.visitor_id).toBe('string');
+    again.forEach((e, i) => expect(e).toMatchObject({ visitor_id: first.visitor_id, first_visit: false, visits: i + 2 }));
+    // A is a person of the collection: still a match, never a visitor.
+    expect(faceEvents(events).some((e) => e.event === 'match' && e.face_id === faceA)).toBe(true);
+    const faces = (await h.vision.listFaces(collectionId)).map((f) => f.faceId);
+    expect(faces).toContain(first.visitor_id);
+    expect(watcher!.stats.api.enrol).toBe(1);
+    expect((store.load() as { visitors: { visitorId: string; visits: number }[] }).visitors).toEqual([expect.objectContaining({ visitorId: first.visitor_id, visits: again.length + 1 })]);
+
+    // Named: the visitor becomes a person, with no new enrolment.
+    const named = await watch({ rememberVisitors: true, visitorStore: store, labels: { [first.visitor_id!]: 'Bob' } });
+    await waitFor('Bob', () => faceEvents(named).some((e) => e.event === 'match' && e.face_id === first.visitor_id), 90_000);
+    expect(faceEvents(named).find((e) => e.event === 'match' && e.face_id === first.visitor_id)).toMatchObject({ label: 'Bob' });
+    expect(faceEvents(named).filter((e) => e.event === 'unknown')).toEqual([]);
+    expect(watcher!.stats.api.enrol).toBe(0);
+    await watcher!.stop();
+    await h.vision.removeFace(collectionId, first.visitor_id!);
+  }, 240_000);
+
+  test('visitors past their retention leave the collection; a store that cannot be read is an error event and the watch goes on', async () => {
+    const old = await h.vision.addFace(collectionId, astronautFaceOfSize(180));
+    const longAgo = new Date(Date.now() - 40 * 86_400_000).toISOString();
+    const store = new MemoryVisitorStore();
+    store.save({ kind: 'vision-streaming-visitors', version: 1, collectionId, visitors: [{ visitorId: old.faceId, firstSeen: longAgo, lastSeen: longAgo, visits: 2 }] });
+    await watch({ rememberVisitors: true, visitorStore: store, visitorRetentionDays: 30 });
+    expect((await h.vision.listFaces(collectionId)).map((f) => f.faceId)).not.toContain(old.faceId);
+    await watcher!.stop();
+    expect((store.load() as { visitors: unknown[] }).visitors).toEqual([]);
+
+    const broken = { load: () => Promise.reject(Object.assign(new Error('EACCES: permission denied, open /x/visitors.json'), { code: 'EACCES' })), save: () => undefined };
+    const events = await watch({ rememberVisitors: true, visitorStore: broken });
+    await waitFor('an unknown face', () => faceEvents(events).some((e) => e.event === 'unknown'), 90_000);
+    const errors = events.filter((e) => e.event === 'error');
+    expect(errors).toEqual([expect.objectContaining({ error: expect.objectContaining({ code: 'visitor_store_failed', message: expect.stringContaining('EACCES') }) })]);
+    expect(faceEvents(events).find((e) => e.event === 'unknown')).not.toHaveProperty('visitor_id');
+    expect(watcher!.state).toBe('watching');
+  }, 240_000);
+
+  test('past maxVisitors the visitor seen least recently is removed from the collection', async () => {
+    const errors: unknown[] = [];
+    const book = new VisitorBook({ collectionId, retentionMs: 86_400_000, max: 2 }, h.vision, new MemoryVisitorStore(), (e) => errors.push(e));
+    await book.open(Date.now());
+    const a = await book.enrol(astronautFaceOfSize(150), 1000);
+    const b = await book.enrol(astronautFaceOfSize(170), 2000);
+    book.seen(a!.visitorId, 3000);
+    const c = await book.enrol(astronautFaceOfSize(190), 4000);
+    const faces = (await h.vision.listFaces(collectionId)).map((f) => f.faceId);
+    expect(faces).toEqual(expect.arrayContaining([a!.visitorId, c!.visitorId]));
+    expect(faces).not.toContain(b!.visitorId);
+    expect(book.size).toBe(2);
+    expect(errors).toEqual([]);
+    await h.vision.removeFace(collectionId, a!.visitorId);
+    await h.vision.removeFace(collectionId, c!.visitorId);
+  }, 60_000);
+});

@@ -24,6 +24,11 @@ export function loadPeople(bFace: Rect): People {
   return { a: headAndShoulders(decode(astronautJpeg()), ASTRONAUT_FACE), b: headAndShoulders(decode(faceApiSample(1)), bFace) };
 }
 
+/** A head-and-shoulders crop of the face at `face` in a photo, to place in clips. */
+export function personFrom(photo: Buffer, face: Rect): { image: Rgba; face: Rect } {
+  return headAndShoulders(decode(photo), face);
+}
+
 function headAndShoulders(image: Rgba, face: Rect): { image: Rgba; face: Rect } {
   const region = { x: Math.max(0, face.x - face.width * 0.4), y: Math.max(0, face.y - face.height * 0.6), width: face.width * 1.8, height: face.height * 2.4 };
   const out = crop(image, region);
@@ -84,7 +89,7 @@ export interface Segment {
  * Encodes segments at `fps` into a file in `dir`: VP8/VP9 as .ivf, H264 (Baseline) as .h264.
  * One key frame a second, so a late viewer starts soon.
  */
-export async function encodeClip(dir: string, name: string, segments: readonly Segment[], opts: { codec?: 'VP8' | 'VP9' | 'H264'; fps?: number } = {}): Promise<string> {
+export async function encodeClip(dir: string, name: string, segments: readonly Segment[], opts: { codec?: 'VP8' | 'VP9' | 'H264'; fps?: number; bitrate?: string } = {}): Promise<string> {
   const fps = opts.fps ?? 10;
   const codec = opts.codec ?? 'VP8';
   const frames = path.join(dir, `${name}-frames`);
@@ -110,7 +115,7 @@ export async function encodeClip(dir: string, name: string, segments: readonly S
   const enc =
     codec === 'H264'
       ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p', '-g', String(fps), '-f', 'h264']
-      : ['-c:v', codec === 'VP8' ? 'libvpx' : 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-g', String(fps), '-keyint_min', String(fps), '-b:v', '1500k', '-pix_fmt', 'yuv420p', '-f', 'ivf'];
+      : ['-c:v', codec === 'VP8' ? 'libvpx' : 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-g', String(fps), '-keyint_min', String(fps), '-b:v', opts.bitrate ?? '1500k', '-pix_fmt', 'yuv420p', '-f', 'ivf'];
   const r = await runFfmpeg(['-v', 'error', '-y', '-framerate', String(fps), '-i', path.join(frames, '%04d.jpg'), ...enc, out]);
   if (r.code !== 0) throw new Error(`ffmpeg could not encode the clip: ${r.stderr}`);
   return out;
