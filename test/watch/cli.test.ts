@@ -155,3 +155,38 @@ test('--help documents every flag and the secret variable; bad or missing settin
   expect(await badRoom.exit).toBe(1);
   expect(badRoom.stderr()).toMatch(/could not start: .*no-such-room/);
 }, 60_000);
+
+test('--visitors: a file that is not a visitor list, or an option out of range, exits 2 naming it; the visitors enrolled are written to the file', async () => {
+  const notOurs = path.join(dir, 'labels-not-visitors.json');
+  await writeFile(notOurs, JSON.stringify({ hello: 'world' }));
+  const base = ['watch', '--room', 'r', '--collection', 'c', '--client-id', 'x', '--remember-visitors'];
+  const bad = run([...base, '--visitors', notOurs], { VS_CLIENT_SECRET: 's' });
+  expect(await bad.exit).toBe(2);
+  expect(bad.stderr()).toMatch(/--visitors .* is not a visitor list/);
+  const badRange = run([...base, '--left-after', '0'], { VS_CLIENT_SECRET: 's' });
+  expect(await badRange.exit).toBe(2);
+  expect(badRange.stderr()).toMatch(/leftAfterSeconds must be a number in 1\.\.86400/);
+  const badDays = run([...base, '--visitor-retention-days', '99999'], { VS_CLIENT_SECRET: 's' });
+  expect(await badDays.exit).toBe(2);
+  expect(badDays.stderr()).toMatch(/visitorRetentionDays must be a number in 1\.\.3650/);
+
+  const room = await h.streaming.createRoom();
+  publisher = await publishClip(h, room.id, clip);
+  const file = path.join(dir, 'visitors.json');
+  const r = run(['watch', '--room', room.id, '--collection', collectionId, '--client-id', 'sandbox-client', '--remember-visitors', '--visitors', file, '--events', 'unknown,left', '--left-after', '1', '--duration', '12'], {
+    VS_CLIENT_SECRET: SECRET,
+    VS_AUTH_URL: h.sandbox.url,
+    VS_VISION_URL: h.sandbox.url,
+    VS_SFU_URL: h.sandbox.url,
+  });
+  expect(await r.exit).toBe(0);
+  const unknown = r.lines.find((l) => l.event === 'unknown')!;
+  expect(unknown).toMatchObject({ first_visit: true, visits: 1, visitor_id: expect.any(String) });
+  expect(r.lines.some((l) => l.event === 'left')).toBe(true);
+  expect(r.lines.every((l) => l.event === 'unknown' || l.event === 'left')).toBe(true);
+  const kept = JSON.parse(await readFile(file, 'utf8')) as { collectionId: string; visitors: { visitorId: string }[] };
+  expect(kept.collectionId).toBe(collectionId);
+  expect(kept.visitors.map((v) => v.visitorId)).toContain(unknown.visitor_id);
+  expect(JSON.stringify(kept)).not.toContain(SECRET);
+  await h.vision.removeFace(collectionId, unknown.visitor_id as string);
+}, 120_000);

@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { startSandbox } from '../../sandbox';
 import type { Publisher } from '../../shared/publish';
+import { VisionClient } from '../../shared/vision';
 import { FaceWatcher, MemoryVisitorStore, type LeftEvent, type MatchEvent, type UnknownEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
 import { VisitorBook } from '../../shared/watch/visitors';
 import { astronautFaceOfSize, decode, faceApiSample, rectOf } from '../support/images';
@@ -217,3 +219,25 @@ describe('remembered visitors', () => {
     await h.vision.removeFace(collectionId, c!.visitorId);
   }, 60_000);
 });
+
+test('a collection at its face limit: one error event naming it, and no more enrolments', async () => {
+  const small = await startSandbox({ host: '127.0.0.1', port: 0, facesPerCollection: 2 });
+  const vision = new VisionClient({ authUrl: small.url, visionUrl: small.url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret', dispatcher: h.credentials.dispatcher });
+  try {
+    const { collectionId: full } = await vision.createCollection();
+    await vision.addFace(full, astronautFaceOfSize(150));
+    await vision.addFace(full, astronautFaceOfSize(200));
+    const errors: { code: string; message: string }[] = [];
+    const book = new VisitorBook({ collectionId: full, retentionMs: 86_400_000, max: 200 }, vision, new MemoryVisitorStore(), (e) => errors.push(e));
+    await book.open(Date.now());
+    expect(await book.enrol(astronautFaceOfSize(180), Date.now())).toBeUndefined();
+    expect(await book.enrol(astronautFaceOfSize(190), Date.now())).toBeUndefined();
+    expect(errors).toEqual([expect.objectContaining({ code: 'visitors_collection_full', message: expect.stringMatching(/full/) })]);
+    expect(book.enrolling).toBe(false);
+    // Two faces added by the test, one refused enrolment: the second enrolment made no call.
+    expect(small.stats().byEndpoint.faces).toBe(3);
+  } finally {
+    await vision.close();
+    await small.stop();
+  }
+}, 120_000);
