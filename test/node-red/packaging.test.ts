@@ -71,7 +71,7 @@ it('Node-RED loads every node set of the packed package with its editor form, he
   expect(JSON.stringify(result.found!.examples)).toContain('01 detect faces');
   // Every example flow in the package uses only this package's types and core nodes.
   const dir = join(work, 'intact', 'node_modules', PKG.name, 'examples', 'node-red');
-  const core = new Set(['inject', 'debug', 'comment', 'catch', 'change', 'switch', 'function', 'tab']);
+  const core = new Set(['inject', 'debug', 'comment', 'catch', 'change', 'switch', 'function', 'tab', 'http in', 'http request', 'http response']);
   for (const file of readdirSync(dir)) {
     const flow = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { type: string }[];
     for (const node of flow) expect(core.has(node.type) || types.includes(node.type) || node.type.startsWith('ui-')).toBe(true);
