@@ -47,8 +47,8 @@ function compose(placed) {
 }
 
 /**
- * Writes the clip (the known person 4 s, both people 4 s, the stranger 3 s, nobody 2 s, each
- * drifting slowly) and returns its path.
+ * Writes the clip (the known person 4 s, both people 4 s, the stranger 3 s, nobody 6 s, each
+ * drifting slowly) and returns its path. Looped, the stranger comes back every loop, and both leave.
  */
 async function makeClip(dir, ffmpegPath) {
   const { known, stranger } = await people(150);
@@ -58,7 +58,7 @@ async function makeClip(dir, ffmpegPath) {
     { seconds: 4, at: (t) => [{ person: known, x: 120 + 12 * t }] },
     { seconds: 4, at: (t) => [{ person: known, x: 20 + 8 * t }, { person: stranger, x: 340 + 8 * t }] },
     { seconds: 3, at: (t) => [{ person: stranger, x: 220 - 10 * t }] },
-    { seconds: 2, at: () => [] },
+    { seconds: 6, at: () => [] },
   ];
   let n = 0;
   for (const scene of scenes) {

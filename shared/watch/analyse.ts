@@ -133,8 +133,13 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
 
 /**
  * per-face crop -> compare. The verdict is undefined when the face could not be compared this time
- * (too small, out of budget, the API failed) and is worth another sample; `whole` is the snapshot,
- * given when this face is the frame's most prominent one.
+ * (too small, out of budget, the API failed, a retry still to come) and is worth another sample;
+ * `whole` is the snapshot, given when this face is the frame's most prominent one.
+ *
+ * The service's detector can miss the face in a crop of a compressed frame. Then each sample tries
+ * the first crop and the next candidate of CROP_RETRIES (then the whole frame, where the service
+ * would take this face from it), so a face that turns or sharpens in a later sample gets its chance
+ * while each sample costs at most two compares; past the last candidate it is not comparable.
  */
 async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx: AnalysisContext, whole: Buffer | undefined): Promise<Compared> {
   const m = s.meter.counters;
@@ -145,31 +150,39 @@ async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx
     s.tracker.skipped(t.track);
     return out;
   }
-  // The service's detector can miss the face in a crop of a compressed frame: other crops, then the
-  // whole frame (when the service would take this face from it), before the face is called not comparable.
-  const attempts: (() => Promise<Buffer | undefined>)[] = [
-    () => cropOf(picture, first, ctx),
+  const track = t.track;
+  const candidates: (() => Promise<Buffer | undefined>)[] = [
     ...CROP_RETRIES.map((rule) => async () => {
       const plan = planCrop(t.box, picture, { ...ctx.cropRule, ...rule });
       return plan.ok ? cropOf(picture, plan, ctx) : undefined;
     }),
-    ...(whole && fitsAsItIs(t.box) ? [async () => whole] : []),
+    async () => (whole && fitsAsItIs(t.box) ? whole : undefined),
   ];
-  for (const [i, attempt] of attempts.entries()) {
+  let firstImage: Buffer | undefined;
+  for (let step = 0; step < 2; step++) {
+    const retry = step === 1;
     const t0 = performance.now();
-    const image = await attempt();
+    let image: Buffer | undefined;
+    if (!retry) image = firstImage = await cropOf(picture, first, ctx);
+    else {
+      // The next candidate that applies to this frame.
+      while (!image && (track.retries ?? 0) < candidates.length) {
+        image = await candidates[track.retries ?? 0]();
+        if (!image) track.retries = (track.retries ?? 0) + 1;
+      }
+    }
     out.cropMs += performance.now() - t0;
-    if (!image) continue;
+    if (!image) break;
     if (!ctx.budget.take()) {
       m.faces.skippedBudget++;
-      return { ...out, face: undefined };
+      return out;
     }
-    if (i > 0) m.faces.retried++;
+    if (retry) m.faces.retried++;
     const t1 = performance.now();
     const result = await apiCall(ctx, s, 'compare', () => ctx.vision.compareWithCollection(ctx.o.collectionId, image, { maxResults: ctx.o.maxResults }));
     out.compareMs += performance.now() - t1;
     if (result.ok) {
-      if (i > 0) m.faces.recovered++;
+      if (retry) m.faces.recovered++;
       m.faces.compared++;
       const best = result.value.target.faces[0];
       const verdict: Verdict = best && best.score >= ctx.o.threshold ? { kind: 'match', faceId: best.faceId, score: best.score } : { kind: 'unknown', score: best?.score ?? 0 };
@@ -177,13 +190,13 @@ async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx
     }
     // A failed call (not a missed face) is left for the next sample.
     if (!result.noFace) return out;
-    if (i === 0) {
-      m.faces.notFoundByCompare++;
-      out.face = image;
-    }
+    if (retry) track.retries = (track.retries ?? 0) + 1;
+    else m.faces.notFoundByCompare++;
   }
+  m.faces.missedAll++;
+  if ((track.retries ?? 0) < candidates.length) return out;
   m.faces.notComparable++;
-  return { ...out, verdict: { kind: 'unknown', score: null } };
+  return { ...out, verdict: { kind: 'unknown', score: null }, face: firstImage };
 }
 
 function cropOf(picture: Picture, plan: Extract<ReturnType<typeof planCrop>, { ok: true }>, ctx: AnalysisContext): Promise<Buffer> {

@@ -9,13 +9,15 @@ export interface StreamCounters {
     compared: number;
     skippedSmall: number;
     skippedBudget: number;
-    /** Faces whose first crop the service found no face in. */
+    /** Compares whose first crop the service found no face in (one a face and sample). */
     notFoundByCompare: number;
     /** Extra compare calls made for them (other crops, the whole frame). */
     retried: number;
-    /** Faces a retry could compare. */
+    /** Of those, the ones another crop or the whole frame could compare. */
     recovered: number;
-    /** Faces no attempt could compare: each ends in an `unknown` with reason `not_comparable`. */
+    /** Of those, the ones whose retry missed too (the face is tried again in the next sample). */
+    missedAll: number;
+    /** Faces no crop and no retry could compare: each ends in an `unknown` with reason `not_comparable`. */
     notComparable: number;
   };
   api: { detect: number; compare: number; enrol: number; failed: number };
@@ -40,7 +42,7 @@ export function zeroCounters(): StreamCounters {
   return {
     frames: { received: 0, decoded: 0, dropped: 0 },
     samples: { taken: 0, skippedBusy: 0, skippedGate: 0, skippedBudget: 0, skippedPaused: 0, analysed: 0 },
-    faces: { seen: 0, compared: 0, skippedSmall: 0, skippedBudget: 0, notFoundByCompare: 0, retried: 0, recovered: 0, notComparable: 0 },
+    faces: { seen: 0, compared: 0, skippedSmall: 0, skippedBudget: 0, notFoundByCompare: 0, retried: 0, recovered: 0, missedAll: 0, notComparable: 0 },
     api: { detect: 0, compare: 0, enrol: 0, failed: 0 },
     events: { match: 0, unknown: 0, error: 0 },
   };

@@ -34,6 +34,8 @@ export interface Track {
   /** Box area when the face was last found too small to compare (it is tried again once grown). */
   skippedArea?: number;
   unknownEmitted: boolean;
+  /** Retry candidates (other crops, the whole frame) already tried for this face, over its samples. */
+  retries?: number;
   /** The remembered stranger this track is (with rememberVisitors). */
   visitorId?: string;
   missed: number;
