@@ -9,28 +9,41 @@ export function rgbLuma(r: number, g: number, b: number): number {
   return LUMA.offset + ((LUMA.r * r + LUMA.g * g + LUMA.b * b + 128) >> 8);
 }
 
+/** A region of a picture, in pixels (right and bottom exclusive). */
+export interface GrayRegion {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
 /**
- * A small grey-scale copy of a picture (cell-averaged luma), the input of a change gate: two samples
- * are compared on these instead of on whole frames. Plain JS; an I420 picture's Y plane is read as is,
- * RGB(A) pixels give their BT.601 luma.
+ * A small grey-scale copy of a picture, or of a region of it (cell-averaged luma): the change gate
+ * compares two samples on these instead of on whole frames, and the tracker tells two faces in one
+ * place apart by them. Plain JS; an I420 picture's Y plane is read as is, RGB(A) pixels give their
+ * BT.601 luma, so every format gives comparable values.
  */
-export function grayThumbnail(p: Picture, width = 32, height = 24): Uint8Array {
+export function grayThumbnail(p: Picture, width = 32, height = 24, region?: GrayRegion): Uint8Array {
   checkPicture(p);
   if (!(width >= 1 && height >= 1 && Number.isInteger(width) && Number.isInteger(height))) {
     throw new RangeError(`thumbnail size ${width}x${height} is not a positive whole size`);
   }
+  const left = region ? Math.min(p.width - 1, Math.max(0, Math.floor(region.left))) : 0;
+  const top = region ? Math.min(p.height - 1, Math.max(0, Math.floor(region.top))) : 0;
+  const rw = region ? Math.max(1, Math.min(p.width, Math.ceil(region.right)) - left) : p.width;
+  const rh = region ? Math.max(1, Math.min(p.height, Math.ceil(region.bottom)) - top) : p.height;
   const out = new Uint8Array(width * height);
   const d = p.data;
   // Every pixel of a large cell adds little: at most about 8x8 of them are read (a 640x480 picture
   // into 32x24 cells reads every other row and column), which keeps a sample's gate check cheap.
-  const stepX = Math.max(1, Math.floor(p.width / width / 8));
-  const stepY = Math.max(1, Math.floor(p.height / height / 8));
+  const stepX = Math.max(1, Math.floor(rw / width / 8));
+  const stepY = Math.max(1, Math.floor(rh / height / 8));
   for (let ty = 0; ty < height; ty++) {
-    const y0 = Math.floor((ty * p.height) / height);
-    const y1 = Math.max(y0 + 1, Math.floor(((ty + 1) * p.height) / height));
+    const y0 = top + Math.floor((ty * rh) / height);
+    const y1 = Math.max(y0 + 1, top + Math.floor(((ty + 1) * rh) / height));
     for (let tx = 0; tx < width; tx++) {
-      const x0 = Math.floor((tx * p.width) / width);
-      const x1 = Math.max(x0 + 1, Math.floor(((tx + 1) * p.width) / width));
+      const x0 = left + Math.floor((tx * rw) / width);
+      const x1 = Math.max(x0 + 1, left + Math.floor(((tx + 1) * rw) / width));
       let sum = 0;
       let n = 0;
       if (p.format === 'i420') {
@@ -39,8 +52,7 @@ export function grayThumbnail(p: Picture, width = 32, height = 24): Uint8Array {
           for (let x = x0; x < x1; x += stepX, n++) sum += d[row + x];
         }
       } else {
-        // BT.601 luma in limited range, so every format gives comparable values. Luma is linear, so
-        // the channels are summed first and weighted once per cell.
+        // Luma is linear, so the channels are summed first and weighted once per cell.
         const step = p.format === 'rgb' ? 3 : 4;
         let r = 0;
         let g = 0;

@@ -7,7 +7,6 @@ import type { Cooldown } from './cooldown';
 import { CROP_RETRIES, fitsAsItIs, planCrop, type CropRule } from './crop-geometry';
 import type { MatchEvent, UnknownEvent } from './events';
 import { clipBox, type Box } from './geometry';
-import { regionGray } from './gray';
 import type { ResolvedWatchOptions } from './options';
 import type { Presence } from './presence';
 import type { VisitorBook } from './visitors';
@@ -106,9 +105,10 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
   m.faces.seen += faces.value.length;
   const seen = faces.value.map((f) => {
     const box = clipBox(f.location, picture.width, picture.height);
-    return { box, look: regionGray(picture, box, LOOK_SIDE, LOOK_SIDE) };
+    return { box, look: grayThumbnail(picture, LOOK_SIDE, LOOK_SIDE, box) };
   });
   const tracked = s.tracker.update(seen, now);
+  m.faces.tracks += tracked.filter((t) => t.compare === 'new').length;
   markPresent(s, ctx);
   const prominent = mostProminent(tracked.map((t) => t.box));
   const compared = await Promise.all(tracked.map((t, i) => (t.compare ? compareFace(t, picture, s, ctx, i === prominent ? snapshot : undefined) : undefined)));
@@ -217,6 +217,7 @@ function mostProminent(boxes: readonly Box[]): number {
 /** track -> event: one match per face_id per cooldown, one unknown per track. */
 async function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, snapshot: Buffer, face: Buffer): Promise<MatchEvent | UnknownEvent | undefined> {
   const track = t.track;
+  if (!track.verdict) s.meter.counters.faces.decided++;
   const wasMatched = track.verdict?.kind === 'match';
   // A known person seen at a bad angle on a recheck stays known: only a match replaces a match.
   s.tracker.compared(track, v.kind === 'unknown' && wasMatched ? track.verdict! : v, performance.now());

@@ -1,3 +1,5 @@
+import { thumbnailDifference } from '../picture/gray';
+
 /**
  * Tells whether a sample differs enough from the last analysed one to be worth API calls: mean
  * absolute difference of two small grey thumbnails, on the 0..255 scale.
@@ -15,7 +17,7 @@ export class ChangeGate {
   changed(thumb: Uint8Array): boolean {
     const ref = this.#reference;
     if (!ref || ref.length !== thumb.length || this.#threshold <= 0) return true;
-    return meanAbsDiff(ref, thumb) > this.#threshold;
+    return thumbnailDifference(ref, thumb) > this.#threshold;
   }
 
   /** Makes `thumb` the reference: call it once the sample was analysed. */
@@ -27,13 +29,4 @@ export class ChangeGate {
   reset(): void {
     this.#reference = undefined;
   }
-}
-
-/** Mean absolute difference of two equally long byte arrays. */
-export function meanAbsDiff(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  if (n === 0) return 0;
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += Math.abs(a[i] - b[i]);
-  return sum / n;
 }

@@ -24,11 +24,6 @@ export class QuotaPause {
     return now < this.#until;
   }
 
-  /** When the pause ends (0 when none was ever started). */
-  get until(): number {
-    return this.#until;
-  }
-
   /** Starts a pause at `now` (extends one already running); returns its length in ms. */
   trip(now: number): number {
     const ms = Math.min(this.#maxMs, this.#baseMs * 2 ** this.#strikes);

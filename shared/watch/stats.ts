@@ -6,6 +6,10 @@ export interface StreamCounters {
   samples: { taken: number; skippedBusy: number; skippedGate: number; skippedBudget: number; skippedPaused: number; analysed: number };
   faces: {
     seen: number;
+    /** Tracks started: each new face in view. */
+    tracks: number;
+    /** Tracks that got their first verdict (a match, an unknown, or not comparable). */
+    decided: number;
     compared: number;
     skippedSmall: number;
     skippedBudget: number;
@@ -42,7 +46,7 @@ export function zeroCounters(): StreamCounters {
   return {
     frames: { received: 0, decoded: 0, dropped: 0 },
     samples: { taken: 0, skippedBusy: 0, skippedGate: 0, skippedBudget: 0, skippedPaused: 0, analysed: 0 },
-    faces: { seen: 0, compared: 0, skippedSmall: 0, skippedBudget: 0, notFoundByCompare: 0, retried: 0, recovered: 0, missedAll: 0, notComparable: 0 },
+    faces: { seen: 0, tracks: 0, decided: 0, compared: 0, skippedSmall: 0, skippedBudget: 0, notFoundByCompare: 0, retried: 0, recovered: 0, missedAll: 0, notComparable: 0 },
     api: { detect: 0, compare: 0, enrol: 0, failed: 0 },
     events: { match: 0, unknown: 0, error: 0 },
   };

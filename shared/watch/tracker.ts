@@ -1,4 +1,4 @@
-import { meanAbsDiff } from './change-gate';
+import { thumbnailDifference } from '../picture/gray';
 import { boxArea, iou, type Box } from './geometry';
 
 /** Settings of the tracker. */
@@ -84,7 +84,7 @@ export class Tracker {
       faces.forEach((face, f) => {
         const overlap = iou(track.box, face.box);
         if (overlap < this.#o.minIou) return;
-        if (track.look && face.look && meanAbsDiff(normalised(track.look), normalised(face.look)) > this.#o.maxLookChange) return;
+        if (track.look && face.look && thumbnailDifference(normalised(track.look), normalised(face.look)) > this.#o.maxLookChange) return;
         pairs.push({ t, f, overlap });
       }),
     );
@@ -138,11 +138,6 @@ export class Tracker {
   /** True when a face in view still waits for a successful compare: the gate should not hold the next sample back. */
   get pending(): boolean {
     return this.#tracks.some((t) => t.missed === 0 && t.comparedAt === undefined && t.skippedArea === undefined);
-  }
-
-  /** Ends every track. */
-  clear(): void {
-    this.#tracks = [];
   }
 
   #reason(track: Track, now: number): TrackedFace['compare'] {

@@ -134,7 +134,9 @@ test('trigger mode: activation waits for the join; a known face is one match ite
   response = undefined;
   expect((await sessions()).filter((s) => s.room === room.id && s.role === 'down')).toHaveLength(0);
   const count = l.emitted.length;
-  await new Promise((r) => setTimeout(r, 1500));
+  // The camera goes on: 20 more frames, which a watcher still running would have sampled, give nothing.
+  const frames = publisher.stats.frames;
+  await waitFor('20 more frames from the camera', () => publisher!.stats.frames >= frames + 20, 30_000);
   expect(l.emitted.length).toBe(count);
   // No secret of the credential in what the trigger produced.
   const text = JSON.stringify(l.emitted.map((i) => i.json));

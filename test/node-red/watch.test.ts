@@ -127,8 +127,11 @@ it('a room that does not exist reaches the Catch node and turns the ring red; ms
   const caughtNow = collect('caught');
   inject('w', { roomId: 'still-no-such-room' });
   await until('the failed switch at the Catch node', () => caughtNow.length > 0, 60_000);
-  await new Promise((r) => setTimeout(r, 500));
-  expect(caughtNow).toHaveLength(1);
+  // Control messages are handled one after the other: once the next one's failure is caught, a
+  // second Catch message for the first would have come before it.
+  inject('w', { roomId: 'nor-this-room' });
+  await until('the next failed switch at the Catch node', () => caughtNow.some((m) => JSON.stringify(m.error).includes('nor-this-room')), 60_000);
+  expect(caughtNow).toHaveLength(2);
   expect(JSON.stringify(caughtNow[0].error)).toContain('still-no-such-room');
 
   const statuses = collect('status');

@@ -1,9 +1,10 @@
 import { CallBudget } from '../../shared/watch/budget';
-import { ChangeGate, meanAbsDiff } from '../../shared/watch/change-gate';
+import type { Picture } from '../../shared/decode';
+import { grayThumbnail, thumbnailDifference } from '../../shared/picture/gray';
+import { ChangeGate } from '../../shared/watch/change-gate';
 import { Cooldown } from '../../shared/watch/cooldown';
 import { API_FACE_MAX, API_FACE_MIN, planCrop } from '../../shared/watch/crop-geometry';
 import { iou, type Box } from '../../shared/watch/geometry';
-import { regionGray } from '../../shared/watch/gray';
 import { LatencyWindow } from '../../shared/watch/latency';
 import { LatestWins } from '../../shared/watch/latest-wins';
 import { isQuotaExhausted, QuotaPause } from '../../shared/watch/quota-pause';
@@ -92,11 +93,11 @@ describe('ChangeGate', () => {
     expect(gate.changed(flat(110))).toBe(true);
   });
 
-  test('threshold 0 lets every sample through; meanAbsDiff is the mean of |a-b|', () => {
+  test('threshold 0 lets every sample through; thumbnailDifference is the mean of |a-b|', () => {
     const gate = new ChangeGate(0);
     gate.accept(flat(1));
     expect(gate.changed(flat(1))).toBe(true);
-    expect(meanAbsDiff(Uint8Array.from([0, 10, 20, 30]), Uint8Array.from([10, 0, 20, 50]))).toBe(10);
+    expect(thumbnailDifference(Uint8Array.from([0, 10, 20, 30]), Uint8Array.from([10, 0, 20, 50]))).toBe(10);
   });
 });
 
@@ -280,19 +281,20 @@ describe('QuotaPause', () => {
   });
 });
 
-describe('regionGray and LatencyWindow', () => {
-  test('regionGray averages the Y plane of I420 and the luma of RGB(A) over each cell, on one scale', () => {
+describe('grey thumbnails of a region and LatencyWindow', () => {
+  test('grayThumbnail of a region averages the Y plane of I420 and the luma of RGB(A) over each cell, on one scale', () => {
     const width = 8;
     const height = 8;
+    const picture = (format: Picture['format'], data: Uint8Array): Picture => ({ width, height, format, data, timestamp: 0 });
     const y = new Uint8Array(width * height * 1.5);
     for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) y[r * width + c] = c < 4 ? 0 : 200;
-    expect([...regionGray({ width, height, format: 'i420', data: y }, { left: 0, top: 0, right: 8, bottom: 8 }, 2, 1)]).toEqual([0, 200]);
+    expect([...grayThumbnail(picture('i420', y), 2, 1, { left: 0, top: 0, right: 8, bottom: 8 })]).toEqual([0, 200]);
     // White is Y 235 and black Y 16 in the limited range that I420 from a camera uses.
     const rgba = new Uint8Array(width * height * 4).fill(255);
-    expect([...regionGray({ width, height, format: 'rgba', data: rgba }, { left: 2, top: 2, right: 6, bottom: 6 }, 2, 2)]).toEqual([235, 235, 235, 235]);
+    expect([...grayThumbnail(picture('rgba', rgba), 2, 2, { left: 2, top: 2, right: 6, bottom: 6 })]).toEqual([235, 235, 235, 235]);
     const rgb = new Uint8Array(width * height * 3);
     for (let i = 0; i < rgb.length; i += 3) if ((i / 3) % width >= 4) rgb.fill(255, i, i + 3);
-    expect([...regionGray({ width, height, format: 'rgb', data: rgb }, { left: 0, top: 0, right: 8, bottom: 8 }, 2, 1)]).toEqual([16, 235]);
+    expect([...grayThumbnail(picture('rgb', rgb), 2, 1, { left: 0, top: 0, right: 8, bottom: 8 })]).toEqual([16, 235]);
   });
 
   test('percentiles by nearest rank over the last values only', () => {
