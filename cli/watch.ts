@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
+import { SERVICE_URLS } from '../shared/service-urls';
 import { InputError, isClientError } from '../shared/errors';
 import type { StreamingCredentialsOptions } from '../shared/streaming';
 import type { VisionCredentialsOptions } from '../shared/vision';
@@ -9,8 +10,6 @@ import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch
 import { defaultText, optionSpec, rangeText, WATCH_OPTIONS, type OptionSpec } from '../shared/watch/option-table';
 import { VisitorFile } from './visitor-file';
 
-/** Where the real services live (the defaults of --auth-url, --vision-url, --sfu-url). */
-export const SERVICE_URLS = { auth: 'https://auth.api.ricoh', vision: 'https://ips.api.ricoh', sfu: 'https://sfu.api.ricoh' } as const;
 
 /** One flag: its name, the environment variable that also sets it, whether it takes a value, its help line, the option it sets. */
 interface Flag {
@@ -37,9 +36,9 @@ const OPTION_FLAGS: readonly Flag[] = (WATCH_OPTIONS as readonly OptionSpec[])
   });
 
 const FLAGS: readonly Flag[] = [
-  { name: 'auth-url', env: 'VS_AUTH_URL', value: 'URL', help: `authorization server (default ${SERVICE_URLS.auth})` },
-  { name: 'vision-url', env: 'VS_VISION_URL', value: 'URL', help: `Visual Recognition API (default ${SERVICE_URLS.vision})` },
-  { name: 'sfu-url', env: 'VS_SFU_URL', value: 'URL', help: `Live Streaming API (default ${SERVICE_URLS.sfu})` },
+  { name: 'auth-url', env: 'VS_AUTH_URL', value: 'URL', help: `authorization server (default ${SERVICE_URLS.authUrl})` },
+  { name: 'vision-url', env: 'VS_VISION_URL', value: 'URL', help: `Visual Recognition API (default ${SERVICE_URLS.visionUrl})` },
+  { name: 'sfu-url', env: 'VS_SFU_URL', value: 'URL', help: `Live Streaming API (default ${SERVICE_URLS.sfuUrl})` },
   { name: 'client-id', env: 'VS_CLIENT_ID', value: 'ID', help: 'client id (required); the secret is read from VS_CLIENT_SECRET only' },
   { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to watch (required)' },
   { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'face collection to compare with (required)' },
@@ -149,10 +148,10 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   };
   const clientSecret = env.VS_CLIENT_SECRET;
   if (!clientSecret) throw new InputError('VS_CLIENT_SECRET', 'the client secret must be given in the environment variable VS_CLIENT_SECRET', 'a value');
-  const credentials = { authUrl: get('auth-url') ?? SERVICE_URLS.auth, clientId: required('client-id'), clientSecret };
+  const credentials = { authUrl: get('auth-url') ?? SERVICE_URLS.authUrl, clientId: required('client-id'), clientSecret };
   const options: Record<string, unknown> = {
-    vision: { ...credentials, visionUrl: get('vision-url') ?? SERVICE_URLS.vision },
-    streaming: { ...credentials, sfuUrl: get('sfu-url') ?? SERVICE_URLS.sfu },
+    vision: { ...credentials, visionUrl: get('vision-url') ?? SERVICE_URLS.visionUrl },
+    streaming: { ...credentials, sfuUrl: get('sfu-url') ?? SERVICE_URLS.sfuUrl },
     roomId: required('room'),
     collectionId: required('collection'),
     ...(on('loopback') ? { loopbackOnly: true } : {}),

@@ -8,13 +8,10 @@ import type {
   INodeProperties,
 } from 'n8n-workflow';
 import { ALL_SCOPES, requestToken } from '../shared/auth';
+import { SERVICE_URLS } from '../shared/service-urls';
 
 /** Addresses of the real services; users point them at the sandbox to work offline. */
-export const DEFAULT_URLS = {
-  authUrl: 'https://auth.api.ricoh',
-  visionUrl: 'https://ips.api.ricoh',
-  sfuUrl: 'https://sfu.api.ricoh',
-} as const;
+export const DEFAULT_URLS = SERVICE_URLS;
 
 /**
  * Client credentials of the Visual Recognition and Live Streaming APIs. The token comes through

@@ -1,7 +1,8 @@
 import type { NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
 import { optionalNumber, override, registerActionNode, type ActionContext, type ActionResult, type ServiceNodeDef } from './lib/action-node';
-import { imageWithBoxes } from './lib/boxes';
+import { imageWithBoxes } from '../shared/picture/boxes';
+import { resultBoxes } from '../shared/vision/boxes';
 import { readImage } from './lib/read-image';
 
 interface CollectionDef extends ServiceNodeDef {
@@ -57,7 +58,7 @@ async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
       const image = readImage(ctx.RED, msg, def.image, 'image');
       const added = await vision.addFace(id, image, { signal });
       const properties: Record<string, unknown> = { collectionId: id, faceId: added.faceId };
-      if (draw()) properties.image = await imageWithBoxes(image, [{ location: added.location, label: added.faceId.slice(0, 8) }], { signal, dispatcher: ctx.connection.dispatcher() });
+      if (draw()) properties.image = await imageWithBoxes(image, resultBoxes.addedFace(added), { signal, dispatcher: ctx.connection.dispatcher() });
       return { payload: added, properties, status: 'face added' };
     }
     case 'removeFace': {
@@ -73,10 +74,7 @@ async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
       const result = await vision.compareWithCollection(id, image, { maxResults, signal });
       const best = result.target.faces[0];
       const properties: Record<string, unknown> = { collectionId: id, match: best ?? null };
-      if (draw()) {
-        const label = best ? `${best.faceId.slice(0, 8)} ${best.score.toFixed(2)}` : 'no match';
-        properties.image = await imageWithBoxes(image, [{ location: result.source.location, label }], { signal, dispatcher: ctx.connection.dispatcher() });
-      }
+      if (draw()) properties.image = await imageWithBoxes(image, resultBoxes.collectionMatch(result), { signal, dispatcher: ctx.connection.dispatcher() });
       return {
         payload: result,
         properties,

@@ -1,6 +1,6 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { ServiceConnection } from './lib/connection';
-import { DEFAULT_URLS } from './lib/defaults';
+import { SERVICE_URLS } from '../shared/service-urls';
 
 /** Settings of the config node (the addresses); the client id and secret are credentials. */
 interface ConfigDef extends NodeDef {
@@ -22,9 +22,9 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const creds = this.credentials ?? {};
     this.connection = new ServiceConnection({
-      authUrl: text(def.authUrl) ?? DEFAULT_URLS.authUrl,
-      visionUrl: text(def.visionUrl) ?? DEFAULT_URLS.visionUrl,
-      sfuUrl: text(def.sfuUrl) ?? DEFAULT_URLS.sfuUrl,
+      authUrl: text(def.authUrl) ?? SERVICE_URLS.authUrl,
+      visionUrl: text(def.visionUrl) ?? SERVICE_URLS.visionUrl,
+      sfuUrl: text(def.sfuUrl) ?? SERVICE_URLS.sfuUrl,
       clientId: text(creds.clientId),
       clientSecret: creds.clientSecret || undefined,
     });

@@ -1,7 +1,8 @@
 import type { NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
 import { override, registerActionNode, type ServiceNodeDef } from './lib/action-node';
-import { imageWithBoxes } from './lib/boxes';
+import { imageWithBoxes } from '../shared/picture/boxes';
+import { resultBoxes } from '../shared/vision/boxes';
 import { readImage } from './lib/read-image';
 
 interface DetectDef extends ServiceNodeDef {
@@ -23,13 +24,13 @@ export = function register(RED: NodeAPI): void {
     if (what === 'faces') {
       const faces = await vision.detectFaces(image, { signal });
       const properties: Record<string, unknown> = { count: faces.length };
-      if (draw) properties.image = await imageWithBoxes(image, faces.map((f) => ({ location: f.location, label: f.direction })), { signal, dispatcher: connection.dispatcher() });
+      if (draw) properties.image = await imageWithBoxes(image, resultBoxes.faces(faces), { signal, dispatcher: connection.dispatcher() });
       return { payload: faces, properties, status: count(faces.length, 'face') };
     }
     if (what === 'humans') {
       const humans = await vision.detectHumans(image, { signal });
       const properties: Record<string, unknown> = { count: humans.length };
-      if (draw) properties.image = await imageWithBoxes(image, humans.map((h) => ({ location: h.location, label: h.score.toFixed(2) })), { signal, dispatcher: connection.dispatcher() });
+      if (draw) properties.image = await imageWithBoxes(image, resultBoxes.humans(humans), { signal, dispatcher: connection.dispatcher() });
       return { payload: humans, properties, status: count(humans.length, 'head') };
     }
     throw new InputError('detect', `msg.detect must be 'faces' or 'humans', got ${JSON.stringify(String(what)).slice(0, 40)}`, "'faces' | 'humans'");

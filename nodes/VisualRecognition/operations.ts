@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { Location, VisionClient } from '../../shared/vision';
+import type { VisionClient } from '../../shared/vision';
+import { resultBoxes, type ResultBox } from '../../shared/vision/boxes';
 import { readImage } from '../common/image-input';
 import { IMAGE, SOURCE, TARGET } from './description';
 import { box, plain, simpleCollectionCompare, simpleCompare, simpleFaces, simpleHumans } from './shape';
@@ -7,9 +8,9 @@ import { box, plain, simpleCollectionCompare, simpleCompare, simpleFaces, simple
 /** What one operation produced for one item: its JSON, and the image and boxes to draw when asked. */
 export interface OperationResult {
   json: IDataObject;
-  /** The first image of the operation (bytes only: a URL image is not downloaded for drawing). */
+  /** The first image of the operation: bytes, or a URL (downloaded once more when boxes are drawn). */
   image?: Buffer | string;
-  boxes?: { location: Location; label?: string }[];
+  boxes?: ResultBox[];
 }
 
 type Operation = (ctx: IExecuteFunctions, client: VisionClient, i: number, signal?: AbortSignal) => Promise<OperationResult>;
@@ -24,13 +25,13 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
       const image = await readImage(ctx, i, IMAGE);
       const faces = await client.detectFaces(image, { signal });
       const json = simplified(ctx, i) ? simpleFaces(faces) : plain({ faces });
-      return { json, image, boxes: faces.map((f) => ({ location: f.location, label: f.direction })) };
+      return { json, image, boxes: resultBoxes.faces(faces) };
     },
     async detectHumans(ctx, client, i, signal) {
       const image = await readImage(ctx, i, IMAGE);
       const humans = await client.detectHumans(image, { signal });
       const json = simplified(ctx, i) ? simpleHumans(humans) : plain({ humans });
-      return { json, image, boxes: humans.map((h) => ({ location: h.location, label: h.score.toFixed(2) })) };
+      return { json, image, boxes: resultBoxes.humans(humans) };
     },
   },
   face: {
@@ -39,7 +40,7 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
       const target = await readImage(ctx, i, TARGET);
       const result = await client.compareFaces(source, target, { signal });
       const json = simplified(ctx, i) ? simpleCompare(result) : plain(result);
-      return { json, image: source, boxes: [{ location: result.source.location, label: result.score.toFixed(2) }] };
+      return { json, image: source, boxes: resultBoxes.comparison(result) };
     },
   },
   faceCollection: {
@@ -49,8 +50,7 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
       const maxResults = ctx.getNodeParameter('maxResults', i, 10) as number;
       const result = await client.compareWithCollection(id, image, { maxResults, signal });
       const json = simplified(ctx, i) ? simpleCollectionCompare(result) : plain(result);
-      const best = result.target.faces[0];
-      return { json, image, boxes: [{ location: result.source.location, label: best ? best.score.toFixed(2) : undefined }] };
+      return { json, image, boxes: resultBoxes.collectionMatch(result) };
     },
     async create(_ctx, client, _i, signal) {
       const created = await client.createCollection({ signal });
@@ -72,7 +72,7 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
       const image = await readImage(ctx, i, IMAGE);
       const added = await client.addFace(id, image, { signal });
       const json = simplified(ctx, i) ? { collectionId: id, faceId: added.faceId, ...box(added.location) } : plain({ collectionId: id, ...added });
-      return { json, image, boxes: [{ location: added.location }] };
+      return { json, image, boxes: resultBoxes.addedFace(added) };
     },
     async getAll(ctx, client, i, signal) {
       const id = collectionId(ctx, i);

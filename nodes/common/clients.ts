@@ -4,7 +4,7 @@ import { StreamingClient } from '../../shared/streaming';
 import { VisionClient } from '../../shared/vision';
 import { toNodeError } from './errors';
 import { CREDENTIAL_TYPE, n8nTransport, type TransportState } from './transport';
-import { DEFAULT_URLS } from '../../credentials/VisionStreamingApi.credentials';
+import { SERVICE_URLS } from '../../shared/service-urls';
 
 /** A core client whose requests go through n8n's credential handling, and what its transport saw. */
 export interface HostedClient<C> {
@@ -16,7 +16,7 @@ export interface HostedClient<C> {
 export async function visionClient(ctx: IAllExecuteFunctions): Promise<HostedClient<VisionClient>> {
   const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
   const state: TransportState = {};
-  const visionUrl = text(credentials.visionUrl) ?? DEFAULT_URLS.visionUrl;
+  const visionUrl = text(credentials.visionUrl) ?? SERVICE_URLS.visionUrl;
   return { client: new VisionClient({ visionUrl, transport: n8nTransport(ctx, state) }), state };
 }
 
@@ -24,7 +24,7 @@ export async function visionClient(ctx: IAllExecuteFunctions): Promise<HostedCli
 export async function streamingClient(ctx: IAllExecuteFunctions): Promise<HostedClient<StreamingClient>> {
   const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
   const state: TransportState = {};
-  const sfuUrl = text(credentials.sfuUrl) ?? DEFAULT_URLS.sfuUrl;
+  const sfuUrl = text(credentials.sfuUrl) ?? SERVICE_URLS.sfuUrl;
   return { client: new StreamingClient({ sfuUrl, transport: n8nTransport(ctx, state) }), state };
 }
 
@@ -57,9 +57,9 @@ export interface SelfAuthorisedClients {
 export async function selfAuthorisedClients(ctx: IAllExecuteFunctions): Promise<SelfAuthorisedClients> {
   const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
   const lease = acquireConnection({
-    authUrl: text(credentials.authUrl) ?? DEFAULT_URLS.authUrl,
-    visionUrl: text(credentials.visionUrl) ?? DEFAULT_URLS.visionUrl,
-    sfuUrl: text(credentials.sfuUrl) ?? DEFAULT_URLS.sfuUrl,
+    authUrl: text(credentials.authUrl) ?? SERVICE_URLS.authUrl,
+    visionUrl: text(credentials.visionUrl) ?? SERVICE_URLS.visionUrl,
+    sfuUrl: text(credentials.sfuUrl) ?? SERVICE_URLS.sfuUrl,
     clientId: text(credentials.clientId),
     clientSecret: typeof credentials.clientSecret === 'string' && credentials.clientSecret !== '' ? credentials.clientSecret : undefined,
   });

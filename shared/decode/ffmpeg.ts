@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { ivfFrameHeader } from '../frames/ivf';
+import { ivfFileHeader, ivfFrameHeader } from '../frames/ivf';
 import type { EncodedFrame, VideoCodec } from '../frames/types';
 import { DecoderFailedError, wrongCodec } from './errors';
 import { connectLocalOutput, PictureInput } from './picture-input';
@@ -21,8 +21,6 @@ const STDERR_KEEP = 2000;
  * half a second of frames, which ffmpeg then decodes in one go (about 1 ms a frame).
  */
 const MAX_HELD_FRAMES = 8;
-// IVF fourccs ffmpeg's demuxer maps to a decoder. H264 travels in IVF too, for the timestamps.
-const FOURCC: Record<VideoCodec, string> = { VP8: 'VP80', VP9: 'VP90', H264: 'H264' };
 
 /**
  * The ffmpeg arguments of a decoder child. Frames go in as IVF whose timestamp is 2*seq + want:
@@ -379,16 +377,8 @@ function giveUp(session: ChildSession, seq: number): void {
 }
 
 function ivfHeader(codec: VideoCodec, width: number, height: number): Buffer {
-  const b = Buffer.alloc(32);
-  b.write('DKIF', 0, 'ascii');
-  b.writeUInt16LE(32, 6);
-  b.write(FOURCC[codec], 8, 'ascii');
-  b.writeUInt16LE(width & 0xffff, 12);
-  b.writeUInt16LE(height & 0xffff, 14);
   // Timestamps are sequence numbers, not times; with -copyts and passthrough nothing reads them as times.
-  b.writeUInt32LE(1000, 16);
-  b.writeUInt32LE(1, 20);
-  return b;
+  return ivfFileHeader({ codec, width, height, timebaseDen: 1000, timebaseNum: 1 });
 }
 
 function lastLines(text: string): string {

@@ -2,7 +2,8 @@ import type { VideoCodec } from './types';
 
 /** Stream-level fields of an IVF file. */
 export interface IvfHeader {
-  codec: 'VP8' | 'VP9';
+  /** VP8 and VP9 are IVF's own; H264 travels in IVF too where only the timestamps matter (ffmpeg reads it). */
+  codec: VideoCodec;
   width: number;
   height: number;
   /** Time base of frame timestamps: timestamp * timebaseNum / timebaseDen seconds. */
@@ -17,7 +18,8 @@ export interface IvfFrame {
   pts: number;
 }
 
-const FOURCC: Record<IvfHeader['codec'], string> = { VP8: 'VP80', VP9: 'VP90' };
+/** The FOURCC of each codec in an IVF header (ffmpeg's demuxer maps each to a decoder). */
+const FOURCC: Record<VideoCodec, string> = { VP8: 'VP80', VP9: 'VP90', H264: 'H264' };
 const HEADER_SIZE = 32;
 const FRAME_HEADER_SIZE = 12;
 
@@ -28,8 +30,8 @@ export function ivfFileHeader(h: IvfHeader, frameCount = 0): Buffer {
   b.writeUInt16LE(0, 4);
   b.writeUInt16LE(HEADER_SIZE, 6);
   b.write(FOURCC[h.codec], 8, 'ascii');
-  b.writeUInt16LE(h.width, 12);
-  b.writeUInt16LE(h.height, 14);
+  b.writeUInt16LE(h.width & 0xffff, 12);
+  b.writeUInt16LE(h.height & 0xffff, 14);
   b.writeUInt32LE(h.timebaseDen, 16);
   b.writeUInt32LE(h.timebaseNum, 20);
   b.writeUInt32LE(frameCount, 24);

@@ -35,8 +35,9 @@ export function resolveRetryPolicy(partial?: Partial<RetryPolicy>): RetryPolicy 
  * not retry in lockstep. A Retry-After from the server is a floor and is not capped here: the
  * retry loop does not retry at all when the server asks for longer than maxDelayMs.
  */
-export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs?: number, random = Math.random): number {
-  const bound = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, retryAfterMs?: number, random = Math.random): number {
+  // The exponent is capped so that a base of 0 never meets 2^attempt = Infinity (0 * Infinity is NaN).
+  const bound = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(attempt, 30));
   const jittered = random() * bound;
   return Math.max(jittered, retryAfterMs ?? 0);
 }

@@ -1,4 +1,4 @@
-import { backoffDelay as retryDelay, sleep } from '../http/retry';
+import { backoffDelay, sleep } from '../http/retry';
 import { settleOrAbort } from '../util/abort';
 
 export { sleep };
@@ -12,14 +12,11 @@ export interface BackoffPolicy {
 }
 
 /**
- * Delay before attempt `attempt` (1-based): "full jitter", uniformly random in
- * [0, min(cap, base * 2^(attempt-1))], so many clients dropped at once do not rejoin in step.
- * The same formula as the HTTP retries (shared/http/retry), in whole ms.
+ * Wait before rejoin attempt `attempt` (1-based), in whole ms: the HTTP retries' backoff (full
+ * jitter, capped), so many clients dropped at once do not rejoin in step.
  */
-export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () => number = Math.random): number {
-  // The exponent is capped so that a base of 0 never meets 2^attempt = Infinity (0 * Infinity is NaN).
-  const exponent = Math.max(0, Math.min(attempt - 1, 30));
-  return Math.floor(retryDelay(exponent, { retries: 0, baseDelayMs: policy.baseDelayMs, maxDelayMs: policy.maxDelayMs }, undefined, random));
+export function rejoinDelay(policy: BackoffPolicy, attempt: number, random: () => number = Math.random): number {
+  return Math.floor(backoffDelay(Math.max(0, attempt - 1), policy, undefined, random));
 }
 
 /** What abortable() resolves with when the signal fired first. */

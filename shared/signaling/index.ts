@@ -12,4 +12,4 @@ export {
 export { SignalingConnection, type ConnectionOptions, type ConnectionEvents, type ConnectionTimeouts } from './connection';
 export { SignalingError, CLOSE_REASONS, errorFromClose, type RejoinAdvice, type SignalingErrorInit } from './close-reasons';
 export { resolveConnectSettings, type ConnectSettings, type Role, type VideoSettings, type AudioSettings, type AudioCodec } from './connect';
-export { backoffDelay as rejoinDelay, type BackoffPolicy } from './backoff';
+export { rejoinDelay, type BackoffPolicy } from './backoff';

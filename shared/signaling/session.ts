@@ -4,7 +4,10 @@ import { InputError } from '../errors';
 import { FrameAssembler } from '../frames/assembler';
 import type { EncodedFrame, VideoCodec } from '../frames/types';
 import type { Ticket } from '../streaming/types';
-import { ABORTED, abortable, backoffDelay, sleep, type BackoffPolicy } from './backoff';
+import { ABORTED, abortable, rejoinDelay, sleep, type BackoffPolicy } from './backoff';
+import { emitGuarded, type ListenerErrorInfo } from '../util/emit-guarded';
+
+export { emitGuarded };
 import { SignalingError } from './close-reasons';
 import { resolveConnectSettings, type ConnectSettings, type ResolvedConnectSettings } from './connect';
 import { SignalingConnection, type ConnectionTimeouts, type RemoteVideo } from './connection';
@@ -60,12 +63,7 @@ export interface RemoteStreamInfo {
   codec?: VideoCodec;
 }
 
-/** A host's event listener threw; the session carried on. */
-export interface ListenerErrorInfo {
-  /** The event whose listener threw. */
-  event: string;
-  error: unknown;
-}
+export type { ListenerErrorInfo } from '../util/emit-guarded';
 
 /** Events of a signaling session. */
 export interface SessionEvents {
@@ -115,13 +113,13 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
    * Aborted by close(). Every wait of the session (ticket, attempt, backoff) listens to it only while
    * it lasts, so an ended attempt and its ticket are not kept reachable until the session closes.
    */
-  readonly #stop = new AbortController();
+  private readonly stopping = new AbortController();
   /** One entry per received video m-line, keyed by its receiver. */
-  readonly #receivers = new Map<RTCRtpReceiver, Receiving>();
+  private readonly receivers = new Map<RTCRtpReceiver, Receiving>();
   /** Receivers werift announced (again) since the last reconciliation: they start over. */
-  readonly #announced = new Set<RTCRtpReceiver>();
-  readonly #streams = new Map<string, RemoteStreamInfo>();
-  #clientId?: string;
+  private readonly announced = new Set<RTCRtpReceiver>();
+  private readonly remoteStreams = new Map<string, RemoteStreamInfo>();
+  private latestClientId?: string;
   private loopDone?: Promise<void>;
   private firstJoin?: Promise<ConnectedInfo>;
   /** Settles firstJoin from the session's own code, so no host listener can keep it pending. */
@@ -177,12 +175,12 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
 
   /** The client_id the server gave the latest join (a new one at every rejoin); undefined before the first. */
   get clientId(): string | undefined {
-    return this.#clientId;
+    return this.latestClientId;
   }
 
   /** The remote streams being received now, by stream id (downstream). */
   get streams(): ReadonlyMap<string, RemoteStreamInfo> {
-    return this.#streams;
+    return this.remoteStreams;
   }
 
   /**
@@ -193,7 +191,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     if (streamId !== undefined && typeof streamId !== 'string') {
       throw new InputError('streamId', 'streamId must be a string (a stream id from streamAdded) or omitted', 'a string');
     }
-    for (const r of this.#receivers.values()) if (streamId === undefined || r.streamId === streamId) r.requestKeyframe();
+    for (const r of this.receivers.values()) if (streamId === undefined || r.streamId === streamId) r.requestKeyframe();
   }
 
   /** Sends one RTP packet on the upstream video track; dropped while not connected. Returns whether it was sent. */
@@ -212,7 +210,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   close(): Promise<void> {
     this.closeDone ??= (async () => {
       this.stopped = true;
-      this.#stop.abort();
+      this.stopping.abort();
       await this.connection?.close();
       await this.loopDone;
       this.finish(undefined);
@@ -238,9 +236,9 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
         break;
       }
       // An invalid ticket is fixed by the fresh one the next attempt fetches: no need to wait first.
-      const delayMs = error.rejoin === 'new-ticket' && this.failures === 1 ? 0 : backoffDelay(this.rejoinPolicy, this.failures);
+      const delayMs = error.rejoin === 'new-ticket' && this.failures === 1 ? 0 : rejoinDelay(this.rejoinPolicy, this.failures);
       this.safeEmit('rejoining', { attempt: this.failures, delayMs, error });
-      await sleep(delayMs, this.#stop.signal);
+      await sleep(delayMs, this.stopping.signal);
     }
     if (!this.stopped) {
       this.stopped = true;
@@ -268,7 +266,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     const closed = (): SignalingError => new SignalingError({ reason: 'CONNECTION-LOST', detail: 'session closed' });
     let ticket: Ticket;
     try {
-      const got = await abortable(this.options.getTicket(), this.#stop.signal);
+      const got = await abortable(this.options.getTicket(), this.stopping.signal);
       if (got === ABORTED) return closed();
       ticket = got;
       if (!ticket || typeof ticket.url !== 'string' || typeof ticket.access_token !== 'string' || typeof ticket.id !== 'string') {
@@ -298,21 +296,21 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       this.joins++;
       this.stats.joins = this.joins;
       this.isConnected = true;
-      this.#clientId = clientId;
+      this.latestClientId = clientId;
       const info = { clientId, joins: this.joins };
       this.settleFirstJoin?.resolve(info);
       this.safeEmit('connected', info);
       this.reconcile(conn);
     });
     conn.on('track', (track, receiver) => {
-      if (track.kind === 'video') this.#announced.add(receiver);
+      if (track.kind === 'video') this.announced.add(receiver);
     });
     conn.on('negotiated', () => this.reconcile(conn));
     conn.on('keyframeRequest', () => this.safeEmit('keyframeRequest'));
     conn.on('renegotiated', () => this.stats.renegotiations++);
     conn.on('notice', (notice) => this.safeEmit('notice', notice));
     conn.start();
-    const error = await abortable(ended, this.#stop.signal);
+    const error = await abortable(ended, this.stopping.signal);
     this.isConnected = false;
     this.clearReceivers();
     await conn.close();
@@ -328,14 +326,14 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     if (this.connection !== conn || this.stopped || !this.isConnected) return;
     const current = new Map<RTCRtpReceiver, RemoteVideo>();
     for (const remote of conn.remoteVideo()) current.set(remote.receiver, remote);
-    for (const [receiver, r] of [...this.#receivers]) {
+    for (const [receiver, r] of [...this.receivers]) {
       const now = current.get(receiver);
-      if (!now || this.#announced.has(receiver) || streamIdOf(now) !== r.streamId || now.track !== r.track) this.dropReceiver(receiver);
+      if (!now || this.announced.has(receiver) || streamIdOf(now) !== r.streamId || now.track !== r.track) this.dropReceiver(receiver);
     }
     for (const remote of current.values()) {
-      if (!this.#receivers.has(remote.receiver)) this.receive(conn, remote);
+      if (!this.receivers.has(remote.receiver)) this.receive(conn, remote);
     }
-    this.#announced.clear();
+    this.announced.clear();
   }
 
   private receive(conn: SignalingConnection, remote: RemoteVideo): void {
@@ -365,28 +363,28 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     const { unSubscribe } = track.onReceiveRtp.subscribe((rtp) => {
       if (this.connection === conn) assembler.push(rtp);
     });
-    this.#receivers.set(receiver, { track, streamId, retry, unsubscribe: unSubscribe, requestKeyframe });
-    if (!this.#streams.has(streamId)) {
-      this.#streams.set(streamId, { codec });
+    this.receivers.set(receiver, { track, streamId, retry, unsubscribe: unSubscribe, requestKeyframe });
+    if (!this.remoteStreams.has(streamId)) {
+      this.remoteStreams.set(streamId, { codec });
       this.safeEmit('streamAdded', { streamId, codec, trackId });
     }
     requestKeyframe();
   }
 
   private dropReceiver(receiver: RTCRtpReceiver): void {
-    const r = this.#receivers.get(receiver);
+    const r = this.receivers.get(receiver);
     if (!r) return;
     clearInterval(r.retry);
     r.unsubscribe();
-    this.#receivers.delete(receiver);
+    this.receivers.delete(receiver);
     // A stream is gone when the last of its m-lines is.
-    if ([...this.#receivers.values()].some((other) => other.streamId === r.streamId)) return;
-    if (this.#streams.delete(r.streamId)) this.safeEmit('streamRemoved', { streamId: r.streamId });
+    if ([...this.receivers.values()].some((other) => other.streamId === r.streamId)) return;
+    if (this.remoteStreams.delete(r.streamId)) this.safeEmit('streamRemoved', { streamId: r.streamId });
   }
 
   private clearReceivers(): void {
-    for (const receiver of [...this.#receivers.keys()]) this.dropReceiver(receiver);
-    this.#announced.clear();
+    for (const receiver of [...this.receivers.keys()]) this.dropReceiver(receiver);
+    this.announced.clear();
   }
 }
 
@@ -403,45 +401,6 @@ interface Receiving {
 function streamIdOf(remote: RemoteVideo): string {
   return remote.streamId ?? `mid:${remote.mid ?? '?'}`;
 }
-
-/**
- * Calls each listener of `event` on its own: one that throws neither stops the others nor reaches
- * the emitter's caller. Its error goes to the `listenerError` listeners, or, when there are none (or
- * they throw too), to process.emitWarning (once per emitter and event), so it is never lost silently.
- */
-export function emitGuarded<E extends EventEmitter>(emitter: E, event: string, args: unknown[]): void {
-  for (const listener of emitter.rawListeners(event) as ((...a: unknown[]) => unknown)[]) {
-    try {
-      listener.apply(emitter, args);
-    } catch (error) {
-      reportListenerError(emitter, event, error);
-    }
-  }
-}
-
-function reportListenerError(emitter: EventEmitter, event: string, error: unknown): void {
-  if (event !== 'listenerError' && emitter.listenerCount('listenerError') > 0) {
-    let failed = false;
-    for (const listener of emitter.rawListeners('listenerError') as ((...a: unknown[]) => unknown)[]) {
-      try {
-        listener.call(emitter, { event, error } satisfies ListenerErrorInfo);
-      } catch {
-        failed = true;
-      }
-    }
-    if (!failed) return;
-  }
-  // A listener that throws on every frame would flood the log: one warning per emitter and event.
-  let warned = warnedEvents.get(emitter);
-  if (!warned) warnedEvents.set(emitter, (warned = new Set()));
-  if (warned.has(event)) return;
-  warned.add(event);
-  const warning = new Error(`a '${event}' event listener threw: ${describeError(error)} (further throws of '${event}' listeners are not warned about; listen to 'listenerError' to see each)`, { cause: error });
-  warning.name = 'ListenerError';
-  process.emitWarning(warning);
-}
-
-const warnedEvents = new WeakMap<EventEmitter, Set<string>>();
 
 function describeError(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 200);

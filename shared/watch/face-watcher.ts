@@ -13,6 +13,7 @@ import { asClientError, WatchError } from './errors';
 import type { MatchEvent, StatusEvent, StopReason, UnknownEvent, WatchEvent, WatcherEvents, WatchState } from './events';
 import { LatencyWindow } from './latency';
 import { resolveWatchOptions, type ResolvedWatchOptions, type WatchOptions } from './options';
+import { emitGuarded } from '../util/emit-guarded';
 import { Presence } from './presence';
 import { MemoryVisitorStore, VisitorBook } from './visitors';
 import { isQuotaExhausted, QuotaPause } from './quota-pause';
@@ -332,20 +333,12 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#emit(event);
   }
 
-  // Host listeners must not break the watcher, nor keep the listeners after them from running: a
-  // throwing one is reported as a process warning (type ListenerError), never propagated.
+  // Host listeners must not break the watcher, nor keep the listeners after them from running.
   #emit(event: WatchEvent): void {
     if (!this.#o.events.has(event.event)) return;
     // Once a stop is under way an analysis still in flight must not start a host's workflow: only the final status goes out.
     if (this.#stopped && event.event !== 'status') return;
-    for (const listener of this.rawListeners(event.event) as ((e: WatchEvent) => unknown)[]) {
-      try {
-        listener.call(this, event);
-      } catch (err) {
-        const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-        process.emitWarning(`a '${event.event}' listener of FaceWatcher threw: ${text.slice(0, 300)}`, 'ListenerError');
-      }
-    }
+    emitGuarded(this, event.event, [event]);
   }
 
   #later(ms: number, fn: () => void): NodeJS.Timeout | undefined {

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SERVICE_URLS } from '../../shared/service-urls';
 
 /**
  * The packed package, installed into a Node-RED user directory and loaded by Node-RED's own
@@ -91,3 +92,8 @@ it('a missing editor .html or a wrong path in package.json fails the load', () =
   expect(problems).toContain('vision-streaming-detect: no editor form');
   expect(problems).toMatch(/vision-streaming-room: .*rooms\.js/);
 }, 180_000);
+
+it("the config node's editor defaults are the service addresses every host uses", () => {
+  const html = readFileSync(join(__dirname, '..', '..', 'node-red', 'config.html'), 'utf8');
+  for (const [field, url] of Object.entries(SERVICE_URLS)) expect(html).toMatch(new RegExp(`${field}: \\{ value: '${url.replace(/\./g, '\\.')}'`));
+});

@@ -1,0 +1,18 @@
+import type { Dispatcher } from 'undici';
+import { downloadImage, MAX_IMAGE_BYTES, resolveImage, type ImageInput } from '../image';
+import { drawBoxesOnImage } from './jpeg';
+import type { Box } from './overlay';
+
+/**
+ * An operation's input image with its boxes drawn (JPEG stays JPEG, PNG stays PNG). An image given
+ * as a URL is downloaded once more for drawing, within the API's image limits and through the
+ * caller's dispatcher.
+ */
+export async function imageWithBoxes(image: ImageInput, boxes: readonly Box[], options: { signal?: AbortSignal; dispatcher?: Dispatcher } = {}): Promise<Buffer> {
+  const resolved = resolveImage(image, 'image');
+  const bytes =
+    resolved.kind === 'bytes'
+      ? resolved.bytes
+      : (await downloadImage(resolved.url, 'image', { maxBytes: MAX_IMAGE_BYTES, timeoutMs: 15_000 }, { signal: options.signal, dispatcher: options.dispatcher, operation: 'drawBoxes' })).bytes;
+  return drawBoxesOnImage(bytes, boxes);
+}
