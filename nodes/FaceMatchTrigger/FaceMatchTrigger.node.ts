@@ -14,8 +14,8 @@ import { eventItem } from './events';
 import { watcherSettings } from './settings';
 
 /**
- * The visitors the watcher enrolled, kept in the node's workflow static data: n8n saves it with the
- * workflow when an execution of the active workflow ends.
+ * The visitors the watcher enrolled, kept in the node's workflow static data: n8n saves it whenever
+ * the trigger emits (and at activation).
  */
 function staticDataStore(ctx: ITriggerFunctions): VisitorStore {
   const data = ctx.getWorkflowStaticData('node');
