@@ -23,9 +23,9 @@ export interface DownloadOptions {
 }
 
 /**
- * Downloads an image URL so it can be sent as bytes. Used when a comparison mixes a URL with
- * bytes: the service takes either two files or two URLs, never one of each. The transfer is cut
- * off at `maxBytes` and `timeoutMs`.
+ * Downloads an image URL so it can be sent or drawn on as bytes: when a comparison mixes a URL
+ * with bytes (the service takes either two files or two URLs, never one of each), and when boxes
+ * are drawn on a URL image. The transfer is cut off at `maxBytes` and `timeoutMs`.
  */
 export async function downloadImage(
   url: string,

@@ -4,7 +4,7 @@ import { ClientError } from '../errors';
 export class WatchError extends ClientError {
   override readonly name: string = 'WatchError';
 
-  /** code: e.g. 'listener_failed', 'decode_failed', 'stream_codec'; retryable: whether waiting could help. */
+  /** code: e.g. 'stopped', 'decode_failed', 'analysis_failed', 'start_failed'; retryable: whether waiting could help. */
   constructor(code: string, message: string, options: { retryable?: boolean } = {}) {
     super(message, { code, retryable: options.retryable ?? false });
   }

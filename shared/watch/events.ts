@@ -115,7 +115,7 @@ export interface LeftEvent {
   room: string;
   /** The stream the person was last seen on. */
   stream_id: string;
-  /** The time of the first event of this visit (ISO 8601). */
+  /** The time of the visit's first verdict: its first event, unless the cooldown held that back (ISO 8601). */
   arrived_at: string;
   /** The last time the person was seen (ISO 8601). */
   left_at: string;

@@ -34,7 +34,7 @@ const QUOTA_PAUSE_GROWTH = 16;
 /**
  * Watches a room and reports the faces it sees: joins as a viewer (rejoining after drops), and runs
  * each stream through frame -> sample -> changed? -> snapshot -> faces -> crop -> compare -> track ->
- * event. Emits `match`, `unknown`, `status` and `error`; never throws from its events.
+ * event, and who left. Emits `match`, `unknown`, `left`, `status` and `error`; never throws from its events.
  */
 export class FaceWatcher extends EventEmitter<WatcherEvents> {
   readonly #o: ResolvedWatchOptions;
