@@ -115,8 +115,11 @@ export class ViewerPeer extends MediaPeer {
       if (feeds.length === 0) this.addSlot();
       for (const feed of feeds) this.addSlot(feed);
     }
-    // Audio is not relayed; the m-line is there so a client that asked for audio gets a valid answer path.
-    if (request.audio) this.pc.addTransceiver('audio', { direction: 'sendonly' });
+    // Audio is not relayed, so the m-line a client that asked for audio gets belongs to no publisher:
+    // it is inactive, which gives the page no track. A sendonly one without msid would give a track in
+    // a stream of its own ('default'), and a page that shows the stream of every new track would end
+    // on that one, without video.
+    if (request.audio) this.pc.addTransceiver('audio', { direction: 'inactive' });
     relay.viewers.add(this);
     this.pc.connectionStateChange.subscribe((state) => {
       if (state === 'connected') for (const slot of this.slots) slot.feed?.requestKeyframe();

@@ -45,13 +45,13 @@ describe('streaming sandbox: every relayed stream is named by its publisher (a=m
     return { clientId: offer.client_id as string, ws, publisher };
   }
 
-  async function view(roomId: string): Promise<{ viewer: SampleViewer; ws: RawSignaling }> {
+  async function view(roomId: string, audio = false): Promise<{ viewer: SampleViewer; ws: RawSignaling }> {
     const ticket = await fx.ticket(roomId, 'down');
     const ws = await RawSignaling.open(ticket.url);
     cleanups.push(() => ws.terminate());
-    const viewer = new SampleViewer(ws);
+    const viewer = new SampleViewer(ws, audio);
     cleanups.push(() => viewer.stop());
-    ws.send(connectMessage(ticket));
+    ws.send(connectMessage(ticket, audio ? { audio: { codec_type: 'OPUS' } } : {}));
     await viewer.join();
     await connected(viewer.pc);
     return { viewer, ws };
@@ -111,5 +111,24 @@ describe('streaming sandbox: every relayed stream is named by its publisher (a=m
     expect(new Set(videoMsids(last).filter((m) => m !== undefined).map((m) => m?.split(' ')[0]))).toEqual(new Set([b.clientId, c.clientId]));
     // C took the m-line A left: the m-lines do not pile up.
     expect(videoMsids(last)).toHaveLength(2);
+  });
+
+  // The vendor's two browser SDK revisions: one hands the page a stream only when its id is not
+  // 'default', the other sets srcObject = event.streams[0] on every track event, the last winning.
+  // Both must end with the video on the page, whatever the viewer asked for.
+  describe.each([
+    ['without audio', false],
+    ['asking for audio', true],
+  ])('a viewer %s', (_name, audio) => {
+    test.each([1, 2])('with %i publisher(s): both SDK behaviours end with a stream that holds the video', async (count) => {
+      const room = await fx.createRoom();
+      const publishers = [];
+      for (let i = 0; i < count; i++) publishers.push(await publish(room.id));
+      const { viewer } = await view(room.id, audio);
+      for (const p of publishers) expect(await reach(() => viewer.packets(p.clientId), 20)).toBeGreaterThanOrEqual(20);
+      expect(viewer.pageStream).not.toBe('default');
+      expect(viewer.pageHasVideo).toBe(true);
+      expect(viewer.streamKinds.has('default')).toBe(false);
+    });
   });
 });

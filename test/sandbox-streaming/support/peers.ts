@@ -34,7 +34,7 @@ function codecParameters(codec: TestCodec): RTCRtpCodecParameters {
 }
 
 /** A werift peer for tests that only gathers, offers and accepts 127.0.0.1 candidates. */
-export function loopbackPeer(codec: TestCodec = 'VP8'): RTCPeerConnection {
+export function loopbackPeer(codec: TestCodec = 'VP8', withAudio = false): RTCPeerConnection {
   return new RTCPeerConnection({
     iceServers: [NO_STUN],
     iceStunGatherTimeout: 1,
@@ -45,7 +45,7 @@ export function loopbackPeer(codec: TestCodec = 'VP8'): RTCPeerConnection {
     bundlePolicy: 'max-bundle',
     codecs: {
       video: [codecParameters(codec)],
-      audio: [],
+      audio: withAudio ? [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: 111 })] : [],
     },
   });
 }

@@ -8,7 +8,14 @@ import type { RawSignaling } from './signaling-client';
  * It answers the first offer and every `update`, and counts the packets each stream plays.
  */
 export class SampleViewer {
-  readonly pc: RTCPeerConnection = loopbackPeer('VP8');
+  readonly pc: RTCPeerConnection;
+  /**
+   * The stream the other revision of the vendor's SDK hands its page: `srcObject = event.streams[0]`
+   * on every track event, the last one winning ('default' for a track whose m-line has no a=msid).
+   */
+  pageStream?: string;
+  /** Track kinds of each stream, as a browser groups the tracks it announces. */
+  readonly streamKinds = new Map<string, Set<string>>();
   /** Stream ids in the order their tracks were handed over (ignored ones included). */
   readonly announced: string[] = [];
   /** Packets played, by stream id; streams with id 'default' are never played. */
@@ -19,8 +26,18 @@ export class SampleViewer {
   private readonly streamOf = new Map<MediaStreamTrack, string>();
   private stopped = false;
 
-  constructor(private readonly ws: RawSignaling) {
+  /** audio: the viewer asked for audio (its peer takes Opus). */
+  constructor(
+    private readonly ws: RawSignaling,
+    audio = false,
+  ) {
+    this.pc = loopbackPeer('VP8', audio);
     this.pc.on('track', (event: RTCTrackEvent) => this.onTrack(event));
+  }
+
+  /** True when the stream the srcObject-on-every-track page shows holds a video track. */
+  get pageHasVideo(): boolean {
+    return this.pageStream !== undefined && (this.streamKinds.get(this.pageStream)?.has('video') ?? false);
   }
 
   /** Answers the offer (trickling candidates) and keeps answering updates until stop(). */
@@ -59,6 +76,10 @@ export class SampleViewer {
     const id = event.streams[0]?.id ?? 'default';
     this.announced.push(id);
     const { track } = event;
+    const kinds = this.streamKinds.get(id) ?? new Set<string>();
+    kinds.add(track.kind);
+    this.streamKinds.set(id, kinds);
+    this.pageStream = id;
     const known = this.streamOf.has(track);
     this.streamOf.set(track, id);
     if (known) return;
