@@ -100,6 +100,8 @@ interface Slot {
  */
 export class ViewerPeer extends MediaPeer {
   private readonly slots: Slot[] = [];
+  /** Feeds whose m-line this client rejected while they played on it. */
+  private readonly declined = new WeakSet<Feed>();
   private readonly codec?: VideoCodec;
 
   constructor(
@@ -129,7 +131,7 @@ export class ViewerPeer extends MediaPeer {
   /** Brings the m-lines in line with the room's feeds; renegotiates when anything changed. */
   sync(): void {
     if (!this.codec || this.isClosed || this.isNegotiating) return;
-    const live = new Set([...this.relay.feeds].filter((feed) => feed.codec === this.codec));
+    const live = new Set([...this.relay.feeds].filter((feed) => feed.codec === this.codec && !this.declined.has(feed)));
     let changed = false;
     for (const slot of this.slots) {
       if (slot.feed && !live.has(slot.feed)) {
@@ -154,6 +156,12 @@ export class ViewerPeer extends MediaPeer {
 
   protected override answered(): void {
     for (const slot of this.slots) slot.releasing = false;
+    // An m-line the client rejected (port 0, as JSEP allows) is stopped for good: it never carries
+    // a feed again. A feed the client refused on a live m-line is not offered to it again.
+    for (const slot of this.slots.filter((s) => isStopped(s.transceiver))) {
+      if (slot.feed) this.declined.add(slot.feed);
+      this.slots.splice(this.slots.indexOf(slot), 1);
+    }
     this.sync();
   }
 
@@ -196,6 +204,11 @@ export class ViewerPeer extends MediaPeer {
     slot.transceiver.setDirection('inactive');
     slot.transceiver.sender.replaceTrack(null).catch(() => undefined);
   }
+}
+
+/** True once werift has settled an m-line as rejected or stopped (a port 0 answer). */
+function isStopped(transceiver: RTCRtpTransceiver): boolean {
+  return transceiver.stopped || transceiver.rejected || transceiver.stopping;
 }
 
 function isPli(packet: RtcpPacket): boolean {

@@ -1,6 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
 import { SyntheticPublisher } from './support/peers';
-import { SampleViewer, videoMsids } from './support/sample-viewer';
+import { inactiveMids, SampleViewer, videoMsids, videoPorts } from './support/sample-viewer';
 import { RawSignaling, connectMessage } from './support/signaling-client';
 import { eventually, startStreamingFixture, type StreamingFixture } from './support/sandbox';
 
@@ -45,11 +45,11 @@ describe('streaming sandbox: every relayed stream is named by its publisher (a=m
     return { clientId: offer.client_id as string, ws, publisher };
   }
 
-  async function view(roomId: string, audio = false): Promise<{ viewer: SampleViewer; ws: RawSignaling }> {
+  async function view(roomId: string, audio = false, rejectFreed = false): Promise<{ viewer: SampleViewer; ws: RawSignaling }> {
     const ticket = await fx.ticket(roomId, 'down');
     const ws = await RawSignaling.open(ticket.url);
     cleanups.push(() => ws.terminate());
-    const viewer = new SampleViewer(ws, audio);
+    const viewer = new SampleViewer(ws, audio, rejectFreed);
     cleanups.push(() => viewer.stop());
     ws.send(connectMessage(ticket, audio ? { audio: { codec_type: 'OPUS' } } : {}));
     await viewer.join();
@@ -129,6 +129,51 @@ describe('streaming sandbox: every relayed stream is named by its publisher (a=m
       expect(viewer.pageStream).not.toBe('default');
       expect(viewer.pageHasVideo).toBe(true);
       expect(viewer.streamKinds.has('default')).toBe(false);
+    });
+  });
+
+  // A freed m-line answered with port 0 is stopped: the next camera comes on another m-line.
+  describe.each([
+    ['answers freed m-lines with port 0', true],
+    ['answers freed m-lines with a live port', false],
+  ])('a viewer that %s', (_name, rejectFreed) => {
+    test('ends with exactly the live publishers, each with media: one leaves, then one joins', async () => {
+      const room = await fx.createRoom();
+      const a = await publish(room.id);
+      const b = await publish(room.id);
+      const { viewer } = await view(room.id, false, rejectFreed);
+      await reach(() => Math.min(viewer.packets(a.clientId), viewer.packets(b.clientId)), 20);
+      const before = viewer.offers.length;
+      await a.ws.close();
+      await eventually(async () => viewer.offers.length, (n) => n > before, 400, 25);
+      const c = await publish(room.id);
+      expect(await reach(() => viewer.packets(c.clientId), 20)).toBeGreaterThanOrEqual(20);
+      const bNow = viewer.packets(b.clientId);
+      expect(await reach(() => viewer.packets(b.clientId), bNow + 20)).toBeGreaterThanOrEqual(bNow + 20);
+      const last = viewer.offers[viewer.offers.length - 1];
+      const live = videoMsids(last).map((m, i) => (videoPorts(last)[i] === 0 ? undefined : m?.split(' ')[0])).filter((m) => m !== undefined);
+      expect(new Set(live)).toEqual(new Set([b.clientId, c.clientId]));
+      // The rejected m-line never carries C: C is on an m-line of its own, or on a recycled one under a new mid.
+      const freed = inactiveMids(viewer.offers[before]);
+      expect(freed.size).toBe(1);
+      const cSection = last.split('\r\nm=').find((section) => section.includes(`a=msid:${c.clientId} `))!;
+      const cMid = /\r\na=mid:([^\r\n]+)/.exec(cSection)?.[1];
+      if (rejectFreed) expect(freed.has(cMid!)).toBe(false);
+    });
+
+    test('a leave and a join in quick succession (the join before the leave was answered)', async () => {
+      const room = await fx.createRoom();
+      const a = await publish(room.id);
+      const b = await publish(room.id);
+      const { viewer } = await view(room.id, false, rejectFreed);
+      await reach(() => Math.min(viewer.packets(a.clientId), viewer.packets(b.clientId)), 20);
+      const [, c] = await Promise.all([a.ws.close(), publish(room.id)]);
+      expect(await reach(() => viewer.packets(c.clientId), 20)).toBeGreaterThanOrEqual(20);
+      const bNow = viewer.packets(b.clientId);
+      expect(await reach(() => viewer.packets(b.clientId), bNow + 20)).toBeGreaterThanOrEqual(bNow + 20);
+      const last = await eventually(async () => viewer.offers[viewer.offers.length - 1], (sdp) => !sdp.includes(a.clientId), 400, 25);
+      const live = videoMsids(last).map((m, i) => (videoPorts(last)[i] === 0 ? undefined : m?.split(' ')[0])).filter((m) => m !== undefined);
+      expect(new Set(live)).toEqual(new Set([b.clientId, c.clientId]));
     });
   });
 });

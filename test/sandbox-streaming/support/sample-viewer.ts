@@ -26,10 +26,14 @@ export class SampleViewer {
   private readonly streamOf = new Map<MediaStreamTrack, string>();
   private stopped = false;
 
-  /** audio: the viewer asked for audio (its peer takes Opus). */
+  /**
+   * audio: the viewer asked for audio (its peer takes Opus). rejectFreed: it answers an m-line an
+   * update turned inactive with port 0, as werift 0.24 and other stacks do.
+   */
   constructor(
     private readonly ws: RawSignaling,
     audio = false,
+    private readonly rejectFreed = false,
   ) {
     this.pc = loopbackPeer('VP8', audio);
     this.pc.on('track', (event: RTCTrackEvent) => this.onTrack(event));
@@ -68,7 +72,9 @@ export class SampleViewer {
       this.offers.push(update.sdp as string);
       await this.pc.setRemoteDescription({ type: 'offer', sdp: update.sdp as string });
       await this.pc.setLocalDescription(await this.pc.createAnswer());
-      this.ws.send({ type: 'update', sdp: this.pc.localDescription?.sdp });
+      const sdp = this.pc.localDescription?.sdp ?? '';
+      // werift 0.25 keeps the port of an m-line it stops; werift 0.24 answered a freed one with port 0.
+      this.ws.send({ type: 'update', sdp: this.rejectFreed ? rejectMids(sdp, inactiveMids(update.sdp as string)) : sdp });
     }
   }
 
@@ -95,4 +101,35 @@ export class SampleViewer {
 export function videoMsids(sdp: string): (string | undefined)[] {
   const sections = sdp.split(/\r\nm=/).slice(1);
   return sections.filter((s) => s.startsWith('video')).map((s) => /\r\na=msid:([^\r\n]+)/.exec(s)?.[1]);
+}
+
+/** The mids of the m-lines an SDP offers as inactive (still with a live port). */
+export function inactiveMids(sdp: string): Set<string> {
+  const mids = new Set<string>();
+  for (const section of sdp.split(/\r\nm=/).slice(1)) {
+    const mid = /\r\na=mid:([^\r\n]+)/.exec(section)?.[1];
+    if (mid !== undefined && /\r\na=inactive/.test(section) && !/^\w+ 0 /.test(section)) mids.add(mid);
+  }
+  return mids;
+}
+
+/** The SDP with the m-lines of these mids rejected (port 0). */
+export function rejectMids(sdp: string, mids: Set<string>): string {
+  const [head, ...sections] = sdp.split('\r\nm=');
+  return [
+    head,
+    ...sections.map((section) => {
+      const mid = /\r\na=mid:([^\r\n]+)/.exec(section)?.[1];
+      return mid !== undefined && mids.has(mid) ? section.replace(/^(\w+) \d+ /, '$1 0 ') : section;
+    }),
+  ].join('\r\nm=');
+}
+
+/** The port of each video m-line of an SDP (0: rejected). */
+export function videoPorts(sdp: string): number[] {
+  return sdp
+    .split(/\r\nm=/)
+    .slice(1)
+    .filter((s) => s.startsWith('video'))
+    .map((s) => Number(s.split(' ')[1]));
 }
