@@ -8,6 +8,7 @@ module.exports = {
   },
   // Face-model start-up and WebRTC set-up are slow on a 2-core machine; budgets are generous, not asserted.
   testTimeout: 60000,
+  setupFiles: ['<rootDir>/test/support/werift-switch.ts'],
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
 import { SERVICE_URLS } from '../shared/service-urls';
+import { disableWeriftSpeedups } from '../shared/signaling/werift-speedups';
 import { InputError, isClientError } from '../shared/errors';
 import type { StreamingCredentialsOptions } from '../shared/streaming';
 import type { VisionCredentialsOptions } from '../shared/vision';
@@ -73,6 +74,7 @@ export function helpText(): string {
     '',
     'Environment only:',
     '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
+    '  VS_WERIFT_SPEEDUPS=0                 run werift as published, without the package\'s receive-path speed-ups',
     '',
     'snapshot and face (the face crop, ready to enrol) are file paths with --snapshots, base64 with --base64, else null.',
     '',
@@ -115,6 +117,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: 
 
 interface CliSettings {
   help: boolean;
+  /** False with VS_WERIFT_SPEEDUPS=0: werift runs as published. */
+  weriftSpeedups?: boolean;
   options: WatchOptions;
   snapshots?: string;
   base64: boolean;
@@ -182,10 +186,11 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   }
   const duration = number(get('duration'), 'duration');
   if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
-  return { help: false, options: options as unknown as WatchOptions, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
+  return { help: false, weriftSpeedups: env.VS_WERIFT_SPEEDUPS !== '0', options: options as unknown as WatchOptions, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
+  if (settings.weriftSpeedups === false) disableWeriftSpeedups();
   let watcher: FaceWatcher;
   let lease: ConnectionLease | undefined;
   try {

@@ -13,3 +13,4 @@ export { SignalingConnection, type ConnectionOptions, type ConnectionEvents, typ
 export { SignalingError, CLOSE_REASONS, errorFromClose, type RejoinAdvice, type SignalingErrorInit } from './close-reasons';
 export { resolveConnectSettings, type ConnectSettings, type Role, type VideoSettings, type AudioSettings, type AudioCodec } from './connect';
 export { rejoinDelay, type BackoffPolicy } from './backoff';
+export { disableWeriftSpeedups, weriftSpeedupsStatus, TESTED_WERIFT_VERSIONS, type WeriftSpeedupsStatus } from './werift-speedups';

@@ -1,15 +1,55 @@
 import { createSecretKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { RTCRtpCodecParameters, RTCRtpReceiver, RtpHeader, RtpPacket, SrtpSession } from 'werift';
 
+/** werift releases the speed-ups were checked against (their equality tests and bench:watch). */
+export const TESTED_WERIFT_VERSIONS: readonly string[] = ['0.25.2'];
+
+type SpeedupName = 'srtpKeyObjects' | 'fastGetBit' | 'plainRtpObjects' | 'leanEvents' | 'firstCodecMemo' | 'nackLoopEnds' | 'quietPerPacket';
+
+/** Whether the speed-ups run in this process, and why not when they do not. */
+export interface WeriftSpeedupsStatus {
+  /** The installed werift's version (read from its package.json). */
+  version?: string;
+  enabled: boolean;
+  /** Why they are off: turned off by the host, or a werift version they were not tested with. */
+  reason?: string;
+}
+
+let switchedOff = false;
+
 /**
- * Measured fixes for werift's receive path, applied at run time (install scripts, and so patch
- * files, are not available to a package installed into n8n or Node-RED). Each keeps werift's
- * behaviour exactly, is applied once per process to every werift connection in it, and is skipped
- * when werift's insides are not where it expects them (a later werift then runs as it is).
+ * Turns the speed-ups off for this process (the command line does it for VS_WERIFT_SPEEDUPS=0).
+ * It holds for connections made after it; patches already applied to werift stay.
  */
-export function speedUpWerift(): Record<'srtpKeyObjects' | 'fastGetBit' | 'plainRtpObjects' | 'leanEvents' | 'firstCodecMemo' | 'nackLoopEnds' | 'quietPerPacket', boolean> {
+export function disableWeriftSpeedups(): void {
+  switchedOff = true;
+}
+
+/** Whether the speed-ups run here: off when switched off, or when the installed werift is not one they were tested with. */
+export function weriftSpeedupsStatus(): WeriftSpeedupsStatus {
+  const version = weriftVersion();
+  if (switchedOff) return { version, enabled: false, reason: 'turned off' };
+  if (!version || !TESTED_WERIFT_VERSIONS.includes(version)) {
+    return { version, enabled: false, reason: `werift ${version ?? '(unknown version)'} is not one the speed-ups were tested with (${TESTED_WERIFT_VERSIONS.join(', ')})` };
+  }
+  return { version, enabled: true };
+}
+
+/**
+ * Measured changes to werift's receive path, applied at run time (install scripts, and so patch
+ * files, are not available to a package installed into n8n or Node-RED), once per process, to every
+ * werift connection in it; only for a werift release they were tested with, and not when switched
+ * off. Six keep werift's behaviour and only make it cheaper; one (nackLoopEnds) fixes a werift bug,
+ * so it changes behaviour: werift's NACK loop stops once nothing is lost. Each is skipped when
+ * werift's insides are not where it expects them.
+ */
+export function speedUpWerift(): Record<SpeedupName, boolean> {
+  if (!weriftSpeedupsStatus().enabled) {
+    return { srtpKeyObjects: false, fastGetBit: false, plainRtpObjects: false, leanEvents: false, firstCodecMemo: false, nackLoopEnds: false, quietPerPacket: false };
+  }
   return {
     srtpKeyObjects: useKeyObjectsForSrtp(),
     fastGetBit: useFastGetBit(),
@@ -19,6 +59,25 @@ export function speedUpWerift(): Record<'srtpKeyObjects' | 'fastGetBit' | 'plain
     nackLoopEnds: useNackLoopThatEnds(),
     quietPerPacket: useQuietPerPacketCalls(),
   };
+}
+
+let installedVersion: string | null | undefined;
+
+/** The installed werift's version: its `exports` hides its package.json, so it is read from the file beside its entry point's package root. */
+function weriftVersion(): string | undefined {
+  if (installedVersion === undefined) {
+    installedVersion = null;
+    let dir = path.dirname(require.resolve('werift'));
+    for (let i = 0; i < 6 && installedVersion === null; i++, dir = path.dirname(dir)) {
+      try {
+        const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+        if (pkg.name === 'werift' && typeof pkg.version === 'string') installedVersion = pkg.version;
+      } catch {
+        // No package.json at this level: one up.
+      }
+    }
+  }
+  return installedVersion ?? undefined;
 }
 
 const applied = new Map<string, boolean>();

@@ -3,6 +3,7 @@ import { createDecoder, decoderAvailability, type DecoderBackend, type FrameDeco
 import { ClientError } from '../errors';
 import type { VideoCodec } from '../frames/types';
 import { SignalingSession } from '../signaling/session';
+import { weriftSpeedupsStatus } from '../signaling/werift-speedups';
 import { StreamingClient } from '../streaming';
 import { VisionClient } from '../vision';
 import type { AnalysisContext } from './analyse';
@@ -122,7 +123,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   get stats(): WatchStats {
     const per = Object.fromEntries([...this.#streams].map(([id, s]) => [id, { ...s.meter.snapshot(), codec: this.#codecs.get(id), decoder: this.#backend }]));
     const total = sumCounters([...this.#streams.values()].map((s) => s.meter.counters));
-    return { ...total, latencyMs: this.#latency.summary(), state: this.#state, decoder: this.#backend, streams: per };
+    return { ...total, latencyMs: this.#latency.summary(), state: this.#state, decoder: this.#backend, werift: weriftSpeedupsStatus(), streams: per };
   }
 
   async #start(): Promise<void> {

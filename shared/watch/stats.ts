@@ -1,3 +1,4 @@
+import type { WeriftSpeedupsStatus } from '../signaling/werift-speedups';
 import { LatencyWindow } from './latency';
 
 /** Counters of one stream (or of all streams together). */
@@ -36,6 +37,8 @@ export interface StreamStats extends StreamCounters {
 /** What `watcher.stats` gives. */
 export interface WatchStats extends StreamStats {
   state: string;
+  /** The installed werift and whether the package's speed-ups run on it. */
+  werift: WeriftSpeedupsStatus;
   decoder?: string;
   /** Per stream id. */
   streams: Record<string, StreamStats & { codec?: string; decoder?: string }>;

@@ -1,7 +1,9 @@
 import { KeyObject, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Event, RTCRtpCodecParameters, RTCRtpReceiver, RtpHeader, RtpPacket, SrtpSession, getBit } from 'werift';
-import { fastGetBit, leanExecute, plainRtpDeserialize, speedUpWerift, useFirstCodecMemo, useKeyObjectsForSrtp, useLeanEvents, useNackLoopThatEnds, usePlainRtpObjects, useQuietPerPacketCalls } from '../../shared/signaling/werift-speedups';
+import { TESTED_WERIFT_VERSIONS, fastGetBit, leanExecute, plainRtpDeserialize, speedUpWerift, weriftSpeedupsStatus, useFirstCodecMemo, useKeyObjectsForSrtp, useLeanEvents, useNackLoopThatEnds, usePlainRtpObjects, useQuietPerPacketCalls } from '../../shared/signaling/werift-speedups';
 
 // A sender and a receiver of one SRTP session: what one encrypts with its local keys the other
 // decrypts with its remote keys.
@@ -16,6 +18,14 @@ function pair(profile: number, saltLength: number) {
 function cipherOf(session: SrtpSession, side: 'localContext' | 'remoteContext'): { srtpSessionKey: unknown; srtcpSessionKey: unknown } {
   return (session as unknown as Record<typeof side, { cipher: { srtpSessionKey: unknown; srtcpSessionKey: unknown } }>)[side].cipher;
 }
+
+test('the installed werift is a release the speed-ups were tested with (package.json pins it)', () => {
+  const installed = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'node_modules', 'werift', 'package.json'), 'utf8')) as { version: string }).version;
+  const pinned = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.werift;
+  expect(pinned).toBe(installed);
+  expect(TESTED_WERIFT_VERSIONS).toContain(installed);
+  expect(weriftSpeedupsStatus()).toEqual({ version: installed, enabled: true });
+});
 
 test("werift's insides are found where the speed-ups expect them", () => {
   // False here means a werift upgrade moved them: the watcher then works, but each packet costs more.
