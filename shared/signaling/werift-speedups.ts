@@ -82,19 +82,51 @@ function weriftVersion(): string | undefined {
 
 const applied = new Map<string, boolean>();
 
+/** Changes a speed-up makes to werift, recorded so that a speed-up that fails half way is undone. */
+interface Patcher {
+  /** Assigns `target[key] = value`. */
+  value(target: object, key: PropertyKey, value: unknown): void;
+  /** Defines `key` on `target` with `descriptor`. */
+  define(target: object, key: PropertyKey, descriptor: PropertyDescriptor): void;
+}
+
 /**
  * Runs a speed-up's `apply` once per process and remembers whether it took. False when werift's
- * insides are not what it expects, or when applying it threw (werift changed or froze them): werift
- * then keeps working as it is, only slower.
+ * insides are not what it expects, or when applying it threw (werift changed or froze them): what it
+ * had changed by then is put back, and werift keeps working as it is, only slower.
  */
-function applyOnce(name: string, apply: () => boolean): boolean {
+function applyOnce(name: string, apply: (patch: Patcher) => boolean): boolean {
   let done = applied.get(name);
   if (done === undefined) {
     applied.set(name, false);
+    const undo: (() => void)[] = [];
+    const remember = (target: object, key: PropertyKey): void => {
+      const before = Object.getOwnPropertyDescriptor(target, key);
+      undo.push(() => (before ? Object.defineProperty(target, key, before) : Reflect.deleteProperty(target, key)));
+    };
+    const patch: Patcher = {
+      value(target, key, value) {
+        remember(target, key);
+        (target as Record<PropertyKey, unknown>)[key] = value;
+      },
+      define(target, key, descriptor) {
+        remember(target, key);
+        Object.defineProperty(target, key, descriptor);
+      },
+    };
     try {
-      done = apply();
+      done = apply(patch);
     } catch {
       done = false;
+    }
+    if (!done) {
+      for (const step of undo.reverse()) {
+        try {
+          step();
+        } catch {
+          // A property werift froze meanwhile: nothing more can be put back.
+        }
+      }
     }
     applied.set(name, done);
   }
@@ -129,7 +161,7 @@ const WRAPPED = Symbol('srtpKeyObjects');
  * reads them nowhere else. Returns false when werift's ciphers are not where this expects them.
  */
 export function useKeyObjectsForSrtp(): boolean {
-  return applyOnce('srtpKeyObjects', () => {
+  return applyOnce('srtpKeyObjects', (patch) => {
     for (const profile of PROFILES) {
       const key = Buffer.alloc(16);
       const salt = Buffer.alloc(profile.saltLength);
@@ -139,13 +171,13 @@ export function useKeyObjectsForSrtp(): boolean {
       const proto = Object.getPrototypeOf(cipher) as Record<string | symbol, unknown>;
       if (METHODS.some((m) => typeof proto[m] !== 'function')) return false;
       if (proto[WRAPPED]) continue;
-      proto[WRAPPED] = true;
+      patch.value(proto, WRAPPED, true);
       for (const m of METHODS) {
         const original = proto[m] as (...args: unknown[]) => unknown;
-        proto[m] = function (this: CipherKeys, ...args: unknown[]): unknown {
+        patch.value(proto, m, function (this: CipherKeys, ...args: unknown[]): unknown {
           keyObjects(this);
           return original.apply(this, args);
-        };
+        });
       }
     }
     return true;
@@ -164,12 +196,12 @@ function keyObjects(cipher: CipherKeys): void {
  * goes to werift's own. Returns false when werift's helper is not where this expects it.
  */
 export function useFastGetBit(): boolean {
-  return applyOnce('fastGetBit', () => {
+  return applyOnce('fastGetBit', (patch) => {
     // The helper is not exported on its own; its module is.
     const binary = weriftCommonModule('binary') as { getBit?: GetBit } | undefined;
     const original = binary?.getBit;
     if (typeof original !== 'function' || original(0b0110_0000, 1, 2) !== 3) return false;
-    binary!.getBit = fastGetBit(original);
+    patch.value(binary!, 'getBit', fastGetBit(original));
     return true;
   });
 }
@@ -200,7 +232,7 @@ type Deserialize = (raw: Buffer) => RtpHeader;
  * are not what this expects.
  */
 export function usePlainRtpObjects(): boolean {
-  return applyOnce('plainRtpObjects', () => {
+  return applyOnce('plainRtpObjects', (patch) => {
     const makeHeader = (): RtpHeader => new PlainHeader();
     const makePacket = (): RtpPacket => new PlainPacket();
     if (!sameFields(makeHeader(), new RtpHeader()) || !sameFields(makePacket(), new RtpPacket(undefined as never, undefined as never))) return false;
@@ -214,8 +246,8 @@ export function usePlainRtpObjects(): boolean {
       return p;
     };
     // Static methods stay non-enumerable, as the class declared them.
-    Object.defineProperty(RtpHeader, 'deSerialize', { value: deSerialize, writable: true, configurable: true });
-    Object.defineProperty(RtpPacket, 'deSerialize', {
+    patch.define(RtpHeader, 'deSerialize', { value: deSerialize, writable: true, configurable: true });
+    patch.define(RtpPacket, 'deSerialize', {
       value: (buf: Buffer): RtpPacket => {
         const header = RtpHeader.deSerialize(buf);
         return packet(header, buf.subarray(header.payloadOffset, buf.length - header.paddingSize));
@@ -223,7 +255,7 @@ export function usePlainRtpObjects(): boolean {
       writable: true,
       configurable: true,
     });
-    Object.defineProperty(RtpPacket.prototype, 'clone', {
+    patch.define(RtpPacket.prototype, 'clone', {
       value: function clone(this: RtpPacket): RtpPacket {
         return packet(Object.assign(makeHeader(), this.header), this.payload);
       },
@@ -370,7 +402,7 @@ type EventClass = new (...args: unknown[]) => WeriftEvent;
  * what this expects.
  */
 export function useLeanEvents(): boolean {
-  return applyOnce('leanEvents', () => {
+  return applyOnce('leanEvents', (patch) => {
     const events = weriftCommonModule('event');
     const Original = events?.Event as EventClass | undefined;
     if (typeof Original !== 'function') return false;
@@ -382,7 +414,7 @@ export function useLeanEvents(): boolean {
         this.execute = leanExecute(this, this.execute);
       }
     };
-    events!.Event = Lean;
+    patch.value(events!, 'Event', Lean);
     return events!.Event === Lean;
   });
 }
@@ -420,37 +452,39 @@ interface Receiver {
  * prepareReceive and resyncCodecs do). Returns false when the receiver is not what this expects.
  */
 export function useFirstCodecMemo(): boolean {
-  return applyOnce('firstCodecMemo', () => {
+  return applyOnce('firstCodecMemo', (patch) => {
     const proto = RTCRtpReceiver.prototype as unknown as Record<string, unknown>;
     const getter = (name: string) => Object.getOwnPropertyDescriptor(proto, name)?.get;
     const writers = ['prepareReceive', 'resyncCodecs'] as const;
     if (!getter('codecArray') || !getter('nackEnabled') || !getter('twccEnabled') || writers.some((w) => typeof proto[w] !== 'function')) return false;
-    const memo = new WeakMap<object, { codecs: object; first: Codec | undefined }>();
+    // werift changes a receiver's codecs in place, and only through these two methods: the memo is
+    // dropped after each of them (an identity check of the codec list could never notice a change).
+    const memo = new WeakMap<object, { first: Codec | undefined }>();
     const firstCodec = (receiver: Receiver): Codec | undefined => {
       let known = memo.get(receiver);
-      if (known?.codecs !== receiver.codecs) {
-        known = { codecs: receiver.codecs, first: receiver.codecArray[0] };
+      if (!known) {
+        known = { first: receiver.codecArray[0] };
         memo.set(receiver, known);
       }
       return known.first;
     };
     for (const name of writers) {
       const original = proto[name] as (...args: unknown[]) => unknown;
-      proto[name] = function (this: Receiver, ...args: unknown[]): unknown {
+      patch.value(proto, name, function (this: Receiver, ...args: unknown[]): unknown {
         try {
           return original.apply(this, args);
         } finally {
           memo.delete(this);
         }
-      };
+      });
     }
     // werift's own tests, on the memoised codec.
     const feedback = (type: string) =>
       function (this: Receiver) {
         return firstCodec(this)?.rtcpFeedback.find((f) => f.type === type);
       };
-    Object.defineProperty(proto, 'nackEnabled', { get: feedback('nack'), configurable: true });
-    Object.defineProperty(proto, 'twccEnabled', { get: feedback('transport-cc'), configurable: true });
+    patch.define(proto, 'nackEnabled', { get: feedback('nack'), configurable: true });
+    patch.define(proto, 'twccEnabled', { get: feedback('transport-cc'), configurable: true });
     return true;
   });
 }
@@ -474,13 +508,13 @@ const ENDS = Symbol('nackLoopEnds');
  * loss. Returns false when the sender is not what this expects.
  */
 export function useNackLoopThatEnds(): boolean {
-  return applyOnce('nackLoopEnds', () => {
+  return applyOnce('nackLoopEnds', (patch) => {
     const probe = (new RTCRtpReceiver({} as never, 'video', 1) as unknown as { nack?: NackSender }).nack;
     if (!probe || typeof probe.sendNack !== 'function' || !Array.isArray(probe.lostSeqNumbers)) return false;
     const proto = Object.getPrototypeOf(probe) as { setLost?: (...args: unknown[]) => unknown };
     const setLost = proto.setLost;
     if (typeof setLost !== 'function') return false;
-    proto.setLost = function (this: NackSender, ...args: unknown[]): unknown {
+    patch.value(proto, 'setLost', function (this: NackSender, ...args: unknown[]): unknown {
       if (!this[ENDS]) {
         this[ENDS] = true;
         const send = this.sendNack;
@@ -488,7 +522,7 @@ export function useNackLoopThatEnds(): boolean {
         this.sendNack = () => (this.lostSeqNumbers.length > 0 && this.mediaSourceSsrc ? send() : Promise.resolve());
       }
       return setLost.apply(this, args);
-    };
+    });
     return true;
   });
 }
@@ -503,17 +537,17 @@ const SETTLED = Promise.resolve();
  * or codec parameters are not what this expects.
  */
 export function useQuietPerPacketCalls(): boolean {
-  return applyOnce('quietPerPacket', () => {
+  return applyOnce('quietPerPacket', (patch) => {
     const receiver = RTCRtpReceiver.prototype as unknown as { runRtcp?: () => Promise<void> };
     const runRtcp = receiver.runRtcp;
     const nameGetter = Object.getOwnPropertyDescriptor(RTCRtpCodecParameters.prototype, 'name')?.get;
     const probe = new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000 });
     if (typeof runRtcp !== 'function' || !nameGetter || nameGetter.call(probe) !== 'VP8') return false;
-    receiver.runRtcp = function (this: { rtcpRunning?: boolean; stopped?: boolean }): Promise<void> {
+    patch.value(receiver, 'runRtcp', function (this: { rtcpRunning?: boolean; stopped?: boolean }): Promise<void> {
       return this.rtcpRunning || this.stopped ? SETTLED : runRtcp.call(this);
-    };
+    });
     const names = new Map<string, string | undefined>();
-    Object.defineProperty(RTCRtpCodecParameters.prototype, 'name', {
+    patch.define(RTCRtpCodecParameters.prototype, 'name', {
       get(this: { mimeType: string }): string | undefined {
         const mime = this.mimeType;
         if (typeof mime !== 'string') return nameGetter.call(this) as string | undefined;
