@@ -1,9 +1,13 @@
 import { MediaStreamTrack, PictureLossIndication, RtcpPayloadSpecificFeedback, type RtcpPacket, type RTCRtpTransceiver } from 'werift';
 import type { ConnectRequest, VideoCodec } from './connect-message';
+import { startsKeyframe } from './keyframes';
 import { MediaPeer } from './media-peer';
 
 /** Shortest gap between two keyframe requests sent to one publisher; viewers often ask in bursts. */
 const KEYFRAME_REQUEST_GAP_MS = 100;
+/** A new viewer's key frame is asked for again this often until one has passed, for at most KEYFRAME_INSIST_MS. */
+const KEYFRAME_RETRY_MS = 300;
+const KEYFRAME_INSIST_MS = 3000;
 
 /**
  * One upstream's video as the SFU relays it: a local track every viewer's sender reads from. Its
@@ -11,6 +15,8 @@ const KEYFRAME_REQUEST_GAP_MS = 100;
  */
 export class Feed {
   readonly track = new MediaStreamTrack({ kind: 'video' });
+  /** Key frames relayed so far: a viewer waiting for one watches it grow. */
+  keyframes = 0;
   private remoteSsrc?: number;
   private lastKeyframeRequest = 0;
 
@@ -22,6 +28,7 @@ export class Feed {
     transceiver.onTrack.subscribe((remote) => {
       remote.onReceiveRtp.subscribe((rtp) => {
         this.remoteSsrc = rtp.header.ssrc;
+        if (startsKeyframe(this.codec, rtp.payload)) this.keyframes++;
         if (!this.track.stopped) this.track.writeRtp(rtp);
       });
     });
@@ -102,6 +109,8 @@ export class ViewerPeer extends MediaPeer {
   private readonly slots: Slot[] = [];
   /** Feeds whose m-line this client rejected while they played on it. */
   private readonly declined = new WeakSet<Feed>();
+  private readonly keyframeTimers = new Set<NodeJS.Timeout>();
+  private connected = false;
   private readonly codec?: VideoCodec;
 
   constructor(
@@ -124,7 +133,9 @@ export class ViewerPeer extends MediaPeer {
     if (request.audio) this.pc.addTransceiver('audio', { direction: 'inactive' });
     relay.viewers.add(this);
     this.pc.connectionStateChange.subscribe((state) => {
-      if (state === 'connected') for (const slot of this.slots) slot.feed?.requestKeyframe();
+      if (state !== 'connected') return;
+      this.connected = true;
+      for (const slot of this.slots) if (slot.feed) this.insistOnKeyframe(slot.feed);
     });
   }
 
@@ -166,7 +177,29 @@ export class ViewerPeer extends MediaPeer {
   }
 
   protected override released(): void {
+    for (const timer of this.keyframeTimers) clearTimeout(timer);
+    this.keyframeTimers.clear();
     this.relay.viewers.delete(this);
+  }
+
+  /**
+   * A viewer that starts on a feed needs a key frame: a publisher whose key frames are far apart
+   * gets asked again every KEYFRAME_RETRY_MS until one has passed (a request can be lost, or sent
+   * before the publisher's side could use it), for at most KEYFRAME_INSIST_MS.
+   */
+  private insistOnKeyframe(feed: Feed): void {
+    const seen = feed.keyframes;
+    const deadline = Date.now() + KEYFRAME_INSIST_MS;
+    const ask = (): void => {
+      if (this.isClosed || feed.keyframes > seen || Date.now() > deadline) return;
+      feed.requestKeyframe();
+      const timer = setTimeout(() => {
+        this.keyframeTimers.delete(timer);
+        ask();
+      }, KEYFRAME_RETRY_MS);
+      this.keyframeTimers.add(timer);
+    };
+    ask();
   }
 
   private addSlot(feed?: Feed): void {
@@ -189,7 +222,7 @@ export class ViewerPeer extends MediaPeer {
     transceiver.sender.streamId = feed.streamId;
     transceiver.setDirection('sendonly');
     transceiver.sender.replaceTrack(feed.track).then(
-      () => feed.requestKeyframe(),
+      () => (this.connected ? this.insistOnKeyframe(feed) : feed.requestKeyframe()),
       () => {
         // The feed's track ended already (its publisher left): the next sync empties the m-line.
       },

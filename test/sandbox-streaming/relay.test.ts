@@ -61,6 +61,25 @@ describe('streaming sandbox: SFU media relay on werift', () => {
     return { viewer, ws };
   }
 
+  test('a viewer that joins gets a key frame without asking, even when the first requests are lost', async () => {
+    const room = await fx.createRoom();
+    const { publisher } = await publish(room.id);
+    const first = await view(room.id);
+    publisher.start(20);
+    expect(await reach(() => first.viewer.keyframes, 1)).toBeGreaterThanOrEqual(1);
+    // Key frames only on request, and the next two requests go unanswered.
+    publisher.ignorePlis = 2;
+    const plisBefore = publisher.plis;
+    const late = await view(room.id);
+    expect(await reach(() => late.viewer.keyframes, 1)).toBeGreaterThanOrEqual(1);
+    expect(publisher.plis - plisBefore).toBeGreaterThanOrEqual(3);
+    // Once the key frame has passed, the SFU stops asking.
+    const settled = publisher.plis;
+    const sent = publisher.sent;
+    await reach(() => publisher.sent, sent + 50);
+    expect(publisher.plis).toBe(settled);
+  });
+
   test('VP8 from a publisher reaches a viewer, and a late viewer gets a key frame through PLI', async () => {
     const room = await fx.createRoom();
     const { publisher } = await publish(room.id);

@@ -113,6 +113,8 @@ export class SyntheticPublisher {
   readonly track = new MediaStreamTrack({ kind: 'video' });
   plis = 0;
   sent = 0;
+  /** PLIs to ignore from now on, as a publisher does when a request is lost or comes too early. */
+  ignorePlis = 0;
   private keyframePending = true;
   private sequence = 1;
   private timestamp = 1000;
@@ -149,7 +151,8 @@ export class SyntheticPublisher {
   private listenForPli(transceiver: RTCRtpTransceiver): void {
     const onPli = (): void => {
       this.plis++;
-      this.keyframePending = true;
+      if (this.ignorePlis > 0) this.ignorePlis--;
+      else this.keyframePending = true;
     };
     transceiver.sender.onPictureLossIndication.subscribe(onPli);
     // An answering publisher may see the PLI on the receiver's RTCP path instead.
