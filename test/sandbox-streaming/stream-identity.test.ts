@@ -176,4 +176,25 @@ describe('streaming sandbox: every relayed stream is named by its publisher (a=m
       expect(new Set(live)).toEqual(new Set([b.clientId, c.clientId]));
     });
   });
+
+  test('a bad update from one viewer closes that viewer only: not SDP, an offer instead of an answer, an answer to no offer', async () => {
+    const room = await fx.createRoom();
+    const a = await publish(room.id);
+    const { viewer: steady } = await view(room.id);
+    await reach(() => steady.packets(a.clientId), 20);
+    const cases: [(last: string) => unknown, string][] = [
+      [() => 'this is not sdp', 'FAILURE-SDP-PARSE'],
+      [(last) => last, 'FAILURE-SDP-PARSE'], // the server's own offer sent back: not an answer
+      [(last) => last.replace('a=sendonly', 'a=recvonly'), 'FAILURE-SDP-PARSE'], // an answer while no update was offered
+    ];
+    for (const [sdp, reason] of cases) {
+      const { viewer, ws } = await view(room.id);
+      await reach(() => viewer.packets(a.clientId), 5);
+      ws.send({ type: 'update', sdp: sdp(viewer.offers[viewer.offers.length - 1]) });
+      expect(await ws.closed).toEqual({ code: 4400, reason });
+      // The room goes on: the publisher still sends, the other viewer still plays.
+      const before = steady.packets(a.clientId);
+      expect(await reach(() => steady.packets(a.clientId), before + 10)).toBeGreaterThanOrEqual(before + 10);
+    }
+  });
 });
