@@ -84,9 +84,10 @@ export class FaceMatchTrigger implements INodeType {
       if (e.state !== 'stopped') void deliver(e);
       else if (started && e.reason === 'session_lost') this.emitError(fail(e.error ?? new Error('the watcher stopped')));
     });
-    // A failure of one stream's analysis is one failed execution; the session's own ends in 'stopped'.
+    // A failure of one stream's analysis, or of the visitor book, is one failed execution; the
+    // session's own failure ends in 'stopped' (emitError above).
     watcher.on('error', ({ error, stream_id }) => {
-      if (started && stream_id !== undefined) this.saveFailedExecution(fail(error));
+      if (error.code.startsWith('visitor') || (started && stream_id !== undefined)) this.saveFailedExecution(fail(error));
     });
 
     // The start waits for the first join: a bad room, collection or credential fails it here.

@@ -207,9 +207,11 @@ function isDocument(doc: unknown): doc is VisitorDocument {
   );
 }
 
+/** A failure of the visitor book under a `visitor_*` code (hosts tell it from a stream's by that), keeping an API error's status. */
 function asError(err: unknown, code: string, message?: string): ClientError {
-  if (err instanceof ClientError && !message) return err;
-  return new ClientError(`${message ?? code.replace(/_/g, ' ')}${reasonOf(err)}`, { code });
+  const text = message ?? code.replace(/_/g, ' ');
+  if (err instanceof ClientError) return new ClientError(`${text}: ${err.message}`, { code, status: err.status, retryable: err.retryable });
+  return new ClientError(`${text}${reasonOf(err)}`, { code });
 }
 
 /** A store's failure in a few words: its error code (ENOENT, EACCES, ...) or message, never a value it held. */
