@@ -34,7 +34,7 @@ const MAX_HELD_FRAMES = 8;
 export function ffmpegDecodeArgs(options: { checksums?: boolean } = {}): string[] {
   return [
     '-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info',
-    // Frame threading delays every picture by one frame per thread (REFERENCE.md: 136-602 ms).
+    // Frame threading delays every picture by one frame per thread (136 to 602 ms measured).
     '-threads', '1',
     // Probing would read ahead; one tiny read is enough for IVF. -fflags nobuffer lost a GOP on IVF.
     '-probesize', '32', '-analyzeduration', '0',

@@ -1,4 +1,4 @@
-/** Pictures: JPEG snapshots, crops and boxes (sharp, native or wasm), and a grey thumbnail for change gates. */
+/** Pictures: JPEG snapshots, crops and boxes (sharp, native or wasm), and grey thumbnails for the change gate and the tracker's face looks. */
 export { grayThumbnail, rgbLuma, thumbnailDifference } from './gray';
 export { encodeJpeg, cropToJpeg, drawBoxes, drawBoxesOnImage, type JpegOptions } from './jpeg';
 export type { Box } from './overlay';
