@@ -76,3 +76,4 @@ export {
   type ErrorEvent,
   type WatchStats,
 } from './watch';
+export { roomEntries, collectionEntries, checkUuid, isUuid, UUID_PATTERN, type PickEntry } from './pick';
