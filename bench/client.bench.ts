@@ -1,98 +1,177 @@
 /**
  * Overhead of the core client over raw undici on detect_faces, against a local sandbox.
+ * Two comparisons, each like with like:
+ *  - "agent": the client given a plain undici Agent, and raw `dispatcher.request` calls through
+ *    another Agent built with the same options;
+ *  - "default": the client on its default, proxy-aware dispatcher (EnvHttpProxyAgent, what every
+ *    host gets), and raw calls through an EnvHttpProxyAgent built the same way.
  * Both sides send the same small JPEG with the same headers at the same concurrency; batches
  * alternate (client, raw, raw, client, ...) so that drift of the machine hits both sides alike.
  * The sandbox runs in a child process, so the server's work does not share this event loop and
  * what differs between the sides is the client's own cost.
- * The last line printed is one JSON object; `ratio` is client median latency / raw median latency.
+ * The last line printed is one JSON object; each ratio is client median latency / raw median latency.
  */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import * as jpeg from 'jpeg-js';
-import { Pool } from 'undici';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { TokenSource, VISION_SCOPES } from '../shared/auth';
 import { VisionClient } from '../shared/vision';
-import { startSandbox } from '../sandbox';
 
-const TOTAL_CALLS = positiveInt(process.env.BENCH_CALLS, 2000);
+// 2000 calls (100 per batch) swung the ratio by ±0.1 between runs of the same code; 20000 settle it within a second more.
+const TOTAL_CALLS = positiveInt(process.env.BENCH_CALLS, 20_000);
 const ROUNDS = positiveInt(process.env.BENCH_ROUNDS, 10);
 const CONCURRENCY = positiveInt(process.env.BENCH_CONCURRENCY, 16);
 const PER_BATCH = Math.max(1, Math.floor(TOTAL_CALLS / (2 * ROUNDS)));
 const WARMUP_ROUNDS = positiveInt(process.env.BENCH_WARMUP_ROUNDS, 10);
 
+/** The same options as the package's own pools (shared/http/dispatcher.ts). */
+const POOL_OPTIONS = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connect: { timeout: 10_000 } };
+
 /** Latencies (ms) of each call and the batch's wall time (ms). */
 interface Batch {
   latencies: number[];
   wallMs: number;
+  /** CPU time of this process (user + system, µs) spent per call. */
+  cpuUsPerCall: number;
+}
+
+interface Comparison {
+  label: string;
+  clientMedianMs: number;
+  rawMedianMs: number;
+  clientThroughputPerS: number;
+  rawThroughputPerS: number;
+  clientCpuUsPerCall: number;
+  rawCpuUsPerCall: number;
+  calls: number;
+  ratio: number;
+  cpuRatio: number;
 }
 
 async function main(): Promise<void> {
-  const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+  const sandbox = await startSandboxProcess();
   const clientId = 'sandbox-client';
   const clientSecret = 'sandbox-secret';
   const tokens = new TokenSource({ authUrl: sandbox.url, clientId, clientSecret, scopes: VISION_SCOPES });
-  const client = new VisionClient({ visionUrl: sandbox.url, tokens });
-  const raw = new Pool(sandbox.url, { keepAliveTimeout: 30_000 });
+  const opened: Array<{ close(): Promise<void> }> = [tokens];
   try {
     const image = smallJpeg();
     const token = await tokens.getToken();
     const headers: Record<string, string> = { authorization: `Bearer ${token.accessToken}`, 'content-type': 'image/jpeg' };
     if (token.apiKey) headers['x-api-key'] = token.apiKey;
+    const origin = new URL(sandbox.url).origin;
 
-    const viaClient = async (): Promise<void> => {
-      await client.detectFaces(image);
+    const compare = async (label: string, makeDispatcher: () => Dispatcher): Promise<Comparison> => {
+      const clientPool = makeDispatcher();
+      const rawPool = makeDispatcher();
+      const client = new VisionClient({ visionUrl: sandbox.url, tokens, dispatcher: clientPool });
+      opened.push(client, clientPool, rawPool);
+      const viaClient = async (): Promise<void> => {
+        await client.detectFaces(image);
+      };
+      const viaRaw = async (): Promise<void> => {
+        const res = await rawPool.request({ origin, method: 'POST', path: '/v1/detect_faces', headers, body: image });
+        const body = JSON.parse(await res.body.text()) as { faces?: unknown };
+        if (res.statusCode !== 200 || !Array.isArray(body.faces)) throw new Error(`raw call failed with HTTP ${res.statusCode}`);
+      };
+      return runComparison(label, viaClient, viaRaw);
     };
-    const viaRaw = async (): Promise<void> => {
-      const res = await raw.request({ method: 'POST', path: '/v1/detect_faces', headers, body: image });
-      const body = (await res.body.json()) as { faces?: unknown };
-      if (res.statusCode !== 200 || !Array.isArray(body.faces)) throw new Error(`raw call failed with HTTP ${res.statusCode}`);
-    };
 
-    // Warm-up: loads the face model, fills the sandbox's digest cache, opens sockets on both sides
-    // and lets the JIT settle, so the first measured round is not penalised.
-    console.log(`warming up (sandbox at ${sandbox.url}) ...`);
-    // Untimed calls until both paths are compiled by the JIT; a cold side would skew the short batches.
-    for (let i = 0; i < WARMUP_ROUNDS; i += 1) {
-      await runBatch(viaClient, PER_BATCH);
-      await runBatch(viaRaw, PER_BATCH);
-    }
-
-    const sides: Record<'client' | 'raw', Batch[]> = { client: [], raw: [] };
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const order: Array<'client' | 'raw'> = round % 2 === 0 ? ['client', 'raw'] : ['raw', 'client'];
-      for (const side of order) sides[side].push(await runBatch(side === 'client' ? viaClient : viaRaw, PER_BATCH));
-      const last = (side: 'client' | 'raw') => sides[side][sides[side].length - 1];
+    console.log(`sandbox at ${sandbox.url} (child process ${sandbox.child.pid})`);
+    const agent = await compare('agent', () => new Agent(POOL_OPTIONS));
+    const proxyAware = await compare('default', () => new EnvHttpProxyAgent(POOL_OPTIONS));
+    for (const c of [agent, proxyAware]) {
       console.log(
-        `round ${round + 1}/${ROUNDS}: client p50 ${median(last('client').latencies).toFixed(3)} ms, raw p50 ${median(last('raw').latencies).toFixed(3)} ms`,
+        `${c.label.padEnd(8)} client median ${c.clientMedianMs.toFixed(3)} ms, raw ${c.rawMedianMs.toFixed(3)} ms: ratio ${c.ratio.toFixed(3)}; CPU ${c.clientCpuUsPerCall} vs ${c.rawCpuUsPerCall} µs/call: ratio ${c.cpuRatio.toFixed(3)} (${c.calls} calls)`,
       );
     }
-
-    const summary = (batches: Batch[]) => ({
-      medianMs: median(batches.flatMap((b) => b.latencies)),
-      throughputPerS: median(batches.map((b) => (b.latencies.length * 1000) / b.wallMs)),
-      calls: batches.reduce((n, b) => n + b.latencies.length, 0),
-    });
-    const c = summary(sides.client);
-    const r = summary(sides.raw);
-    console.log(`client: median ${c.medianMs.toFixed(3)} ms/call, ${c.throughputPerS.toFixed(0)} calls/s (${c.calls} calls)`);
-    console.log(`raw:    median ${r.medianMs.toFixed(3)} ms/call, ${r.throughputPerS.toFixed(0)} calls/s (${r.calls} calls)`);
     console.log(
       JSON.stringify({
         endpoint: 'detect_faces',
         concurrency: CONCURRENCY,
         rounds: ROUNDS,
-        calls: c.calls + r.calls,
-        clientMedianMs: round3(c.medianMs),
-        rawMedianMs: round3(r.medianMs),
-        clientThroughputPerS: Math.round(c.throughputPerS),
-        rawThroughputPerS: Math.round(r.throughputPerS),
-        ratio: round3(c.medianMs / r.medianMs),
+        agent,
+        default: proxyAware,
+        ratio: agent.ratio,
+        defaultRatio: proxyAware.ratio,
       }),
     );
   } finally {
-    await client.close();
-    await tokens.close();
-    await raw.close();
+    for (const thing of opened.reverse()) await thing.close().catch(() => undefined);
     await sandbox.stop();
   }
+}
+
+/** Warms both sides up, then alternates timed batches and summarises them. */
+async function runComparison(label: string, viaClient: () => Promise<void>, viaRaw: () => Promise<void>): Promise<Comparison> {
+  // Untimed calls until both paths are compiled by the JIT and sockets are open on both sides;
+  // a cold side would skew the short batches.
+  console.log(`${label}: warming up ...`);
+  for (let i = 0; i < WARMUP_ROUNDS; i += 1) {
+    await runBatch(viaClient, PER_BATCH);
+    await runBatch(viaRaw, PER_BATCH);
+  }
+  const sides: Record<'client' | 'raw', Batch[]> = { client: [], raw: [] };
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const order: Array<'client' | 'raw'> = round % 2 === 0 ? ['client', 'raw'] : ['raw', 'client'];
+    for (const side of order) sides[side].push(await runBatch(side === 'client' ? viaClient : viaRaw, PER_BATCH));
+    const last = (side: 'client' | 'raw') => sides[side][sides[side].length - 1];
+    console.log(
+      `${label} round ${round + 1}/${ROUNDS}: client p50 ${median(last('client').latencies).toFixed(3)} ms, raw p50 ${median(last('raw').latencies).toFixed(3)} ms`,
+    );
+  }
+  const summary = (batches: Batch[]) => ({
+    medianMs: median(batches.flatMap((b) => b.latencies)),
+    throughputPerS: median(batches.map((b) => (b.latencies.length * 1000) / b.wallMs)),
+    cpuUsPerCall: median(batches.map((b) => b.cpuUsPerCall)),
+    calls: batches.reduce((n, b) => n + b.latencies.length, 0),
+  });
+  const c = summary(sides.client);
+  const r = summary(sides.raw);
+  return {
+    label,
+    clientMedianMs: round3(c.medianMs),
+    rawMedianMs: round3(r.medianMs),
+    clientThroughputPerS: Math.round(c.throughputPerS),
+    rawThroughputPerS: Math.round(r.throughputPerS),
+    clientCpuUsPerCall: Math.round(c.cpuUsPerCall),
+    rawCpuUsPerCall: Math.round(r.cpuUsPerCall),
+    calls: c.calls + r.calls,
+    ratio: round3(c.medianMs / r.medianMs),
+    cpuRatio: round3(c.cpuUsPerCall / r.cpuUsPerCall),
+  };
+}
+
+/** The sandbox's own command-line entry in a child process, on a free port of 127.0.0.1. */
+async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const child = fork(join(__dirname, '..', 'sandbox', 'main.js'), [], {
+    env: { ...process.env, SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error('the sandbox did not start within 30 s')), 30_000);
+    child.once('exit', (code) => reject(new Error(`the sandbox exited with code ${code}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+  }).catch(async (err: unknown) => {
+    await stop();
+    throw err;
+  });
+  return { url, child, stop };
 }
 
 /** Runs `count` calls with CONCURRENCY workers and times each call. */
@@ -108,8 +187,10 @@ async function runBatch(call: () => Promise<void>, count: number): Promise<Batch
     }
   };
   const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
-  return { latencies, wallMs: Number(process.hrtime.bigint() - t0) / 1e6 };
+  const cpu = process.cpuUsage(cpu0);
+  return { latencies, wallMs: Number(process.hrtime.bigint() - t0) / 1e6, cpuUsPerCall: (cpu.user + cpu.system) / count };
 }
 
 /** A 64x64 grey JPEG: tiny, and the same bytes every call so the sandbox answers from its cache. */

@@ -80,10 +80,18 @@ export async function send(exchange: Exchange): Promise<Received> {
 /** Timeouts shorter than this get an exact deadline of their own. */
 const PRECISE_TIMEOUT_BELOW_MS = 5_000;
 
+/**
+ * The request's address. Paths are built by the clients from fixed segments and encoded ids, so
+ * a concatenation is a valid URL; parsing it into a URL object on every call cost more than the
+ * rest of the client's own work.
+ */
 function requestUrl(exchange: Exchange): string {
-  const url = new URL(exchange.base.origin + exchange.base.prefix + exchange.path);
-  for (const [key, value] of Object.entries(exchange.query ?? {})) {
-    if (value !== undefined) url.searchParams.set(key, String(value));
+  const url = exchange.base.origin + exchange.base.prefix + exchange.path;
+  if (exchange.query === undefined) return url;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(exchange.query)) {
+    if (value !== undefined) params.set(key, String(value));
   }
-  return url.href;
+  const search = params.toString();
+  return search === '' ? url : `${url}?${search}`;
 }

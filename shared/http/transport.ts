@@ -29,10 +29,10 @@ export type HttpTransport = (req: TransportRequest) => Promise<TransportResponse
 /** The built-in transport: one request through an undici dispatcher. */
 export function undiciTransport(dispatcher: Dispatcher): HttpTransport {
   return async (req) => {
-    const url = new URL(req.url);
+    const { origin, path } = splitUrl(req.url);
     const response = await dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
+      origin,
+      path,
       method: req.method as Dispatcher.HttpMethod,
       headers: req.headers,
       body: req.body,
@@ -43,4 +43,19 @@ export function undiciTransport(dispatcher: Dispatcher): HttpTransport {
     const body = await response.body.text();
     return { status: response.statusCode, headers: response.headers, body };
   };
+}
+
+/**
+ * Origin and path of an absolute http(s) address, without building a URL object: the clients
+ * hand over addresses they assembled themselves, so the first `/` after the authority splits it.
+ */
+function splitUrl(url: string): { origin: string; path: string } {
+  const authority = url.indexOf('//') + 2;
+  const slash = url.indexOf('/', authority);
+  const query = url.indexOf('?', authority);
+  if (authority < 2 || slash === -1 || (query !== -1 && query < slash)) {
+    const parsed = new URL(url);
+    return { origin: parsed.origin, path: parsed.pathname + parsed.search };
+  }
+  return { origin: url.slice(0, slash), path: url.slice(slash) };
 }

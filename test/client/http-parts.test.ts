@@ -1,5 +1,5 @@
 import { ApiError, InputError } from '../../shared/errors';
-import { backoffDelay, parseErrorBody, parseRetryAfter, parseServiceBase } from '../../shared/http';
+import { backoffDelay, parseErrorBody, parseRetryAfter, parseServiceBase, undiciTransport } from '../../shared/http';
 import { responseError } from '../../shared/http/error-body';
 import { VisionClient } from '../../shared/vision';
 
@@ -82,5 +82,27 @@ describe('service base addresses', () => {
     for (const bad of ['', 'nope', 'ftp://h', 'https://u:p@h', 'https://h/?q=1']) {
       expect(() => parseServiceBase(bad, 'authUrl')).toThrow(InputError);
     }
+  });
+});
+
+describe('undiciTransport', () => {
+  it('hands the dispatcher the origin and the path with its query, parsed or not', async () => {
+    const seen: Array<{ origin: unknown; path: unknown }> = [];
+    const dispatcher = {
+      request: async (options: { origin: unknown; path: unknown }) => {
+        seen.push({ origin: options.origin, path: options.path });
+        return { statusCode: 204, headers: {}, body: { text: async () => '' } };
+      },
+    } as unknown as Parameters<typeof undiciTransport>[0];
+    const send = undiciTransport(dispatcher);
+    for (const url of ['http://127.0.0.1:8080/v1/rooms?state=onair', 'https://host.example/base/v1/x', 'http://127.0.0.1:8080?a=1', 'http://127.0.0.1:8080']) {
+      await send({ method: 'GET', url, headers: {}, timeoutMs: 1000 });
+    }
+    expect(seen).toEqual([
+      { origin: 'http://127.0.0.1:8080', path: '/v1/rooms?state=onair' },
+      { origin: 'https://host.example', path: '/base/v1/x' },
+      { origin: 'http://127.0.0.1:8080', path: '/?a=1' },
+      { origin: 'http://127.0.0.1:8080', path: '/' },
+    ]);
   });
 });
