@@ -11,13 +11,11 @@
  * what differs between the sides is the client's own cost.
  * The last line printed is one JSON object; each ratio is client median latency / raw median latency.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
 import * as jpeg from 'jpeg-js';
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { TokenSource, VISION_SCOPES } from '../shared/auth';
 import { VisionClient } from '../shared/vision';
+import { forkSandbox } from './support/sandbox-child';
 
 // 2000 calls (100 per batch) swung the ratio by ±0.1 between runs of the same code; 20000 settle it within a second more.
 const TOTAL_CALLS = positiveInt(process.env.BENCH_CALLS, 20_000);
@@ -51,7 +49,7 @@ interface Comparison {
 }
 
 async function main(): Promise<void> {
-  const sandbox = await startSandboxProcess();
+  const sandbox = await forkSandbox();
   const clientId = 'sandbox-client';
   const clientSecret = 'sandbox-secret';
   const tokens = new TokenSource({ authUrl: sandbox.url, clientId, clientSecret, scopes: VISION_SCOPES });
@@ -79,7 +77,7 @@ async function main(): Promise<void> {
       return runComparison(label, viaClient, viaRaw);
     };
 
-    console.log(`sandbox at ${sandbox.url} (child process ${sandbox.child.pid})`);
+    console.log(`sandbox at ${sandbox.url} (child process)`);
     const agent = await compare('agent', () => new Agent(POOL_OPTIONS));
     const proxyAware = await compare('default', () => new EnvHttpProxyAgent(POOL_OPTIONS));
     for (const c of [agent, proxyAware]) {
@@ -142,36 +140,6 @@ async function runComparison(label: string, viaClient: () => Promise<void>, viaR
     ratio: round3(c.medianMs / r.medianMs),
     cpuRatio: round3(c.cpuUsPerCall / r.cpuUsPerCall),
   };
-}
-
-/** The sandbox's own command-line entry in a child process, on a free port of 127.0.0.1. */
-async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = fork(join(__dirname, '..', 'sandbox', 'main.js'), [], {
-    env: { ...process.env, SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-  };
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error('the sandbox did not start within 30 s')), 30_000);
-    child.once('exit', (code) => reject(new Error(`the sandbox exited with code ${code}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  }).catch(async (err: unknown) => {
-    await stop();
-    throw err;
-  });
-  return { url, child, stop };
 }
 
 /** Runs `count` calls with CONCURRENCY workers and times each call. */
