@@ -2,7 +2,9 @@ import type { EncodedFrame } from '../shared/frames';
 import { Publisher, openVideoSource } from '../shared/publish';
 import { SignalingSession } from '../shared/signaling';
 import { StreamingClient } from '../shared/streaming';
+import { PassiveViewer } from './support/passive-viewer';
 import { forkSandbox } from './support/sandbox-child';
+import { SparseKeyframeSource } from './support/sparse-keyframes';
 
 // Two figures of the streaming path, all on 127.0.0.1:
 // 1. join -> first key frame: a downstream session joins a room where a 640x480 VP8 stream is
@@ -14,6 +16,8 @@ import { forkSandbox } from './support/sandbox-child';
 // The last line printed is one JSON object with every figure.
 
 const JOINS = Number(process.env.BENCH_JOINS ?? 10);
+const KEY_JOINS = Number(process.env.BENCH_KEY_JOINS ?? 20);
+const SPARSE_KEYFRAME_MS = 10_000;
 const STEPS = [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 64, 80, 96].filter((n) => n <= Number(process.env.BENCH_MAX_VIEWERS ?? 96));
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 3000);
 const FPS = 30;
@@ -27,6 +31,12 @@ function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** Nearest-rank percentile. */
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -91,6 +101,9 @@ async function bench(): Promise<void> {
       console.log(`join ${i + 1}/${JOINS}: connected ${toConnected.at(-1)?.toFixed(0)} ms, first key frame ${toKeyframe.at(-1)?.toFixed(0) ?? '-'} ms`);
     }
 
+    // 1b. join -> first key frame, key frames 10 s apart, a viewer that never sends a PLI
+    const sparse = await sparseKeyframeJoins(client);
+
     // 2. viewers carried
     const steps: Record<string, number | string>[] = [];
     let carried = 0;
@@ -152,6 +165,7 @@ async function bench(): Promise<void> {
       joins: JOINS,
       joinToConnectedMsMedian: +median(toConnected).toFixed(0),
       joinToKeyframeMsMedian: toKeyframe.length ? +median(toKeyframe).toFixed(0) : null,
+      sparseKeyframes: sparse,
       viewersCarriedByOneSfuCore: carried,
       limitedBy,
       sfuCpuCoresAtThatCount: +sfuCpuAtCarried.toFixed(2),
@@ -165,6 +179,57 @@ async function bench(): Promise<void> {
     await publisher?.close();
     await client.close();
     await sandbox.stop();
+  }
+}
+
+/**
+ * Joins passive viewers one after another to a room whose publisher sends a key frame every 10 s
+ * and one on request, and times join -> first key frame. The pauses between joins are random over
+ * the whole interval, so a join can fall anywhere between two of the publisher's own key frames.
+ */
+async function sparseKeyframeJoins(client: StreamingClient): Promise<Record<string, number | null>> {
+  const room = await client.createRoom();
+  const source = new SparseKeyframeSource(FPS, SPARSE_KEYFRAME_MS);
+  const publisher = new Publisher({ source, getTicket: client.ticketSource(room.id, 'up'), loopbackOnly: true });
+  publisher.on('error', () => undefined);
+  publisher.on('keyframeRequest', () => source.requestKeyframe());
+  const toKeyframe: number[] = [];
+  const connectedToKeyframe: number[] = [];
+  let missed = 0;
+  try {
+    await publisher.start();
+    await sleep(1000);
+    const requestsBefore = source.requests;
+    for (let i = 0; i < KEY_JOINS; i++) {
+      await sleep((Math.random() * SPARSE_KEYFRAME_MS) / 4);
+      const ticket = await client.createTicket(room.id, 'down');
+      const t0 = performance.now();
+      const viewer = await PassiveViewer.join(ticket);
+      const connectedAt = performance.now();
+      const got = await waitUntil(() => viewer.firstKeyAt !== undefined, 2 * SPARSE_KEYFRAME_MS);
+      await viewer.close();
+      if (got && viewer.firstKeyAt !== undefined) {
+        toKeyframe.push(viewer.firstKeyAt - t0);
+        connectedToKeyframe.push(viewer.firstKeyAt - connectedAt);
+      } else {
+        missed++;
+      }
+      console.log(`sparse key frames, join ${i + 1}/${KEY_JOINS}: connected ${(connectedAt - t0).toFixed(0)} ms, first key frame ${got ? toKeyframe.at(-1)?.toFixed(0) : '-'} ms`);
+    }
+    const result = {
+      keyframeEveryMs: SPARSE_KEYFRAME_MS,
+      joins: KEY_JOINS,
+      withoutKeyframe: missed,
+      joinToKeyframeMsP50: toKeyframe.length ? +percentile(toKeyframe, 50).toFixed(0) : null,
+      joinToKeyframeMsP95: toKeyframe.length ? +percentile(toKeyframe, 95).toFixed(0) : null,
+      connectedToKeyframeMsP95: connectedToKeyframe.length ? +percentile(connectedToKeyframe, 95).toFixed(0) : null,
+      keyframeRequestsPerJoin: +((source.requests - requestsBefore) / KEY_JOINS).toFixed(1),
+    };
+    console.log(JSON.stringify({ sparseKeyframes: result }));
+    return result;
+  } finally {
+    await publisher.close();
+    await client.deleteRoom(room.id).catch(() => undefined);
   }
 }
 
