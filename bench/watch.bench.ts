@@ -19,7 +19,7 @@
  *   retries per appearance of the stranger, and the call ratio with the enrolments (goal >= 8).
  * The sandbox and the publishers run in child processes, so their CPU is not counted.
  * Run: npm run bench:watch. The last line is one JSON object. Knobs: BENCH_ONLY=latency|api|cpu|rss
- * (one part), BENCH_STREAMS (streams in the CPU room, 3), BENCH_SECONDS (CPU window, 10), BENCH_FPS
+ * (one part), BENCH_THREAD=main (the receive path on the main thread; default: a worker thread per watcher), BENCH_STREAMS (streams in the CPU room, 3), BENCH_SECONDS (CPU window, 10), BENCH_FPS
  * (sampling rate of the CPU part, 2; 0.1 shows the cost of receiving and decoding alone),
  * BENCH_APPEARANCES (latency samples, 8), BENCH_DECODER (ffmpeg or wasm: one backend only),
  * BENCH_PROFILE (a folder: a CPU profile and an allocation profile of this process over each CPU window
@@ -53,6 +53,10 @@ const STANDARD: { who?: 'A' | 'B'; seconds: number }[] = [{ who: 'A', seconds: 5
 const STANDARD_LOOPS = 3;
 /** BENCH_ONLY=cpu (or latency, api, rss) runs one part, for profiling. */
 const ONLY = process.env.BENCH_ONLY;
+
+/** BENCH_THREAD=main (or worker, the default) says where each watcher's WebRTC receive path runs (session.thread). */
+const THREAD = process.env.BENCH_THREAD;
+const SESSION = THREAD === 'main' || THREAD === 'worker' ? { session: { thread: THREAD as 'main' | 'worker' } } : {};
 const runs = (part: string): boolean => !ONLY || ONLY === part;
 /** BENCH_DECODER=ffmpeg (or wasm) measures one backend. */
 const BACKENDS = (['ffmpeg', 'wasm'] as const).filter((b) => !process.env.BENCH_DECODER || process.env.BENCH_DECODER === b);
@@ -322,7 +326,7 @@ async function measureCpu(sandbox: SandboxChild, streaming: StreamingClient, cli
   const room = await streaming.createRoom();
   const pubs = await forkPublishers(sandbox.url, Array.from({ length: CPU_STREAMS }, () => ({ roomId: room.id, file: clip })));
   const vision = standInVision();
-  const watcher = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId: 'c', fps: Number(process.env.BENCH_FPS ?? 2), decoder, loopbackOnly: true });
+  const watcher = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId: 'c', fps: Number(process.env.BENCH_FPS ?? 2), decoder, loopbackOnly: true, ...SESSION });
   await watcher.start();
   const streamsUp = Date.now() + 20_000;
   while (Object.keys(watcher.stats.streams).length < CPU_STREAMS && Date.now() < streamsUp) await sleep(100);
@@ -403,7 +407,7 @@ async function measureRss(sandbox: SandboxChild, streaming: StreamingClient, cli
   const vision = standInVision();
   const rss: number[] = [];
   for (const room of rooms) {
-    const w = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId: 'c', fps: 2, decoder, loopbackOnly: true });
+    const w = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId: 'c', fps: 2, decoder, loopbackOnly: true, ...SESSION });
     await w.start();
     watchers.push(w);
     await sleep(4000);

@@ -3,6 +3,7 @@ import { createDecoder, decoderAvailability, type DecoderBackend, type FrameDeco
 import { ClientError } from '../errors';
 import type { VideoCodec } from '../frames/types';
 import { SignalingSession } from '../signaling/session';
+import { ThreadSession } from '../signaling/session-thread';
 import { weriftSpeedupsStatus } from '../signaling/werift-speedups';
 import { StreamingClient } from '../streaming';
 import { VisionClient } from '../vision';
@@ -58,7 +59,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   readonly #seenStreams = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #ctx: AnalysisContext;
-  #session?: SignalingSession;
+  #session?: SignalingSession | ThreadSession;
   #state: WatchState | 'idle' = 'idle';
   #backend?: DecoderBackend;
   #started?: Promise<void>;
@@ -138,15 +139,17 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       // Visitors past their retention leave the collection before anyone is compared with them.
       await this.#visitors?.open(Date.now());
       if (this.#stopped) throw new WatchError('stopped', 'the watcher was stopped while starting');
-      const session = new SignalingSession({
-        role: 'downstream',
+      const { thread, ...tweaks } = this.#o.session ?? {};
+      const settings = {
+        role: 'downstream' as const,
         channelId: this.#o.roomId,
         video: { codec_type: this.#o.codec },
         audio: false,
         getTicket: this.#streaming.ticketSource(this.#o.roomId, 'down'),
         loopbackOnly: this.#o.loopbackOnly,
-        ...(this.#o.session ?? {}),
-      });
+        ...tweaks,
+      };
+      const session = thread === 'main' ? new SignalingSession(settings) : new ThreadSession(settings);
       this.#session = session;
       this.#wire(session);
       await session.start();
@@ -162,7 +165,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     if (this.#visitors) this.#expireVisitors();
   }
 
-  #wire(session: SignalingSession): void {
+  #wire(session: SignalingSession | ThreadSession): void {
     session.on('streamAdded', ({ streamId, codec }) => void this.#streamAdded(streamId, codec));
     session.on('streamRemoved', ({ streamId }) => this.#streamRemoved(streamId));
     session.on('frame', (frame) => {

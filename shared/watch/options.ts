@@ -65,8 +65,12 @@ export interface WatchOptions {
   leftAfterSeconds?: number;
   /** JPEG quality of snapshots and crops (1..100). Default 85. */
   jpegQuality?: number;
-  /** Signaling tweaks passed to the session (rejoin policy, timeouts). */
-  session?: { rejoin?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number }; timeouts?: Record<string, number> };
+  /**
+   * Signaling tweaks passed to the session (rejoin policy, timeouts), and where the WebRTC receive
+   * path runs: `thread: 'worker'` (default) a worker thread of its own, which leaves the host's
+   * event loop and the host's own werift alone; 'main' this thread (less memory, see the streaming README).
+   */
+  session?: { rejoin?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number }; timeouts?: Record<string, number>; thread?: 'main' | 'worker' };
 }
 
 /** Options with defaults applied and checked. */

@@ -1,0 +1,85 @@
+import { SignalingError } from '../../shared/signaling/close-reasons';
+import { ThreadSession } from '../../shared/signaling/session-thread';
+import type { EncodedFrame } from '../../shared/frames';
+import { startHarness, waitFor, type StreamingHarness } from './support/harness';
+import { startPublisher } from './support/peers';
+
+// The receive path in a worker thread: run from sources here (the worker compiles the package's
+// modules it loads), from dist in the hosts.
+
+let h: StreamingHarness;
+const closers: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+  await h.sandbox.reset();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+test('a session in a worker thread joins, announces the stream, delivers whole frames and asks for key frames', async () => {
+  const room = await h.client.createRoom();
+  const pub = await startPublisher(h.client, room.id, { gop: 60 });
+  closers.push(() => pub.close());
+  let plis = 0;
+  pub.on('keyframeRequest', () => plis++);
+  const session = new ThreadSession({ role: 'downstream', channelId: room.id, video: { codec_type: 'VP8' }, audio: false, getTicket: h.client.ticketSource(room.id, 'down'), loopbackOnly: true });
+  closers.push(() => session.close());
+  const frames: EncodedFrame[] = [];
+  const added: string[] = [];
+  session.on('frame', (f) => frames.push(f));
+  session.on('streamAdded', ({ streamId }) => added.push(streamId));
+  const info = await session.start();
+  expect(info.joins).toBe(1);
+  await waitFor('20 frames', () => frames.length >= 20, 15_000);
+  expect(added).toEqual([pub.clientId]);
+  expect(session.streams.has(pub.clientId as string)).toBe(true);
+  expect(frames[0]).toMatchObject({ codec: 'VP8', isKeyframe: true, streamId: pub.clientId, width: 320, height: 240 });
+  expect(Buffer.isBuffer(frames[0].data)).toBe(true);
+  // Each frame's own bytes: a VP8 key frame's start code sits right after its 3-byte tag.
+  expect(frames[0].data.subarray(3, 6)).toEqual(Buffer.from([0x9d, 0x01, 0x2a]));
+  const before = plis;
+  session.requestKeyframe(pub.clientId);
+  await waitFor('a PLI at the publisher', () => plis > before, 5000);
+  await session.close();
+  await session.close();
+});
+
+test('a join that cannot succeed rejects start() with the SignalingError, rebuilt on this thread', async () => {
+  const room = await h.client.createRoom();
+  const session = new ThreadSession({
+    role: 'downstream',
+    channelId: room.id,
+    video: { codec_type: 'VP8' },
+    audio: false,
+    getTicket: () => Promise.reject(new Error('no ticket today')),
+    loopbackOnly: true,
+    rejoin: false,
+  });
+  closers.push(() => session.close());
+  const error = await session.start().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(SignalingError);
+  expect(error).toMatchObject({ reason: 'TICKET-FAILED' });
+  expect(String((error as Error).message)).toContain('no ticket today');
+});
+
+test('a ticket failure keeps its kind across the thread: a deleted room is not joined again', async () => {
+  const room = await h.client.createRoom();
+  await h.client.deleteRoom(room.id);
+  // Default rejoin policy: only the error's kind (an ApiError that is not retryable) stops it.
+  const session = new ThreadSession({ role: 'downstream', channelId: room.id, video: { codec_type: 'VP8' }, audio: false, getTicket: h.client.ticketSource(room.id, 'down'), loopbackOnly: true });
+  closers.push(() => session.close());
+  const error = (await session.start().then(
+    () => undefined,
+    (err: unknown) => err,
+  )) as SignalingError;
+  expect(error).toMatchObject({ reason: 'TICKET-FAILED', rejoin: 'never' });
+  expect(error.message).toMatch(/ApiError: createTicket failed.*404/);
+});
