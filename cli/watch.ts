@@ -3,7 +3,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
 import { SERVICE_URLS } from '../shared/service-urls';
-import { disableWeriftSpeedups } from '../shared/signaling/werift-speedups';
 import { InputError, isClientError } from '../shared/errors';
 import type { StreamingCredentialsOptions } from '../shared/streaming';
 import type { VisionCredentialsOptions } from '../shared/vision';
@@ -74,7 +73,6 @@ export function helpText(): string {
     '',
     'Environment only:',
     '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
-    '  VS_WERIFT_SPEEDUPS=0                 run werift as published, without the package\'s receive-path speed-ups',
     '',
     'snapshot and face (the face crop, ready to enrol) are file paths with --snapshots, base64 with --base64, else null.',
     '',
@@ -117,8 +115,6 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: 
 
 interface CliSettings {
   help: boolean;
-  /** False with VS_WERIFT_SPEEDUPS=0: werift runs as published. */
-  weriftSpeedups?: boolean;
   options: WatchOptions;
   snapshots?: string;
   base64: boolean;
@@ -162,8 +158,16 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   };
   for (const flag of OPTION_FLAGS) {
     const o = flag.option!;
-    if (o.kind === 'boolean') {
+    if (o.kind === 'boolean' && !flag.value) {
       if (on(flag.name)) options[o.name] = true;
+      continue;
+    }
+    if (o.kind === 'boolean') {
+      // An option that is on by default takes a value, so that it can be turned off.
+      const text = get(flag.name);
+      if (text === undefined) continue;
+      if (!/^(1|true|yes|on|0|false|no|off)$/i.test(text)) throw new InputError(o.name, `--${flag.name} takes on or off (got ${JSON.stringify(text.slice(0, 20))})`, 'on|off');
+      options[o.name] = /^(1|true|yes|on)$/i.test(text);
       continue;
     }
     const text = get(flag.name);
@@ -186,11 +190,10 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   }
   const duration = number(get('duration'), 'duration');
   if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
-  return { help: false, weriftSpeedups: env.VS_WERIFT_SPEEDUPS !== '0', options: options as unknown as WatchOptions, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
+  return { help: false, options: options as unknown as WatchOptions, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
-  if (settings.weriftSpeedups === false) disableWeriftSpeedups();
   let watcher: FaceWatcher;
   let lease: ConnectionLease | undefined;
   try {
@@ -232,7 +235,9 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
     io.stderr(`vision-streaming watch: could not start: ${describe(err)}`);
     return 1;
   }
-  io.stderr(`watching room ${settings.options.roomId}${settings.durationMs ? ` for ${settings.durationMs / 1000} s` : ''}; Ctrl-C stops`);
+  const werift = watcher.stats.werift;
+  const speedups = werift.enabled ? 'on' : `off: ${werift.reason ?? 'unknown'}`;
+  io.stderr(`watching room ${settings.options.roomId}${settings.durationMs ? ` for ${settings.durationMs / 1000} s` : ''} (werift ${werift.version ?? '?'}, speed-ups ${speedups}); Ctrl-C stops`);
   let timer: NodeJS.Timeout | undefined;
   const timeUp = new Promise<void>((resolve) => {
     if (settings.durationMs) timer = setTimeout(resolve, settings.durationMs);

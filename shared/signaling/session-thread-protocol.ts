@@ -1,6 +1,7 @@
 import type { EncodedFrame } from '../frames/types';
 import type { Ticket } from '../streaming/types';
 import type { ConnectedInfo, SessionEvents } from './session';
+import type { WeriftSpeedupsStatus } from './werift-speedups';
 
 /** An error's safe fields, as they cross between threads. */
 export interface WireError {
@@ -27,7 +28,7 @@ export type ToWorker =
 /** Messages from a session thread to the host thread. */
 export type FromWorker =
   | { type: 'ticket'; id: number }
-  | { type: 'started'; info: ConnectedInfo }
+  | { type: 'started'; info: ConnectedInfo; werift: WeriftSpeedupsStatus }
   | { type: 'startFailed'; error: WireError }
   | { type: 'frame'; frame: Omit<EncodedFrame, 'data'> & { data: Uint8Array } }
   | { type: 'event'; event: keyof SessionEvents; arg: Record<string, unknown> };

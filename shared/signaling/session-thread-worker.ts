@@ -38,7 +38,8 @@
 
   const init = threads.workerData as { options: Omit<SessionOptions, 'getTicket'>; speedupsOff: boolean };
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  if (init.speedupsOff) (require('./werift-speedups') as typeof import('./werift-speedups')).disableWeriftSpeedups();
+  const speedups = require('./werift-speedups') as typeof import('./werift-speedups');
+  if (init.speedupsOff) speedups.disableWeriftSpeedups();
   const options = init.options;
   const session = new SignalingSession({ ...options, getTicket });
 
@@ -58,7 +59,7 @@
     switch (message.type) {
       case 'start':
         session.start().then(
-          (info) => post({ type: 'started', info }),
+          (info) => post({ type: 'started', info, werift: speedups.weriftSpeedupsStatus() }),
           (err: unknown) => post({ type: 'startFailed', error: wireError(err) }),
         );
         return;

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { EncodedFrame } from '../frames/types';
-import { weriftSpeedupsStatus } from './werift-speedups';
+import { weriftSpeedupsStatus, type WeriftSpeedupsStatus } from './werift-speedups';
 import type { Ticket } from '../streaming/types';
 import { SignalingError } from './close-reasons';
 import type { ConnectedInfo, RemoteStreamInfo, SessionEvents, SessionOptions } from './session';
@@ -16,7 +16,11 @@ import { fromWire, wireError } from './session-thread-errors';
 import type { FromWorker, ToWorker, WireError } from './session-thread-protocol';
 
 /** Options of a session run in a worker: those of SignalingSession that are data, and the ticket source. */
-export type ThreadSessionOptions = Omit<SessionOptions, 'getTicket'> & { getTicket: () => Promise<Ticket> };
+export type ThreadSessionOptions = Omit<SessionOptions, 'getTicket'> & {
+  getTicket: () => Promise<Ticket>;
+  /** The werift speed-ups in this session's thread (default: as this process has them). */
+  weriftSpeedups?: boolean;
+};
 
 // Beside this file: the .js once built, the .ts when run from sources (see the worker's header).
 const WORKER_FILE = join(__dirname, `session-thread-worker${extname(__filename)}`);
@@ -27,20 +31,26 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   readonly #worker: Worker;
   readonly #getTicket: () => Promise<Ticket>;
   readonly #streams = new Map<string, RemoteStreamInfo>();
+  #werift?: WeriftSpeedupsStatus;
   #started?: { resolve: (info: ConnectedInfo) => void; reject: (err: Error) => void };
   #closing?: Promise<void>;
   #exited: Promise<void>;
 
   constructor(options: ThreadSessionOptions) {
     super();
-    const { getTicket, ...data } = options;
+    const { getTicket, weriftSpeedups, ...data } = options;
     this.#getTicket = getTicket;
     // The worker has its own werift: a host that turned the speed-ups off has them off there too.
-    const speedupsOff = weriftSpeedupsStatus().reason === 'turned off';
+    const speedupsOff = weriftSpeedups === false || weriftSpeedupsStatus().reason === 'turned off';
     this.#worker = new Worker(WORKER_FILE, { workerData: { options: data, speedupsOff } });
     this.#exited = new Promise((resolve) => this.#worker.once('exit', () => resolve()));
     this.#worker.on('message', (message: FromWorker) => this.#onMessage(message));
     this.#worker.on('error', (err) => this.#fail(err));
+  }
+
+  /** Whether the werift speed-ups run in this session's thread, as the thread said once joined. */
+  get weriftStatus(): WeriftSpeedupsStatus | undefined {
+    return this.#werift;
   }
 
   /** The remote streams being received now, by stream id. */
@@ -86,6 +96,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
         );
         return;
       case 'started':
+        this.#werift = message.werift;
         this.#started?.resolve(message.info);
         return;
       case 'startFailed':

@@ -4,7 +4,7 @@ import { ClientError } from '../errors';
 import type { VideoCodec } from '../frames/types';
 import { SignalingSession } from '../signaling/session';
 import { ThreadSession } from '../signaling/session-thread';
-import { weriftSpeedupsStatus } from '../signaling/werift-speedups';
+import { disableWeriftSpeedups, weriftSpeedupsStatus, type WeriftSpeedupsStatus } from '../signaling/werift-speedups';
 import { StreamingClient } from '../streaming';
 import { VisionClient } from '../vision';
 import type { AnalysisContext } from './analyse';
@@ -124,7 +124,14 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   get stats(): WatchStats {
     const per = Object.fromEntries([...this.#streams].map(([id, s]) => [id, { ...s.meter.snapshot(), codec: this.#codecs.get(id), decoder: this.#backend }]));
     const total = sumCounters([...this.#streams.values()].map((s) => s.meter.counters));
-    return { ...total, latencyMs: this.#latency.summary(), state: this.#state, decoder: this.#backend, werift: weriftSpeedupsStatus(), streams: per };
+    return { ...total, latencyMs: this.#latency.summary(), state: this.#state, decoder: this.#backend, werift: this.#weriftStatus(), streams: per };
+  }
+
+  /** The receive path's own answer when it runs in a worker; else this process's. */
+  #weriftStatus(): WeriftSpeedupsStatus {
+    const session = this.#session;
+    if (session instanceof ThreadSession && session.weriftStatus) return session.weriftStatus;
+    return this.#o.weriftSpeedups ? weriftSpeedupsStatus() : { ...weriftSpeedupsStatus(), enabled: false, reason: 'turned off' };
   }
 
   async #start(): Promise<void> {
@@ -149,7 +156,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
         loopbackOnly: this.#o.loopbackOnly,
         ...tweaks,
       };
-      const session = thread === 'main' ? new SignalingSession(settings) : new ThreadSession(settings);
+      if (thread === 'main' && !this.#o.weriftSpeedups) disableWeriftSpeedups();
+      const session = thread === 'main' ? new SignalingSession(settings) : new ThreadSession({ ...settings, weriftSpeedups: this.#o.weriftSpeedups });
       this.#session = session;
       this.#wire(session);
       await session.start();

@@ -268,6 +268,14 @@ export const WATCH_OPTIONS = [
     hosts: {},
   },
   {
+    name: 'weriftSpeedups',
+    label: 'WebRTC Speed-Ups',
+    help: "Whether this watcher's WebRTC receive path runs with the package's measured werift speed-ups (off: werift as published)",
+    kind: 'boolean',
+    default: true,
+    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'werift-speedups', value: 'on|off' } },
+  },
+  {
     name: 'jpegQuality',
     label: 'JPEG Quality',
     help: 'Quality (1 to 100) of snapshots and face crops',

@@ -43,6 +43,12 @@ export interface WatchOptions {
   codec?: VideoCodec;
   /** Adds `snapshot_boxes` (the frame with faces boxed and labelled) to face events. */
   drawBoxes?: boolean;
+  /**
+   * The package's werift speed-ups on this watcher's receive path (default true). In a worker
+   * thread (the default) it holds for this watcher only; with `session.thread: 'main'`, false turns
+   * them off for the whole process.
+   */
+  weriftSpeedups?: boolean;
   /** Bind WebRTC to 127.0.0.1 only; default: when the streaming address is on this machine (a local sandbox). */
   loopbackOnly?: boolean;
   /** A known track is compared again after this many seconds. Default 30. */
@@ -91,6 +97,7 @@ export interface ResolvedWatchOptions {
   ffmpegPath?: string;
   codec: VideoCodec;
   drawBoxes: boolean;
+  weriftSpeedups: boolean;
   loopbackOnly: boolean;
   recheckMs: number;
   maxResults: number;
@@ -149,6 +156,7 @@ export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
     ffmpegPath: o.ffmpegPath,
     codec: choice(o.codec, 'codec'),
     drawBoxes: o.drawBoxes === undefined ? optionSpec('drawBoxes').default === true : o.drawBoxes === true,
+    weriftSpeedups: o.weriftSpeedups === undefined ? optionSpec('weriftSpeedups').default === true : o.weriftSpeedups === true,
     loopbackOnly: o.loopbackOnly ?? isLoopbackService(o.streaming),
     recheckMs: num(o.recheckSeconds, 'recheckSeconds') * 1000,
     maxResults: Math.round(num(o.maxResults, 'maxResults')),

@@ -1,5 +1,6 @@
 import { SignalingError } from '../../shared/signaling/close-reasons';
 import { ThreadSession } from '../../shared/signaling/session-thread';
+import { weriftSpeedupsStatus } from '../../shared/signaling/werift-speedups';
 import type { EncodedFrame } from '../../shared/frames';
 import { startHarness, waitFor, type StreamingHarness } from './support/harness';
 import { startPublisher } from './support/peers';
@@ -35,6 +36,7 @@ test('a session in a worker thread joins, announces the stream, delivers whole f
   session.on('streamAdded', ({ streamId }) => added.push(streamId));
   const info = await session.start();
   expect(info.joins).toBe(1);
+  expect(session.weriftStatus).toEqual(weriftSpeedupsStatus());
   await waitFor('20 frames', () => frames.length >= 20, 15_000);
   expect(added).toEqual([pub.clientId]);
   expect(session.streams.has(pub.clientId as string)).toBe(true);
@@ -82,4 +84,19 @@ test('a ticket failure keeps its kind across the thread: a deleted room is not j
   )) as SignalingError;
   expect(error).toMatchObject({ reason: 'TICKET-FAILED', rejoin: 'never' });
   expect(error.message).toMatch(/ApiError: createTicket failed.*404/);
+});
+
+test('the speed-ups can be turned off for one session: its thread says so, this process keeps its own setting', async () => {
+  const here = weriftSpeedupsStatus();
+  const room = await h.client.createRoom();
+  const pub = await startPublisher(h.client, room.id);
+  closers.push(() => pub.close());
+  const session = new ThreadSession({ role: 'downstream', channelId: room.id, video: { codec_type: 'VP8' }, audio: false, getTicket: h.client.ticketSource(room.id, 'down'), loopbackOnly: true, weriftSpeedups: false });
+  closers.push(() => session.close());
+  let frames = 0;
+  session.on('frame', () => frames++);
+  await session.start();
+  expect(session.weriftStatus).toMatchObject({ enabled: false, reason: 'turned off' });
+  await waitFor('frames on werift as published', () => frames >= 10, 15_000);
+  expect(weriftSpeedupsStatus()).toEqual(here);
 });

@@ -99,7 +99,7 @@ test('watch prints a match and an unknown as JSON lines, writes snapshots, stops
   for (const l of r.lines.filter((x) => x.event === 'match' || x.event === 'unknown')) expect(l.stream_id).toBe(publisher.clientId);
   expect(r.lines.filter((l) => l.event === 'match')).toHaveLength(1);
   expect(r.lines.at(-1)).toMatchObject({ event: 'status', state: 'stopped' });
-  expect(r.stderr()).toMatch(/watching room/);
+  expect(r.stderr()).toMatch(/watching room .*speed-ups on/);
   expect(r.stdout() + r.stderr()).not.toContain(SECRET);
 }, 120_000);
 
@@ -114,8 +114,11 @@ test('Ctrl-C stops cleanly with exit 0; --base64 puts the snapshot inline', asyn
     VS_CLIENT_ID: 'sandbox-client',
     VS_COLLECTION: collectionId,
     VS_LOOPBACK: '1',
+    // werift as published, for this watcher: the rest of the run must not change.
+    VS_WERIFT_SPEEDUPS: '0',
   });
   await waitFor('a match line', () => r.lines.some((l) => l.event === 'match'), 90_000);
+  expect(r.stderr()).toMatch(/speed-ups off: turned off/);
   child!.kill('SIGINT');
   expect(await r.exit).toBe(0);
   const match = r.lines.find((l) => l.event === 'match')!;
@@ -140,6 +143,9 @@ test('--help documents every flag and the secret variable; bad or missing settin
   const badFps = run(['watch', '--room', 'r', '--collection', 'c', '--client-id', 'x', '--fps', 'fast'], { VS_CLIENT_SECRET: 's' });
   expect(await badFps.exit).toBe(2);
   expect(badFps.stderr()).toMatch(/--fps must be a number/);
+  const badSwitch = run(['watch', '--room', 'r', '--collection', 'c', '--client-id', 'x', '--werift-speedups', 'maybe'], { VS_CLIENT_SECRET: 's' });
+  expect(await badSwitch.exit).toBe(2);
+  expect(badSwitch.stderr()).toMatch(/--werift-speedups takes on or off/);
   const badEvents = run(['watch', '--room', 'r', '--collection', 'c', '--client-id', 'x', '--events', 'match,nope'], { VS_CLIENT_SECRET: 's' });
   expect(await badEvents.exit).toBe(2);
   expect(badEvents.stderr()).toMatch(/--events takes/);
