@@ -7,7 +7,11 @@ import type {
   IHttpRequestHelper,
   INodeProperties,
 } from 'n8n-workflow';
-import { ALL_SCOPES, requestToken } from '../shared/auth';
+import { ALL_SCOPES } from '../shared/auth/scopes';
+import { requestTokenOver } from '../shared/auth/token-request';
+import { fetchTransport } from '../shared/http/fetch-transport';
+import { hostSleep } from '../nodes/common/host-io';
+import { plainTransport } from '../nodes/common/transport';
 import { SERVICE_URLS } from '../shared/service-urls';
 
 /** Addresses of the real services; users point them at the sandbox to work offline. */
@@ -85,7 +89,10 @@ export class VisionStreamingApi implements ICredentialType {
 
   /** Fetches one token with every scope of both services (vision and streaming). */
   async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
-    const token = await requestToken({
+    // Through n8n's own request helper, so the instance's proxy and TLS settings apply; the runtime's
+    // fetch when n8n gives none (its credential tester may not).
+    const transport = typeof this.helpers?.httpRequest === 'function' ? plainTransport(this.helpers) : fetchTransport;
+    const token = await requestTokenOver({ transport, hostTransport: true, sleep: hostSleep }, {
       authUrl: String(credentials.authUrl ?? DEFAULT_URLS.authUrl),
       clientId: String(credentials.clientId ?? ''),
       clientSecret: String(credentials.clientSecret ?? ''),

@@ -7,7 +7,7 @@ import {
   type ITriggerResponse,
 } from 'n8n-workflow';
 import { FaceWatcher, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchEventName } from '../../shared/watch';
-import { selfAuthorisedClients } from '../common/clients';
+import { selfAuthorisedClients } from '../common/self-authorised';
 import { toNodeError } from '../common/errors';
 import { PARAMETER_LABELS, properties } from './description';
 import { eventItem } from './events';

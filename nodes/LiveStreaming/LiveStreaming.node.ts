@@ -7,6 +7,7 @@ import {
 } from 'n8n-workflow';
 import { streamingClient } from '../common/clients';
 import { runPerItem } from '../common/per-item';
+import { CREDENTIAL_TYPE } from '../common/transport';
 import { properties } from './description';
 import { OPERATIONS } from './operations';
 
@@ -28,7 +29,7 @@ export class LiveStreaming implements INodeType {
     usableAsTool: true,
     inputs: [NodeConnectionTypes.Main],
     outputs: [NodeConnectionTypes.Main],
-    credentials: [{ name: 'visionStreamingApi', required: true }],
+    credentials: [{ name: CREDENTIAL_TYPE, required: true }],
     properties,
   };
 

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { Room, RoomState, StreamingClient, TicketDirection } from '../../shared/streaming';
+import type { Room, RoomState, TicketDirection } from '../../shared/streaming/types';
+import type { StreamingApi } from '../../shared/streaming/streaming-api';
 
-type Operation = (ctx: IExecuteFunctions, client: StreamingClient, i: number, signal?: AbortSignal) => Promise<IDataObject>;
+type Operation = (ctx: IExecuteFunctions, client: StreamingApi, i: number, signal?: AbortSignal) => Promise<IDataObject>;
 
 const roomId = (ctx: IExecuteFunctions, i: number) => String(ctx.getNodeParameter('roomId', i, '') ?? '').trim();
 

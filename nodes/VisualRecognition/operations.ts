@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { VisionClient } from '../../shared/vision';
+import type { VisionApi } from '../../shared/vision/vision-api';
 import { resultBoxes, type ResultBox } from '../../shared/vision/boxes';
 import { readImage } from '../common/image-input';
 import { IMAGE, SOURCE, TARGET } from './description';
@@ -13,7 +13,7 @@ export interface OperationResult {
   boxes?: ResultBox[];
 }
 
-type Operation = (ctx: IExecuteFunctions, client: VisionClient, i: number, signal?: AbortSignal) => Promise<OperationResult>;
+type Operation = (ctx: IExecuteFunctions, client: VisionApi, i: number, signal?: AbortSignal) => Promise<OperationResult>;
 
 const simplified = (ctx: IExecuteFunctions, i: number) => ctx.getNodeParameter('simplify', i, true) as boolean;
 const collectionId = (ctx: IExecuteFunctions, i: number) => String(ctx.getNodeParameter('collectionId', i, '') ?? '').trim();

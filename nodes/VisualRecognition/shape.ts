@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import type { CollectionCompareResult, CompareResult, DetectedFace, DetectedHuman, Location } from '../../shared/vision';
+import type { CollectionCompareResult, CompareResult, DetectedFace, DetectedHuman, Location } from '../../shared/vision/types';
 
 /** A box flattened for expressions: `{{ $json.faces[0].left }}`, with its size. */
 export function box(location: Location): IDataObject {

@@ -1,9 +1,18 @@
 import type { IAllExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 import { isClientError, type ClientError } from '../../shared/errors';
-import type { HttpTransport, TransportResponse } from '../../shared/http/transport';
+import type { HttpTransport, TransportRequest, TransportResponse } from '../../shared/http/transport';
 
 /** Name of the credential type every node of the package uses. */
 export const CREDENTIAL_TYPE = 'visionStreamingApi';
+
+/** The n8n Cloud package's credential type: the same fields, another name, so both packages can be installed side by side. */
+export const CLOUD_CREDENTIAL_TYPE = 'visionStreamingCloudApi';
+
+/** The credential type the running node was given: the main package's or the Cloud package's. */
+export function credentialTypeOf(context: { getNode(): { credentials?: Record<string, unknown> } }): string {
+  const given = Object.keys(context.getNode().credentials ?? {});
+  return given.includes(CLOUD_CREDENTIAL_TYPE) && !given.includes(CREDENTIAL_TYPE) ? CLOUD_CREDENTIAL_TYPE : CREDENTIAL_TYPE;
+}
 
 /** What a node context must offer to send authorised requests. */
 export type RequestContext = IAllExecuteFunctions;
@@ -20,22 +29,15 @@ export interface TransportState {
  * comes back as a response, so the core keeps its own retries and error mapping. Bodies are
  * Buffers or strings (never streams), so n8n can send them a second time after a renewal.
  */
-export function n8nTransport(context: RequestContext, state: TransportState = {}): HttpTransport {
+export function n8nTransport(context: RequestContext, state: TransportState = {}, credentialType = CREDENTIAL_TYPE): HttpTransport {
   return async (req) => {
     const options: IHttpRequestOptions = {
-      method: req.method as IHttpRequestMethods,
-      url: req.url,
-      headers: { ...req.headers },
-      body: req.body,
-      timeout: req.timeoutMs,
-      abortSignal: req.signal,
-      encoding: 'arraybuffer',
-      returnFullResponse: true,
+      ...requestOptions(req),
       // A 401 must throw: that is what makes n8n renew the token and send again.
       ignoreHttpStatusErrors: { ignore: true, except: [401] },
     };
     try {
-      const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options)) as FullResponse;
+      const response = (await context.helpers.httpRequestWithAuthentication.call(context, credentialType, options)) as FullResponse;
       return { status: response.statusCode, headers: flatHeaders(response.headers), body: bodyText(response.body) };
     } catch (err) {
       const tokenFailure = findClientError(err);
@@ -49,6 +51,34 @@ export function n8nTransport(context: RequestContext, state: TransportState = {}
       // No response: hand the core the network code only, never the request (it holds the headers).
       throw networkFailure(err);
     }
+  };
+}
+
+/**
+ * The core's transport over n8n's plain `httpRequest` (no credential): for the token request of
+ * the credential itself. Every status comes back as a response; no response throws the network code.
+ */
+export function plainTransport(helpers: { httpRequest(options: IHttpRequestOptions): Promise<unknown> }): HttpTransport {
+  return async (req) => {
+    try {
+      const response = (await helpers.httpRequest({ ...requestOptions(req), ignoreHttpStatusErrors: true })) as FullResponse;
+      return { status: response.statusCode, headers: flatHeaders(response.headers), body: bodyText(response.body) };
+    } catch (err) {
+      throw networkFailure(err);
+    }
+  };
+}
+
+function requestOptions(req: TransportRequest): IHttpRequestOptions {
+  return {
+    method: req.method as IHttpRequestMethods,
+    url: req.url,
+    headers: { ...req.headers },
+    body: req.body,
+    timeout: req.timeoutMs,
+    abortSignal: req.signal,
+    encoding: 'arraybuffer',
+    returnFullResponse: true,
   };
 }
 

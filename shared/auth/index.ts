@@ -2,6 +2,7 @@
 export type { Token, TokenProvider } from './provider';
 export { TokenSource, type TokenSourceOptions } from './token-source';
 export { acquireTokenSource, type TokenSourceLease } from './shared-sources';
-export { requestToken, type RequestTokenOptions, type IssuedToken } from './request-token';
+export { requestToken, type UndiciTokenOptions as RequestTokenOptions, type IssuedToken } from './request-token';
+export { requestTokenOver, type TokenRequestParts } from './token-request';
 export { VISION_SCOPES, STREAMING_SCOPES, ALL_SCOPES } from './scopes';
 export type { ClientCredentials, CallerTokenSource, HostTransport } from './client-tokens';

@@ -3,6 +3,8 @@ import { ApiError, InputError } from '../errors';
 import { defaultDispatcher } from '../http/dispatcher';
 import { resolveRetryPolicy, type RetryPolicy } from '../http/retry';
 import { abortedError, closedError, withRetries } from '../http/retry-loop';
+import { sleep } from '../http/sleep';
+import { undiciTransport } from '../http/transport';
 import { parseServiceBase, type ServiceBase } from '../http/url';
 import { raceAbort } from '../util/abort';
 import type { Token, TokenProvider } from './provider';
@@ -115,7 +117,7 @@ export class TokenSource implements TokenProvider {
   }
 
   #requestWithRetry(): Promise<Token & { renewAt: number }> {
-    return withRetries({ operation: 'getToken', policy: this.#retry, closing: this.#closing.signal, owner: 'token source' }, () => this.#requestOnce());
+    return withRetries({ operation: 'getToken', policy: this.#retry, sleep, closing: this.#closing.signal, owner: 'token source' }, () => this.#requestOnce());
   }
 
   async #requestOnce(): Promise<Token & { renewAt: number }> {
@@ -125,7 +127,7 @@ export class TokenSource implements TokenProvider {
       clientId: this.clientId,
       clientSecret: this.#secret,
       scopes: this.scopes,
-      dispatcher: this.#dispatcher ?? defaultDispatcher(),
+      transport: undiciTransport(this.#dispatcher ?? defaultDispatcher()),
       timeoutMs: this.#timeoutMs,
       // close() ends a request in flight rather than waiting for it.
       signal: this.#closing.signal,

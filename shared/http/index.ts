@@ -1,6 +1,8 @@
 /** HTTP layer: the shared dispatcher, transports, retries, typed errors. */
 export { HttpClient, MAX_BODY_BYTES, type HttpClientOptions, type HttpRequest, type RequestBody } from './http-client';
-export { DEFAULT_RETRY_POLICY, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './retry';
+export { HttpCore, type HttpCoreOptions } from './http-core';
+export { DEFAULT_RETRY_POLICY, backoffDelay, parseRetryAfter, type RetryPolicy, type Sleep } from './retry';
+export { sleep } from './sleep';
 export { parseErrorBody, type ServiceFault } from './error-body';
 export { defaultDispatcher, type Dispatcher } from './dispatcher';
 export { undiciTransport, type HttpTransport, type TransportRequest, type TransportResponse } from './transport';

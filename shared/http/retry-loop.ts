@@ -1,11 +1,13 @@
 import { ApiError } from '../errors';
-import { backoffDelay, sleep, type RetryPolicy } from './retry';
+import { backoffDelay, type RetryPolicy, type Sleep } from './retry';
 
 /** What a retry loop needs besides the attempt itself. */
 export interface RetryLoop {
   /** Client operation name, used in errors. */
   operation: string;
   policy: RetryPolicy;
+  /** How to wait between attempts. */
+  sleep: Sleep;
   /** Whether a retryable failure may be repeated for this request (default: always). */
   mayRetry?: (failure: ApiError) => boolean;
   /** The caller's abort signal: no attempt starts after it fired. */
@@ -35,7 +37,7 @@ export async function withRetries<T>(loop: RetryLoop, attempt: (n: number) => Pr
       if (loop.mayRetry && !loop.mayRetry(err)) throw err;
       if (err.retryAfterMs !== undefined && err.retryAfterMs > loop.policy.maxDelayMs) throw waitTooLong(err, loop.policy);
       // Woken early by an abort or a close; the check at the top of the loop then ends it.
-      await sleep(backoffDelay(n, loop.policy, err.retryAfterMs), loop.signal, loop.closing);
+      await loop.sleep(backoffDelay(n, loop.policy, err.retryAfterMs), loop.signal, loop.closing);
     }
   }
 }

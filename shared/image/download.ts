@@ -1,9 +1,9 @@
 import { fetch, type Dispatcher } from 'undici';
 import { InputError } from '../errors';
 import { defaultDispatcher } from '../http/dispatcher';
-import { transportCode } from '../http/error-body';
 import { abortedError } from '../http/retry-loop';
 import { checkImageBytes, checkImageUrl, type ResolvedImage } from './input';
+import { downloadFailure, downloadRefused, tooLarge } from './download-checks';
 
 /** Bounds for fetching an image URL on the client side. */
 export interface DownloadLimits {
@@ -42,7 +42,7 @@ export async function downloadImage(
     const response = await fetch(url, { dispatcher: options.dispatcher ?? defaultDispatcher(), redirect: 'follow', signal });
     if (!response.ok) {
       await response.body?.cancel();
-      throw new InputError(field, `${field} could not be downloaded: HTTP ${response.status} from ${safeOrigin(url)}`, 'reachable http(s) URL');
+      throw downloadRefused(field, url, response.status);
     }
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (declared >= limits.maxBytes) {
@@ -63,24 +63,6 @@ export async function downloadImage(
     if (options.signal?.aborted) throw abortedError(operation);
     if (err instanceof InputError) throw err;
     // Only a code: the transport's own message can quote the whole URL, signature and all.
-    throw new InputError(field, `${field} could not be downloaded from ${safeOrigin(url)} (${failureCode(err)})`, `reachable http(s) URL, ${limits.timeoutMs} ms`);
-  }
-}
-
-function tooLarge(field: string, maxBytes: number): InputError {
-  return new InputError(field, `${field} download exceeds ${maxBytes} bytes (the room left under the 4 MiB total)`, `less than ${maxBytes} bytes`);
-}
-
-function failureCode(err: unknown): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'timed out';
-  return transportCode(err) ?? 'network failure';
-}
-
-/** Only the origin goes into messages: a URL's path or query may hold a signed token. */
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'the URL';
+    throw downloadFailure(field, url, err, limits.timeoutMs);
   }
 }

@@ -1,4 +1,5 @@
-import { backoffDelay, sleep } from '../http/retry';
+import { backoffDelay } from '../http/retry';
+import { sleep } from '../http/sleep';
 import { settleOrAbort } from '../util/abort';
 
 export { sleep };

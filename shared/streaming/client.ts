@@ -2,12 +2,14 @@ import type { Dispatcher } from 'undici';
 import { STREAMING_SCOPES } from '../auth/scopes';
 import { clientTokens, type CallerTokenSource, type ClientCredentials, type HostTransport } from '../auth/client-tokens';
 import type { TokenSource } from '../auth/token-source';
-import { ApiError, InputError } from '../errors';
-import { HttpClient, type HttpRequest } from '../http/http-client';
-import { callSignal, type CallOptions } from '../util/call-options';
+import { InputError } from '../errors';
+import { defaultDispatcher } from '../http/dispatcher';
 import type { RetryPolicy } from '../http/retry';
-import { parseRoom, parseRooms, parseTicket } from './parse';
-import type { Room, RoomState, Ticket, TicketDirection } from './types';
+import { sleep } from '../http/sleep';
+import { undiciTransport } from '../http/transport';
+import { StreamingApi, type StreamingApiParts } from './streaming-api';
+
+export type { StreamingCallOptions } from './streaming-api';
 
 interface StreamingCommonOptions {
   /** Base address of the streaming REST API, e.g. https://sfu.api.ricoh (a trailing /v1 is accepted). */
@@ -31,149 +33,45 @@ export interface StreamingTransportOptions extends StreamingCommonOptions, HostT
 /** Credentials, a token provider, or a host transport. */
 export type StreamingClientOptions = StreamingCredentialsOptions | StreamingTokenSourceOptions | StreamingTransportOptions;
 
-/** The last argument of every call. */
-export type StreamingCallOptions = CallOptions;
-
-/** The one scope of the streaming service. */
-const SCOPE = 'sfu.api.ricoh/v1/sfu';
-
-const STATES: readonly RoomState[] = ['all', 'onair'];
-const DIRECTIONS: readonly TicketDirection[] = ['up', 'down'];
-const MAX_ID_LENGTH = 256;
-
-/** Rooms and tickets of the Live Streaming API (bearer token only, no API key). */
-export class StreamingClient {
-  /** The service's base address, as given (no credentials in it). */
-  readonly sfuUrl: string;
-  readonly #http: HttpClient;
+/** The Live Streaming API over undici (or a host's transport), with its own token source when given credentials. */
+export class StreamingClient extends StreamingApi {
   readonly #ownedTokens?: TokenSource;
-  #closed?: Promise<void>;
+  #closedAll?: Promise<void>;
 
   constructor(options: StreamingClientOptions) {
-    if (!options || typeof options !== 'object') throw new InputError('options', 'StreamingClient needs options', 'object');
-    const { tokens, owned, transport } = clientTokens(options, STREAMING_SCOPES);
-    this.#ownedTokens = owned;
-    this.sfuUrl = options.sfuUrl;
+    const { parts, owned } = wire(options);
     try {
-      this.#http = new HttpClient({
-        baseUrl: options.sfuUrl,
-        baseUrlField: 'sfuUrl',
-        tokens,
-        transport,
-        dispatcher: options.dispatcher,
-        sendApiKey: false,
-        retry: options.retry,
-        timeoutMs: options.timeoutMs ?? 30_000,
-      });
+      super(parts);
     } catch (err) {
       void owned?.close();
       throw err;
     }
-  }
-
-  /** Lists rooms: 'all' (default) or only those streaming now ('onair'). */
-  async listRooms(state: RoomState = 'all', options: StreamingCallOptions = {}): Promise<Room[]> {
-    if (!STATES.includes(state)) throw new InputError('state', `state must be 'all' or 'onair', got ${JSON.stringify(String(state)).slice(0, 40)}`, "'all' | 'onair'");
-    const body = await this.#request({ method: 'GET', path: '/v1/rooms', query: { state }, operation: 'listRooms' }, options);
-    return parseRooms(body, 'listRooms');
-  }
-
-  /** Reads one room; 404 when it does not exist. */
-  async getRoom(roomId: string, options: StreamingCallOptions = {}): Promise<Room> {
-    const id = roomPath(roomId);
-    const body = await this.#request({ method: 'GET', path: `/v1/rooms/${id}`, operation: 'getRoom', notFoundHint: `room "${roomId}" does not exist` }, options);
-    return parseRoom(body, 'getRoom');
-  }
-
-  /**
-   * Creates a room. A 429 here is the room creation limit, not throttling: it is never retried
-   * (it lasts until a room is deleted). Other failures are retried only when the request surely
-   * did not reach the service, so a retry cannot create a second room.
-   */
-  async createRoom(options: StreamingCallOptions = {}): Promise<Room> {
-    try {
-      const body = await this.#request(
-        {
-          method: 'POST',
-          path: '/v1/rooms',
-          operation: 'createRoom',
-          idempotent: false,
-          retryTooManyRequests: false,
-        },
-        options,
-      );
-      return parseRoom(body, 'createRoom');
-    } catch (err) {
-      throw err instanceof ApiError && err.status === 429 ? roomLimitError(err) : err;
-    }
-  }
-
-  /** Deletes a room (and ends its streams); 404 when it does not exist. */
-  async deleteRoom(roomId: string, options: StreamingCallOptions = {}): Promise<void> {
-    const id = roomPath(roomId);
-    await this.#request({ method: 'DELETE', path: `/v1/rooms/${id}`, operation: 'deleteRoom', expect: 'empty', notFoundHint: `room "${roomId}" does not exist` }, options);
-  }
-
-  /**
-   * Issues a ticket: 'down' (default) to view, 'up' to broadcast. Its access_token is a secret
-   * and is not enumerable (see parseTicket). Tickets are cheap and single-use: take a fresh one per join.
-   */
-  async createTicket(roomId: string, direction: TicketDirection = 'down', options: StreamingCallOptions = {}): Promise<Ticket> {
-    const id = roomPath(roomId);
-    if (!DIRECTIONS.includes(direction)) {
-      throw new InputError('direction', `direction must be 'up' or 'down', got ${JSON.stringify(String(direction)).slice(0, 40)}`, "'up' | 'down'");
-    }
-    const body = await this.#request(
-      {
-        method: 'POST',
-        path: `/v1/rooms/${id}/tickets`,
-        json: { direction },
-        headers: { 'content-type': 'application/json' },
-        operation: 'createTicket',
-        notFoundHint: `room "${roomId}" does not exist`,
-      },
-      options,
-    );
-    return parseTicket(body, 'createTicket');
-  }
-
-  /** A `getTicket` callback for a SignalingSession: a fresh ticket of this room for every join (abortable). */
-  ticketSource(roomId: string, direction: TicketDirection = 'down'): (signal?: AbortSignal) => Promise<Ticket> {
-    roomPath(roomId);
-    return (signal?: AbortSignal) => this.createTicket(roomId, direction, { signal });
+    this.#ownedTokens = owned;
   }
 
   /** Stops retries, refuses further calls, and closes the token source when this client built it. Idempotent. */
-  close(): Promise<void> {
-    this.#closed ??= (async () => {
-      await this.#http.close();
+  override close(): Promise<void> {
+    this.#closedAll ??= (async () => {
+      await super.close();
       await this.#ownedTokens?.close();
     })();
-    return this.#closed;
-  }
-
-  #request(req: HttpRequest, options: StreamingCallOptions): Promise<unknown> {
-    return this.#http.request<unknown>({ ...req, scope: SCOPE, signal: callSignal(options) });
+    return this.#closedAll;
   }
 }
 
-function roomLimitError(err: ApiError): ApiError {
-  return new ApiError({
-    operation: 'createRoom',
-    status: 429,
-    serviceMessage: err.serviceMessage,
-    // A code the service did not name is only the status: name the limit instead.
-    code: err.code === 'http_429' ? 'room_limit' : err.code,
-    retryable: false,
-    message: `createRoom failed: HTTP 429: the room creation limit is reached (${err.serviceMessage}); delete a room before creating another, retrying will not help`,
-  });
-}
-
-function roomPath(value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new InputError('roomId', 'roomId is required (non-empty string)', 'non-empty string');
-  if (value.length > MAX_ID_LENGTH) throw new InputError('roomId', `roomId is longer than ${MAX_ID_LENGTH} characters`, `${MAX_ID_LENGTH} characters`);
-  if (/[/\\]/.test(value) || value === '.' || value === '..' || [...value].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
-    throw new InputError('roomId', 'roomId must be a single path segment without control characters', 'a single path segment');
-  }
-  return encodeURIComponent(value);
+function wire(options: StreamingClientOptions): { parts: StreamingApiParts; owned?: TokenSource } {
+  if (!options || typeof options !== 'object') throw new InputError('options', 'StreamingClient needs options', 'object');
+  const { tokens, owned, transport } = clientTokens(options, STREAMING_SCOPES);
+  return {
+    owned,
+    parts: {
+      sfuUrl: options.sfuUrl,
+      tokens,
+      transport: transport ?? undiciTransport(options.dispatcher ?? defaultDispatcher()),
+      hostTransport: transport !== undefined,
+      sleep,
+      retry: options.retry,
+      timeoutMs: options.timeoutMs,
+    },
+  };
 }

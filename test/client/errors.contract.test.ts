@@ -1,5 +1,4 @@
-import { Blob } from 'node:buffer';
-import { FormData, request } from 'undici';
+import { request } from 'undici';
 import { TokenSource, VISION_SCOPES } from '../../shared/auth';
 import { ApiError } from '../../shared/errors';
 import { HttpClient } from '../../shared/http';
@@ -46,7 +45,7 @@ describe('error table of the spec', () => {
 
   it('413 plain text above 10485760 bytes', async () => {
     const form = new FormData();
-    form.append('image', new Blob([Buffer.alloc(10_485_760 + 1024)], { type: 'image/jpeg' }), 'big.jpg');
+    form.append('image', new Blob([new Uint8Array(10_485_760 + 1024)], { type: 'image/jpeg' }), 'big.jpg');
     const before = h.hits('detect_faces');
     // The client measures the serialised multipart body and refuses it without sending it.
     const refused = await caught(() => h.http.request({ method: 'POST', path: '/v1/detect_faces', body: form, operation: 'detectFaces' }));

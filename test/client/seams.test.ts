@@ -1,5 +1,4 @@
-import { Blob } from 'node:buffer';
-import { Agent, FormData, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { STREAMING_SCOPES, requestToken } from '../../shared/auth';
 import { ApiError, isAbortError } from '../../shared/errors';
 import { HttpClient, type HttpTransport, type TransportRequest } from '../../shared/http';
@@ -304,7 +303,7 @@ describe('multipart size', () => {
     try {
       const client = new HttpClient({ baseUrl: standIn.url, sendApiKey: false, transport: async () => ({ status: 200, headers: {}, body: '{}' }) });
       const form = new FormData();
-      form.append('image', new Blob([Buffer.alloc(10_485_760)]), 'big.jpg');
+      form.append('image', new Blob([new Uint8Array(10_485_760)]), 'big.jpg');
       await expect(client.request({ method: 'POST', path: '/v1/x', body: form, operation: 'x' })).rejects.toMatchObject({ name: 'InputError', field: 'body' });
       await client.close();
     } finally {

@@ -30,7 +30,8 @@ async function credentialTest(data: ICredentialDataDecryptedObject): Promise<num
   const helper = new TestCredentialsHelper(pkg.credentialTypes, store);
   const workflow = new Workflow({ nodes: [TEST_NODE], connections: {}, active: false, nodeTypes: pkg.nodeTypes });
   const credentials = { accessToken: '', apiKey: '', ...data };
-  const refreshed = await helper.preAuthentication({ helpers: { httpRequest: async () => undefined } }, credentials, type.name, TEST_NODE, true);
+  // No request helper, as n8n's credential tester may call it: the credential then uses the runtime's fetch.
+  const refreshed = await helper.preAuthentication({ helpers: {} } as never, credentials, type.name, TEST_NODE, true);
   Object.assign(credentials, refreshed ?? {});
   const test = type.test!.request;
   const resolve = (v: string) => workflow.expression.getSimpleParameterValue(TEST_NODE, v, 'internal', { $credentials: credentials } as never, undefined, '') as string;

@@ -1,0 +1,32 @@
+import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { CREDENTIAL_TYPE } from '../common/transport';
+import { properties } from './description';
+import { executeVisualRecognition } from './execute';
+
+/**
+ * Visual Recognition API: detect humans and faces, compare faces, face collections. Without box
+ * drawing, which needs an image library: the main package's node adds it, the n8n Cloud package's
+ * node is this one with its own credential.
+ */
+export class VisualRecognitionNode implements INodeType {
+  description: INodeTypeDescription = {
+    displayName: 'Visual Recognition',
+    name: 'visualRecognition',
+    icon: { light: 'file:visualRecognition.svg', dark: 'file:visualRecognition.dark.svg' },
+    group: ['transform'],
+    version: 1,
+    defaultVersion: 1,
+    subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+    description: 'Detect humans and faces, compare faces, and search face collections',
+    defaults: { name: 'Visual Recognition' },
+    usableAsTool: true,
+    inputs: [NodeConnectionTypes.Main],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+    properties,
+  };
+
+  async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+    return executeVisualRecognition(this);
+  }
+}

@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { visionClient } from '../common/clients';
+import { runPerItem } from '../common/per-item';
+import { imageLabels } from '../common/image-input';
+import { IMAGE, SOURCE, TARGET } from './description';
+import { OPERATIONS, type OperationResult } from './operations';
+
+/** Parameter names behind the core's field names, for error messages. */
+const LABELS = {
+  ...imageLabels([IMAGE, SOURCE, TARGET]),
+  collectionId: 'Collection ID',
+  faceId: 'Face ID',
+  maxResults: 'Max Results',
+  'source+target': 'Source Image and Target Image',
+};
+
+/** Draws an operation's boxes on its image, as a binary property; absent where no image library may be used. */
+export type BoxDrawer = (ctx: IExecuteFunctions, i: number, result: OperationResult, signal?: AbortSignal) => Promise<{ property: string; data: import('n8n-workflow').IBinaryData } | undefined>;
+
+/** Runs the item's operation for every input item; with `drawBoxes`, adds the image with its boxes when asked. */
+export async function executeVisualRecognition(ctx: IExecuteFunctions, drawBoxes?: BoxDrawer): Promise<INodeExecutionData[][]> {
+  const items = ctx.getInputData();
+  return runPerItem(ctx, await visionClient(ctx), OPERATIONS, LABELS, async (result, i, signal) => {
+    // The input's binaries stay on the item, so a later node can still post the photo.
+    let binary = items[i].binary;
+    const boxes = drawBoxes ? await drawBoxes(ctx, i, result, signal) : undefined;
+    if (boxes) binary = { ...(binary ?? {}), [boxes.property]: boxes.data };
+    return { json: result.json, ...(binary ? { binary } : {}), pairedItem: { item: i } };
+  });
+}
