@@ -6,7 +6,7 @@ const n8nRecommended = n8nCommunityNodesPlugin.configs.recommended;
 
 export default tseslint.config(
   // tmp/ holds ignored work folders (e2e:n8n installs a whole n8n there).
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'tmp/**'] },
+  { ignores: ['dist/**', 'build/**', 'node_modules/**', 'coverage/**', 'tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,11 +1,6 @@
-import type { INodeTypeDescription } from 'n8n-workflow';
-import { CLOUD_CREDENTIAL_TYPE } from './transport';
+import type { INodeProperties } from 'n8n-workflow';
 
-/** The n8n Cloud package's description: its own credential, and no "Image With Boxes" options, which only Visual Recognition has (drawing needs an image library). */
-export function cloudDescription(description: INodeTypeDescription): INodeTypeDescription {
-  return {
-    ...description,
-    credentials: [{ name: CLOUD_CREDENTIAL_TYPE, required: true }],
-    properties: description.properties.filter((p) => p.name !== 'options'),
-  };
+/** Visual Recognition's parameters without "Options" (Image With Boxes): drawing needs an image library, which the n8n Cloud package may not have. */
+export function withoutBoxOptions(properties: INodeProperties[]): INodeProperties[] {
+  return properties.filter((p) => p.name !== 'options');
 }

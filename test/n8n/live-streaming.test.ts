@@ -1,6 +1,9 @@
 import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { CredentialStore } from './support/credentials-helper';
-import { cleanUpEngine, Engine, HOOK_NODE, loadPackage, setHook, type LoadedPackage, type NodeSpec } from './support/engine';
+import { cleanUpEngine, Engine, packageUnderTest, HOOK_NODE, loadPackage, setHook, type LoadedPackage, type NodeSpec } from './support/engine';
+
+// Run again against the n8n Cloud package by test/cloud/action-nodes.test.ts.
+const KIND = packageUnderTest();
 
 // Every operation of the Live Streaming node, run by n8n's own engine against the sandbox.
 
@@ -11,7 +14,7 @@ let LS: string;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, clientSecret: SECRET });
-  pkg = await loadPackage();
+  pkg = await loadPackage(KIND);
   LS = `${pkg.packageName}.liveStreaming`;
 }, 180_000);
 
@@ -20,7 +23,8 @@ afterAll(async () => {
   cleanUpEngine();
 });
 
-const CRED = { visionStreamingApi: { id: 'cred', name: 'Sandbox' } };
+/** The node's credential, under the package's credential type. */
+const cred = () => ({ [pkg.credentialType]: { id: 'cred', name: 'Sandbox' } });
 
 function worker(store = new CredentialStore()): Engine {
   store.set('cred', { clientId: sandbox.clientId, clientSecret: SECRET, authUrl: sandbox.url, visionUrl: sandbox.url, sfuUrl: sandbox.url });
@@ -28,7 +32,7 @@ function worker(store = new CredentialStore()): Engine {
 }
 
 function ls(name: string, parameters: NodeSpec['parameters'], extra: Partial<NodeSpec> = {}): NodeSpec {
-  return { name, type: LS, parameters, credentials: CRED, ...extra };
+  return { name, type: LS, parameters, credentials: cred(), ...extra };
 }
 
 test('rooms: create, get, list all and on air, delete', async () => {

@@ -3,10 +3,13 @@ import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server';
 import { astronautFaceOfSize, decode, faceApiSample, faceOfSize, gradientJpeg, rectOf, truncatedJpeg } from '../support/images';
 import { fetchToken, send, visionHeaders } from '../support/vision-http';
-import { cleanUpEngine, Engine, HOOK_NODE, loadPackage, readBinary, setHook, type LoadedPackage, type NodeSpec, type SourceItem } from './support/engine';
+import { cleanUpEngine, Engine, packageUnderTest, HOOK_NODE, loadPackage, readBinary, setHook, type LoadedPackage, type NodeSpec, type SourceItem } from './support/engine';
 import { CredentialStore } from './support/credentials-helper';
 
-// Every operation of the Visual Recognition node, run by n8n's own engine against the sandbox.
+// Every operation of the Visual Recognition node, run by n8n's own engine against the sandbox; run
+// again against the n8n Cloud package by test/cloud/action-nodes.test.ts.
+
+const KIND = packageUnderTest();
 
 const SECRET = 'n8n-test-secret-value';
 let sandbox: RunningSandbox;
@@ -30,7 +33,7 @@ beforeAll(async () => {
     '/astro-small.jpg': { body: img.astroSmall, contentType: 'image/jpeg' },
     '/other.jpg': { body: img.other, contentType: 'image/jpeg' },
   });
-  pkg = await loadPackage();
+  pkg = await loadPackage(KIND);
   VR = `${pkg.packageName}.visualRecognition`;
 }, 180_000);
 
@@ -57,10 +60,11 @@ function hasCredential(store: CredentialStore): boolean {
   }
 }
 
-const CRED = { visionStreamingApi: { id: 'cred', name: 'Sandbox' } };
+/** The node's credential, under the package's credential type. */
+const cred = () => ({ [pkg.credentialType]: { id: 'cred', name: 'Sandbox' } });
 
 function vr(name: string, parameters: NodeSpec['parameters'], extra: Partial<NodeSpec> = {}): NodeSpec {
-  return { name, type: VR, parameters, credentials: CRED, ...extra };
+  return { name, type: VR, parameters, credentials: cred(), ...extra };
 }
 
 function file(data: Buffer, name = 'photo.jpg'): SourceItem['binary'] {
@@ -122,7 +126,15 @@ describe('Image', () => {
   });
 });
 
-test('Image With Boxes: the boxes drawn on the image, for binary and URL input, the input binary kept', async () => {
+(KIND === 'cloud' ? test : test.skip)('n8n Cloud package: a workflow that asks for Image With Boxes keeps its JSON output and gets no drawn image', async () => {
+  const result = await runOk(worker(), [{ binary: file(img.astro) }], [vr('Binary', { resource: 'image', operation: 'detectFaces', options: { drawBoxes: true } })]);
+  const [item] = result.output('Binary');
+  expect(Object.keys(item.binary ?? {})).toEqual(['data']);
+  expect((item.json as { faces: unknown[] }).faces.length).toBeGreaterThan(0);
+});
+
+// Drawing needs an image library: the n8n Cloud package has none, so only the main one draws.
+(KIND === 'main' ? test : test.skip)('Image With Boxes: the boxes drawn on the image, for binary and URL input, the input binary kept', async () => {
   const result = await runOk(worker(), [{ binary: file(img.astro) }], [
     vr('Binary', { resource: 'image', operation: 'detectFaces', options: { drawBoxes: true } }),
     vr('Url', { resource: 'image', operation: 'detectHumans', imageInputMode: 'url', imageUrl: fixtures.urlOf('/astro.jpg'), options: { drawBoxes: true, boxesProperty: 'drawn' } }),

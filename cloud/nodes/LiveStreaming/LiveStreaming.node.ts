@@ -1,8 +1,27 @@
-import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { cloudDescription } from '../../../nodes/common/cloud-description';
+import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { CLOUD_CREDENTIAL_TYPE } from '../../../nodes/common/transport';
+import { properties } from '../../../nodes/LiveStreaming/description';
 import { LiveStreaming as MainLiveStreaming } from '../../../nodes/LiveStreaming/LiveStreaming.node';
 
-/** Live Streaming for n8n Cloud: the main package's node with the Cloud package's credential. */
+/**
+ * Live Streaming for n8n Cloud: the main package's node (its execute) with this package's
+ * credential. n8n's tooling reads each package's node header from the node file itself.
+ */
 export class LiveStreaming extends MainLiveStreaming implements INodeType {
-  override description: INodeTypeDescription = cloudDescription(new MainLiveStreaming().description);
+  override description: INodeTypeDescription = {
+    displayName: 'Live Streaming',
+    name: 'liveStreaming',
+    icon: { light: 'file:liveStreaming.svg', dark: 'file:liveStreaming.dark.svg' },
+    group: ['transform'],
+    version: 1,
+    defaultVersion: 1,
+    subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+    description: 'Create, list and delete live streaming rooms, and issue tickets to join them',
+    defaults: { name: 'Live Streaming' },
+    usableAsTool: true,
+    inputs: [NodeConnectionTypes.Main],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: CLOUD_CREDENTIAL_TYPE, required: true }],
+    properties,
+  };
 }

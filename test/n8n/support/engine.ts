@@ -1,6 +1,6 @@
 import { removeUserFolder } from './env';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Container } from '@n8n/di';
 import {
@@ -37,6 +37,14 @@ export const PACKAGE_DIR = resolve(__dirname, '..', '..', '..');
  * jest workers do not write the same files at once.
  */
 export function buildPackage(): void {
+  withBuildLock(() => {
+    const node = process.execPath;
+    execFileSync(node, [join(PACKAGE_DIR, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.build.json')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
+    execFileSync(node, [join(PACKAGE_DIR, 'scripts', 'copy-assets.mjs')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
+  });
+}
+
+function withBuildLock<T>(build: () => T): T {
   const lock = join(PACKAGE_DIR, 'dist', '.n8n-test-build.lock');
   mkdirSync(join(PACKAGE_DIR, 'dist'), { recursive: true });
   const deadline = Date.now() + 180_000;
@@ -51,9 +59,7 @@ export function buildPackage(): void {
     }
   }
   try {
-    const node = process.execPath;
-    execFileSync(node, [join(PACKAGE_DIR, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.build.json')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
-    execFileSync(node, [join(PACKAGE_DIR, 'scripts', 'copy-assets.mjs')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
+    return build();
   } finally {
     rmdirSync(lock);
   }
@@ -135,12 +141,41 @@ export interface LoadedPackage {
   credentialTypes: Map<string, ICredentialType>;
   /** Node type names as the package registers them, e.g. 'n8n-nodes-vision-streaming.visualRecognition'. */
   nodeNames: string[];
+  /** The package's credential type, e.g. 'visionStreamingApi'. */
+  credentialType: string;
+}
+
+/** Which package a test runs: the main one, or the n8n Cloud one built by `npm run pack:cloud`. */
+export type PackageKind = 'main' | 'cloud';
+
+/** The package an action-node test file runs against: VS_N8N_PACKAGE=cloud (read once, at load) for the n8n Cloud build. */
+export function packageUnderTest(): PackageKind {
+  return process.env.VS_N8N_PACKAGE === 'cloud' ? 'cloud' : 'main';
+}
+
+/** Folder of the n8n Cloud package as packed (build/cloud/package), built from the same sources. */
+export const CLOUD_PACKAGE_DIR = join(PACKAGE_DIR, 'build', 'cloud', 'package');
+
+/**
+ * Builds the n8n Cloud package with its own script and returns the tarball's path: once per jest
+ * run (its workers share a parent process), since a second build would replace files another
+ * worker is reading.
+ */
+export function buildCloudPackage(): string {
+  return withBuildLock(() => {
+    const marker = join(PACKAGE_DIR, 'build', 'cloud', `.built-for-${process.ppid}`);
+    if (existsSync(marker)) return readFileSync(marker, 'utf8');
+    const tarball = execFileSync(process.execPath, [join(PACKAGE_DIR, 'scripts', 'pack-cloud.js')], { cwd: PACKAGE_DIR, encoding: 'utf8' }).trim().split('\n').pop() as string;
+    writeFileSync(marker, tarball);
+    return tarball;
+  });
 }
 
 /** Builds the package and loads it with n8n's own PackageDirectoryLoader (the package.json "n8n" section). */
-export async function loadPackage(): Promise<LoadedPackage> {
-  buildPackage();
-  const loader = new PackageDirectoryLoader(PACKAGE_DIR);
+export async function loadPackage(kind: PackageKind = 'main'): Promise<LoadedPackage> {
+  if (kind === 'cloud') buildCloudPackage();
+  else buildPackage();
+  const loader = new PackageDirectoryLoader(kind === 'cloud' ? CLOUD_PACKAGE_DIR : PACKAGE_DIR);
   await loader.loadAll();
   const byName = new Map<string, INodeType | IVersionedNodeType>();
   for (const [name, data] of Object.entries(loader.nodeTypes)) byName.set(`${loader.packageName}.${name}`, data.type);
@@ -156,7 +191,13 @@ export async function loadPackage(): Promise<LoadedPackage> {
     },
     getKnownTypes: () => ({}),
   };
-  return { packageName: loader.packageName, nodeTypes, credentialTypes, nodeNames: [...byName.keys()].filter((n) => n !== SOURCE_NODE && n !== HOOK_NODE) };
+  return {
+    packageName: loader.packageName,
+    nodeTypes,
+    credentialTypes,
+    nodeNames: [...byName.keys()].filter((n) => n !== SOURCE_NODE && n !== HOOK_NODE),
+    credentialType: [...credentialTypes.keys()][0],
+  };
 }
 
 function need<T>(value: T | undefined, name: string): T {
