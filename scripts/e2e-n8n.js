@@ -178,6 +178,19 @@ async function main() {
   fs.writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2));
   run('npm', ['install', tarball, '--ignore-scripts', '--omit=optional', '--omit=peer', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: nodesDir });
 
+  // The n8n Cloud package beside it, installed as n8n installs a verified package: the tarball
+  // alone, no dependency fetched (it has none), no scripts.
+  log('building the n8n Cloud package and installing it beside the main one (nothing fetched)');
+  const cloudTarball = run(NODE, [path.join(__dirname, 'pack-cloud.js')], { capture: true }).trim().split('\n').pop();
+  const cloudName = JSON.parse(fs.readFileSync(path.join(ROOT, 'cloud', 'package.json'), 'utf8')).name;
+  const cloudDir = path.join(nodesDir, 'node_modules', cloudName);
+  fs.mkdirSync(cloudDir, { recursive: true });
+  run('tar', ['-xzf', cloudTarball, '-C', cloudDir, '--strip-components=1']);
+  const installed = JSON.parse(fs.readFileSync(path.join(nodesDir, 'package.json'), 'utf8'));
+  installed.dependencies[cloudName] = `file:${cloudTarball}`;
+  fs.writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify(installed, null, 2));
+  check(!fs.existsSync(path.join(cloudDir, 'node_modules')), 'the Cloud package came with no node_modules of its own');
+
   await writePhotos();
   const sandbox = await startSandbox();
   log(`sandbox on ${sandbox.url}`);
@@ -221,9 +234,47 @@ async function main() {
   const everything = rows.map((r) => r.data).join('\n');
   check(![stored.accessToken, stored.apiKey, stored.clientSecret].some((secret) => everything.includes(secret)), 'no token, API key or secret in any stored execution');
 
+  log('the n8n Cloud package: the same workflows with its node types and credential, side by side with the main package');
+  await cloudWorkflows(sandbox.url, cloudName, first[0].faceId, second[0].faceId);
+
   log('alert on a known face: the published trigger in a running n8n');
   await alertOnKnownFace(sandbox, first[0].collectionId);
   log(`passed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/**
+ * Moves the enrol, compare and live streaming workflows to the n8n Cloud package the way its README
+ * says (the package prefix of each node type, and its credential), runs them, and checks they
+ * give what the main package's gave.
+ */
+async function cloudWorkflows(url, cloudName, ...knownFaces) {
+  const creds = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'n8n', 'credentials.sandbox.json'), 'utf8'));
+  for (const c of creds) Object.assign(c, { id: 'vsCloudCred0001', name: 'Vision & Streaming sandbox (Cloud)', type: 'visionStreamingCloudApi' }, { data: { ...c.data, authUrl: url, visionUrl: url, sfuUrl: url } });
+  const credFile = path.join(WORK, 'credentials-cloud.json');
+  fs.writeFileSync(credFile, JSON.stringify(creds, null, 2));
+  n8n(['import:credentials', `--input=${credFile}`]);
+  const move = (wf, id) => {
+    const json = JSON.parse(fs.readFileSync(wf.file, 'utf8'));
+    json.id = id;
+    json.name = `${json.name} (Cloud)`;
+    for (const node of json.nodes) {
+      if (!node.type.startsWith(`${PKG.name}.`)) continue;
+      node.type = `${cloudName}.${node.type.slice(PKG.name.length + 1)}`;
+      node.credentials = { visionStreamingCloudApi: { id: 'vsCloudCred0001', name: 'Vision & Streaming sandbox (Cloud)' } };
+    }
+    const file = wf.file.replace(/\.json$/, '-cloud.json');
+    fs.writeFileSync(file, JSON.stringify(json, null, 2));
+    log(n8n(['import:workflow', `--input=${file}`]).trim());
+    return id;
+  };
+  const compare = move(headless('compare-uploaded-photo.json', 'visitor.jpg'), 'vsCloudCompare1');
+  const live = move(liveStreamingWorkflow(), 'vsCloudLive0001');
+  const known = output(await execute(compare), 'Known');
+  check(known.length === 1 && known[0].known === true && knownFaces.includes(known[0].faceId), `Cloud package: known face ${known[0]?.faceId}, score ${known[0]?.score}`);
+  const liveRun = await execute(live);
+  const room = output(liveRun, 'Live Streaming')[0];
+  const ticket = output(liveRun, 'Ticket')[0];
+  check(/^wss?:\/\//.test(ticket.url) && ticket.roomId === room.roomId && !('accessToken' in ticket), `Cloud package: room ${room.roomId} and its ticket`);
 }
 
 function stopAll() {

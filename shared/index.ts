@@ -7,6 +7,7 @@ export * from './common';
 export { acquireConnection, type ConnectionLease, type ConnectionSettings } from './connection';
 export {
   VisionClient,
+  VisionApi,
   downloadImage,
   MAX_IMAGE_BYTES,
   type VisionClientOptions,
@@ -21,6 +22,7 @@ export {
 export type * from './vision/types';
 export {
   StreamingClient,
+  StreamingApi,
   type StreamingClientOptions,
   type StreamingCredentialsOptions,
   type StreamingTokenSourceOptions,

@@ -11,4 +11,5 @@ export {
   type StreamingTransportOptions,
   type StreamingCallOptions,
 } from './client';
+export { StreamingApi, type StreamingApiParts } from './streaming-api';
 export type { Room, RoomState, Ticket, TicketDirection } from './types';

@@ -7,6 +7,7 @@ export {
   type VisionTokenSourceOptions,
   type VisionTransportOptions,
 } from './vision-client';
+export { VisionApi, type VisionApiParts, type ImageDownloader } from './vision-api';
 export * from './types';
 export { downloadImage, type DownloadLimits, type DownloadOptions } from '../image/download';
 export { MAX_IMAGE_BYTES, type ImageMime } from '../image/limits';
