@@ -1,4 +1,5 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { registerAdminEndpoints } from './lib/admin';
 import { ServiceConnection } from './lib/connection';
 import { SERVICE_URLS } from '../shared/service-urls';
 
@@ -38,6 +39,7 @@ export = function register(RED: NodeAPI): void {
       clientSecret: { type: 'password' },
     },
   });
+  registerAdminEndpoints(RED);
 };
 
 function text(value: string | undefined): string | undefined {

@@ -1,0 +1,110 @@
+import type { NodeAPI } from 'node-red';
+import type { Request, Response } from 'express';
+import { acquireConnection } from '../../shared/connection';
+import { isClientError, InputError } from '../../shared/errors';
+import { collectionEntries, roomEntries, type PickEntry } from '../../shared/pick';
+import { SERVICE_URLS } from '../../shared/service-urls';
+import type { ServiceConnection } from './connection';
+
+/** What a config node offers the editor's pickers: its shared connection. */
+interface ConfigNodeLike {
+  type?: string;
+  connection?: ServiceConnection;
+}
+
+/** Node-RED's placeholder for a stored secret the editor did not change. */
+const UNCHANGED_SECRET = '__PWRD__';
+
+/**
+ * The editor's admin endpoints: the rooms and collections a config node's credential can see, for
+ * the pickers beside room and collection fields, and the config dialog's test. They run on the
+ * server with the deployed node's credentials; no secret ever goes back to the browser.
+ */
+export function registerAdminEndpoints(RED: NodeAPI): void {
+  const read = RED.auth.needsPermission('vision-streaming-config.read');
+  const write = RED.auth.needsPermission('vision-streaming-config.write');
+  RED.httpAdmin.get('/vision-streaming/rooms', read, (req, res) => {
+    void answer(res, () => listFor(RED, req, async (c, filter) => roomEntries(await c.streaming().listRooms('all'), filter)));
+  });
+  RED.httpAdmin.get('/vision-streaming/collections', read, (req, res) => {
+    void answer(res, () => listFor(RED, req, async (c, filter) => collectionEntries(await c.vision().listCollections(), filter)));
+  });
+  RED.httpAdmin.post('/vision-streaming/test', write, (req, res) => {
+    void answer(res, () => testCredential(RED, req.body as Record<string, unknown> | undefined));
+  });
+}
+
+/** An endpoint's failure: the HTTP status and a message for the editor. */
+class EndpointError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function listFor(RED: NodeAPI, req: Request, list: (c: ServiceConnection, filter: string | undefined) => Promise<PickEntry[]>): Promise<PickEntry[]> {
+  const id = typeof req.query.config === 'string' ? req.query.config.trim() : '';
+  if (id === '') throw new EndpointError(400, 'config is required: the id of a vision-streaming-config node');
+  const node = RED.nodes.getNode(id) as ConfigNodeLike | null;
+  if (!node) throw new EndpointError(404, 'this service configuration is not deployed yet: deploy it first, then pick from the list');
+  if (node.type !== 'vision-streaming-config' || !node.connection) throw new EndpointError(400, `node ${id} is not a vision-streaming-config node`);
+  const filter = typeof req.query.filter === 'string' ? req.query.filter : undefined;
+  try {
+    const entries = await list(node.connection, filter);
+    node.connection.report();
+    return entries;
+  } catch (err) {
+    node.connection.report(err);
+    throw err;
+  }
+}
+
+/** Asks for a token and lists the collections with the settings the dialog shows (a deployed node's stored secret when unchanged). */
+async function testCredential(RED: NodeAPI, body: Record<string, unknown> | undefined): Promise<{ ok: true; collections: number; message: string }> {
+  const text = (key: string): string | undefined => {
+    const value = body?.[key];
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  };
+  const id = text('id');
+  const stored = id ? (RED.nodes.getCredentials(id) as { clientId?: string; clientSecret?: string } | undefined) : undefined;
+  const typedSecret = typeof body?.clientSecret === 'string' ? body.clientSecret : '';
+  const clientSecret = typedSecret === UNCHANGED_SECRET || typedSecret === '' ? stored?.clientSecret : typedSecret;
+  const typedId = text('clientId');
+  const clientId = typedId === UNCHANGED_SECRET ? stored?.clientId : (typedId ?? stored?.clientId);
+  if (!clientSecret) throw new EndpointError(400, typedSecret === UNCHANGED_SECRET ? 'the stored client secret is not deployed yet: type it again, or deploy first' : 'client secret is required');
+  const lease = acquireConnection({
+    authUrl: text('authUrl') ?? SERVICE_URLS.authUrl,
+    visionUrl: text('visionUrl') ?? SERVICE_URLS.visionUrl,
+    sfuUrl: text('sfuUrl') ?? SERVICE_URLS.sfuUrl,
+    clientId,
+    clientSecret,
+    owner: 'the configuration test',
+  });
+  try {
+    const collections = await lease.vision().listCollections();
+    return { ok: true, collections: collections.length, message: `token received; ${collections.length} face collection${collections.length === 1 ? '' : 's'}` };
+  } finally {
+    await lease.release();
+  }
+}
+
+/** Sends the result as JSON, or the failure with a status and a message that carries no secret. */
+async function answer(res: Response, work: () => Promise<unknown>): Promise<void> {
+  try {
+    res.json(await work());
+  } catch (err) {
+    if (err instanceof EndpointError) {
+      res.status(err.status).json({ error: err.message });
+    } else if (err instanceof InputError) {
+      res.status(400).json({ error: err.message, field: err.field });
+    } else if (isClientError(err)) {
+      // The service (or the token endpoint) refused or failed: the gateway's answer, not the editor's fault.
+      const status = 'status' in err && typeof err.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 502;
+      res.status(status).json({ error: err.message, code: err.code });
+    } else {
+      res.status(500).json({ error: 'internal error' });
+    }
+  }
+}
