@@ -16,7 +16,6 @@ const OUT = path.join(ROOT, 'examples', 'n8n', 'screenshots');
 const NODE = process.execPath;
 const N8N_BIN = path.join(WORK, 'cli', 'node_modules', 'n8n', 'bin', 'n8n');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const OWNER = { email: 'owner@example.com', firstName: 'Demo', lastName: 'Owner', password: 'Screenshot-only-1' };
 const children = new Set();
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -49,23 +48,6 @@ function start(cmd, args, env, ready) {
     child.stderr.on('data', onData);
     child.on('exit', (code) => reject(new Error(`${path.basename(cmd)} exited (${code}):\n${out.slice(-3000)}`)));
   });
-}
-
-async function ownerCookie(base) {
-  // The REST routes come up a few seconds after the editor's banner.
-  for (let i = 0; i < 120; i++) {
-    const probe = await fetch(`${base}/rest/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).catch(() => undefined);
-    if (probe && probe.status !== 404) break;
-    await sleep(500);
-  }
-  const res = await fetch(`${base}/rest/owner/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
-  let cookie = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
-  if (!cookie) {
-    const login = await fetch(`${base}/rest/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }) });
-    cookie = login.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
-    if (!cookie) throw new Error(`no session: owner setup ${res.status}, login ${login.status} ${await login.text()}`);
-  }
-  return cookie.split(';')[0].slice('n8n-auth='.length);
 }
 
 /** A minimal DevTools-protocol client for one page. */
@@ -133,7 +115,7 @@ async function main() {
   log(`starting n8n on 127.0.0.1:${port}`);
   await start(NODE, [N8N_BIN, 'start'], env, /Editor is now accessible via|n8n ready on/);
   const base = `http://127.0.0.1:${port}`;
-  const cookie = await ownerCookie(base);
+  const cookie = await e2e.ownerCookie(base);
   const { match } = await start(
     CHROMIUM,
     ['--headless=new', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--remote-debugging-port=0', `--user-data-dir=${path.join(WORK, 'chromium')}`, 'about:blank'],

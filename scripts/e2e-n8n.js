@@ -356,7 +356,7 @@ async function alertOnKnownFace(sandbox, collectionId) {
     const room = await streaming.createRoom();
     const wf = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'n8n', 'alert-on-known-face.json'), 'utf8'));
     const trigger = wf.nodes.find((n) => n.name === 'Face Match Trigger');
-    Object.assign(trigger.parameters, { roomId: room.id, collectionId });
+    Object.assign(trigger.parameters, { roomId: { __rl: true, mode: 'list', value: room.id }, collectionId: { __rl: true, mode: 'id', value: collectionId } });
     wf.nodes.find((n) => n.name === 'Post to Chat').parameters.url = chat.url;
     const file = path.join(WORK, 'alert-on-known-face.json');
     fs.writeFileSync(file, JSON.stringify(wf, null, 2));
@@ -367,6 +367,7 @@ async function alertOnKnownFace(sandbox, collectionId) {
     const clip = await writeClip();
     n8nServer = await startN8n();
     log(`n8n running on 127.0.0.1:${n8nServer.port} with the alert workflow published`);
+    await roomListInEditor(`http://127.0.0.1:${n8nServer.port}`, trigger.parameters, room.id);
     const source = await openVideoSource({ file: clip, loop: true, fps: 10 });
     publisher = new Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up') });
     await publisher.start();
@@ -395,6 +396,52 @@ async function alertOnKnownFace(sandbox, collectionId) {
   }
 }
 
+/** The owner of a fresh n8n (set up on the first call, logged in on later ones), for its REST API. */
+const OWNER = { email: 'owner@example.com', firstName: 'Demo', lastName: 'Owner', password: 'Screenshot-only-1' };
+const BROWSER_ID = 'e2e-n8n-browser';
+
+/**
+ * The owner's session cookie value (n8n-auth). With `browserId` the session is bound to that
+ * browser-id header, as n8n's editor binds its own; a real browser sends its own, so leave it out there.
+ */
+async function ownerCookie(base, browserId) {
+  const headers = { 'content-type': 'application/json', ...(browserId ? { 'browser-id': browserId } : {}) };
+  // The REST routes come up a few seconds after the editor's banner.
+  for (let i = 0; i < 120; i++) {
+    const probe = await fetch(`${base}/rest/login`, { method: 'POST', headers, body: '{}' }).catch(() => undefined);
+    if (probe && probe.status !== 404) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const res = await fetch(`${base}/rest/owner/setup`, { method: 'POST', headers, body: JSON.stringify(OWNER) });
+  let cookie = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
+  if (!cookie) {
+    const login = await fetch(`${base}/rest/login`, { method: 'POST', headers, body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }) });
+    cookie = login.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
+    if (!cookie) throw new Error(`no session: owner setup ${res.status}, login ${login.status} ${await login.text()}`);
+  }
+  return cookie.split(';')[0].slice('n8n-auth='.length);
+}
+
+/** Opens the trigger's room list through the REST call the editor makes for a resource locator. */
+async function roomListInEditor(base, parameters, roomId) {
+  const cookie = await ownerCookie(base, BROWSER_ID);
+  const res = await fetch(`${base}/rest/dynamic-node-parameters/resource-locator-results`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: `n8n-auth=${cookie}`, 'browser-id': BROWSER_ID },
+    body: JSON.stringify({
+      path: 'parameters.roomId',
+      nodeTypeAndVersion: { name: `${PKG.name}.faceMatchTrigger`, version: 2 },
+      currentNodeParameters: parameters,
+      methodName: 'searchRooms',
+      credentials: { visionStreamingApi: { id: 'vsSandboxCred01', name: 'Vision & Streaming sandbox' } },
+      filter: '',
+    }),
+  });
+  const body = await res.json().catch(() => ({}));
+  const results = body.data?.results ?? [];
+  check(res.ok && results.some((r) => r.value === roomId), `the editor's room list of the trigger (POST /rest/dynamic-node-parameters/resource-locator-results) shows the room: ${results.map((r) => r.name).join('; ') || `HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`}`);
+}
+
 /** Imports the sandbox credential of the examples with every address pointed at `url`. */
 function importSandboxCredential(url) {
   const creds = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'n8n', 'credentials.sandbox.json'), 'utf8'));
@@ -404,7 +451,7 @@ function importSandboxCredential(url) {
   n8n(['import:credentials', `--input=${credFile}`]);
 }
 
-module.exports = { startSandbox, importSandboxCredential, stopAll, WORK, HOME };
+module.exports = { startSandbox, importSandboxCredential, ownerCookie, stopAll, WORK, HOME };
 
 if (require.main === module) {
   main()

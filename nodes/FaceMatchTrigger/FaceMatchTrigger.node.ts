@@ -9,6 +9,7 @@ import {
 import { FaceWatcher, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchEventName } from '../../shared/watch';
 import { selfAuthorisedClients } from '../common/self-authorised';
 import { toNodeError } from '../common/errors';
+import { listSearch } from '../common/locators';
 import { PARAMETER_LABELS, properties } from './description';
 import { eventItem } from './events';
 import { watcherSettings } from './settings';
@@ -34,9 +35,10 @@ export class FaceMatchTrigger implements INodeType {
     name: 'faceMatchTrigger',
     icon: { light: 'file:faceMatchTrigger.svg', dark: 'file:faceMatchTrigger.dark.svg' },
     group: ['trigger'],
-    version: 1,
-    defaultVersion: 1,
-    subtitle: '={{"room " + $parameter["roomId"]}}',
+    // 2: rooms and collections picked from a list (resource locators); 1 keeps plain text IDs.
+    version: [1, 2],
+    defaultVersion: 2,
+    subtitle: '={{"room " + ($parameter["roomId"].value ?? $parameter["roomId"])}}',
     description: 'Starts the workflow when a face of a collection (or an unknown face) appears in a live streaming room',
     eventTriggerDescription: 'Waiting for a face to appear in the room',
     defaults: { name: 'Face Match Trigger' },
@@ -45,6 +47,8 @@ export class FaceMatchTrigger implements INodeType {
     credentials: [{ name: 'visionStreamingApi', required: true }],
     properties,
   };
+
+  methods = { listSearch };
 
   async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
     const node = this.getNode();

@@ -1,5 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { WATCH_OPTIONS, type OptionSpec } from '../../shared/watch/option-table';
+import { idParameters } from '../common/locators';
 
 /** The watcher options the trigger shows at the top level, and those under Options, from the core's table. */
 const MAIN = WATCH_OPTIONS.filter((o: OptionSpec) => o.hosts.n8n === 'main');
@@ -10,22 +11,8 @@ const EVENT_CHOICES = WATCH_OPTIONS.find((o) => o.name === 'events')!.choices.fi
 
 /** Every parameter of Face Match Trigger v1, in display order. */
 export const properties: INodeProperties[] = [
-  {
-    displayName: 'Room ID',
-    name: 'roomId',
-    type: 'string',
-    default: '',
-    required: true,
-    description: 'Live streaming room to watch (the cameras publish into it)',
-  },
-  {
-    displayName: 'Collection ID',
-    name: 'collectionId',
-    type: 'string',
-    default: '',
-    required: true,
-    description: 'Face collection holding the known faces',
-  },
+  ...idParameters({ name: 'roomId', displayName: 'Room ID', description: 'Live streaming room to watch (the cameras publish into it)' }),
+  ...idParameters({ name: 'collectionId', displayName: 'Collection ID', description: 'Face collection holding the known faces' }),
   {
     displayName: 'Events',
     name: 'events',

@@ -1,6 +1,7 @@
 import type { ITriggerFunctions } from 'n8n-workflow';
 import { WATCH_OPTIONS, type OptionSpec } from '../../shared/watch/option-table';
 import type { WatchOptions } from '../../shared/watch';
+import { triggerIdParameter } from '../common/locators';
 
 type Settings = Omit<WatchOptions, 'vision' | 'streaming' | 'events'>;
 
@@ -11,8 +12,8 @@ type Settings = Omit<WatchOptions, 'vision' | 'streaming' | 'events'>;
 export function watcherSettings(ctx: ITriggerFunctions): Settings {
   const more = ctx.getNodeParameter('options', {}) as Record<string, unknown>;
   const settings: Record<string, unknown> = {
-    roomId: String(ctx.getNodeParameter('roomId', '')).trim(),
-    collectionId: String(ctx.getNodeParameter('collectionId', '')).trim(),
+    roomId: triggerIdParameter(ctx, 'roomId'),
+    collectionId: triggerIdParameter(ctx, 'collectionId'),
   };
   for (const o of WATCH_OPTIONS as readonly OptionSpec[]) {
     if (!o.hosts.n8n) continue;

@@ -7,6 +7,7 @@ import {
 } from 'n8n-workflow';
 import { streamingClient } from '../common/clients';
 import { runPerItem } from '../common/per-item';
+import { listSearch } from '../common/locators';
 import { CREDENTIAL_TYPE } from '../common/transport';
 import { properties } from './description';
 import { OPERATIONS } from './operations';
@@ -21,8 +22,9 @@ export class LiveStreaming implements INodeType {
     name: 'liveStreaming',
     icon: { light: 'file:liveStreaming.svg', dark: 'file:liveStreaming.dark.svg' },
     group: ['transform'],
-    version: 1,
-    defaultVersion: 1,
+    // 2: rooms and collections picked from a list (resource locators); 1 keeps plain text IDs.
+    version: [1, 2],
+    defaultVersion: 2,
     subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
     description: 'Create, list and delete live streaming rooms, and issue tickets to join them',
     defaults: { name: 'Live Streaming' },
@@ -32,6 +34,8 @@ export class LiveStreaming implements INodeType {
     credentials: [{ name: CREDENTIAL_TYPE, required: true }],
     properties,
   };
+
+  methods = { listSearch };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return runPerItem(this, await streamingClient(this), OPERATIONS, LABELS, async (json, i) => ({ json, pairedItem: { item: i } }));

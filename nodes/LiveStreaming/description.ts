@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { idParameters } from '../common/locators';
 
 const resource: INodeProperties = {
   displayName: 'Resource',
@@ -38,15 +39,8 @@ const operations: INodeProperties[] = [
   },
 ];
 
-const roomIdFor = (resource: string, operation: string[]): INodeProperties => ({
-  displayName: 'Room ID',
-  name: 'roomId',
-  type: 'string',
-  default: '',
-  required: true,
-  description: 'ID of the room',
-  displayOptions: { show: { resource: [resource], operation } },
-});
+const roomIdFor = (resource: string, operation: string[]): INodeProperties[] =>
+  idParameters({ name: 'roomId', displayName: 'Room ID', description: 'The room', show: { resource: [resource], operation } });
 
 const state: INodeProperties = {
   displayName: 'State',
@@ -85,8 +79,8 @@ const includeToken: INodeProperties = {
 export const properties: INodeProperties[] = [
   resource,
   ...operations,
-  roomIdFor('room', ['get', 'delete']),
-  roomIdFor('ticket', ['create']),
+  ...roomIdFor('room', ['get', 'delete']),
+  ...roomIdFor('ticket', ['create']),
   state,
   direction,
   includeToken,

@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { Room, RoomState, TicketDirection } from '../../shared/streaming/types';
+import { idParameter } from '../common/locators';
 import type { StreamingApi } from '../../shared/streaming/streaming-api';
 
 type Operation = (ctx: IExecuteFunctions, client: StreamingApi, i: number, signal?: AbortSignal) => Promise<IDataObject>;
 
-const roomId = (ctx: IExecuteFunctions, i: number) => String(ctx.getNodeParameter('roomId', i, '') ?? '').trim();
+const roomId = (ctx: IExecuteFunctions, i: number) => idParameter(ctx, 'roomId', i);
 
 /** A room with camelCase names, as the other nodes of the package name things. */
 function room(r: Room): IDataObject {

@@ -1,4 +1,5 @@
 import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { listSearch } from '../common/locators';
 import { CREDENTIAL_TYPE } from '../common/transport';
 import { properties } from './description';
 import { executeVisualRecognition } from './execute';
@@ -14,8 +15,9 @@ export class VisualRecognitionNode implements INodeType {
     name: 'visualRecognition',
     icon: { light: 'file:visualRecognition.svg', dark: 'file:visualRecognition.dark.svg' },
     group: ['transform'],
-    version: 1,
-    defaultVersion: 1,
+    // 2: rooms and collections picked from a list (resource locators); 1 keeps plain text IDs.
+    version: [1, 2],
+    defaultVersion: 2,
     subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
     description: 'Detect humans and faces, compare faces, and search face collections',
     defaults: { name: 'Visual Recognition' },
@@ -25,6 +27,8 @@ export class VisualRecognitionNode implements INodeType {
     credentials: [{ name: CREDENTIAL_TYPE, required: true }],
     properties,
   };
+
+  methods = { listSearch };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return executeVisualRecognition(this);

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { imageProperties, type ImageParam } from '../common/image-input';
+import { idParameters } from '../common/locators';
 
 /** The image parameters of the node, by the core's field names. */
 export const IMAGE: ImageParam = { name: 'image', label: 'Image', defaultBinary: 'data' };
@@ -73,15 +74,8 @@ const operations: INodeProperties[] = [
   },
 ];
 
-const collectionIdFor = (resource: string, operation: string[]): INodeProperties => ({
-  displayName: 'Collection ID',
-  name: 'collectionId',
-  type: 'string',
-  default: '',
-  required: true,
-  description: 'ID of the face collection',
-  displayOptions: { show: { resource: [resource], operation } },
-});
+const collectionIdFor = (resource: string, operation: string[]): INodeProperties[] =>
+  idParameters({ name: 'collectionId', displayName: 'Collection ID', description: 'The face collection', show: { resource: [resource], operation } });
 
 const faceId: INodeProperties = {
   displayName: 'Face ID',
@@ -148,8 +142,8 @@ const image = (ops: string[], resources: string[]) => imageProperties(IMAGE, { s
 export const properties: INodeProperties[] = [
   resource,
   ...operations,
-  collectionIdFor('faceCollection', ['compare', 'delete']),
-  collectionIdFor('collectionFace', ['add', 'getAll', 'remove']),
+  ...collectionIdFor('faceCollection', ['compare', 'delete']),
+  ...collectionIdFor('collectionFace', ['add', 'getAll', 'remove']),
   faceId,
   ...image(['detectFaces', 'detectHumans'], ['image']),
   ...imageProperties(SOURCE, { show: { resource: ['face'], operation: ['compare'] } }),

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { VisionApi } from '../../shared/vision/vision-api';
 import { resultBoxes, type ResultBox } from '../../shared/vision/boxes';
 import { readImage } from '../common/image-input';
+import { idParameter } from '../common/locators';
 import { IMAGE, SOURCE, TARGET } from './description';
 import { box, plain, simpleCollectionCompare, simpleCompare, simpleFaces, simpleHumans } from './shape';
 
@@ -16,7 +17,7 @@ export interface OperationResult {
 type Operation = (ctx: IExecuteFunctions, client: VisionApi, i: number, signal?: AbortSignal) => Promise<OperationResult>;
 
 const simplified = (ctx: IExecuteFunctions, i: number) => ctx.getNodeParameter('simplify', i, true) as boolean;
-const collectionId = (ctx: IExecuteFunctions, i: number) => String(ctx.getNodeParameter('collectionId', i, '') ?? '').trim();
+const collectionId = (ctx: IExecuteFunctions, i: number) => idParameter(ctx, 'collectionId', i);
 
 /** One function per resource and operation; each reads its parameters and calls one core method. */
 export const OPERATIONS: Record<string, Record<string, Operation>> = {

@@ -70,15 +70,17 @@ function engine(secret = SECRET): Engine {
   return new Engine(pkg, store);
 }
 
-function triggerNode(roomId: string, parameters: Record<string, unknown> = {}): INode {
+/** The trigger node; version 2 takes the room and the collection as resource locators (picked from the list here), version 1 as text. */
+function triggerNode(roomId: string, parameters: Record<string, unknown> = {}, version: 1 | 2 = 1): INode {
+  const ids = version === 2 ? { roomId: { __rl: true, mode: 'list', value: roomId }, collectionId: { __rl: true, mode: 'id', value: collectionId } } : { roomId, collectionId };
   return {
     id: 'trigger',
     name: 'Face Match Trigger',
     type: TYPE,
-    typeVersion: 1,
+    typeVersion: version,
     position: [0, 0],
     credentials: { visionStreamingApi: { id: 'cred', name: 'Sandbox' } },
-    parameters: { roomId, collectionId, events: ['match'], threshold: 0.7, cooldownSeconds: 600, fps: 4, labels: { label: [{ id: faceA, name: 'Eileen' }] }, options: { decoder: 'ffmpeg' }, ...parameters },
+    parameters: { ...ids, events: ['match'], threshold: 0.7, cooldownSeconds: 600, fps: 4, labels: { label: [{ id: faceA, name: 'Eileen' }] }, options: { decoder: 'ffmpeg' }, ...parameters },
   };
 }
 
@@ -107,7 +109,7 @@ test('trigger mode: activation waits for the join; a known face is one match ite
   const room = await streaming.createRoom();
   const l = listeners();
   const e = engine();
-  response = await e.activate(triggerNode(room.id, { events: ['match', 'unknown'] }), l);
+  response = await e.activate(triggerNode(room.id, { events: ['match', 'unknown'] }, 2), l);
   // Activated means joined: the watcher's viewer session is in the room already.
   expect((await sessions()).filter((s) => s.room === room.id && s.role === 'down')).toHaveLength(1);
   publisher = await publishClip({ streaming } as never, room.id, clip);
@@ -184,6 +186,8 @@ test('activation fails clearly for an unknown room and for a wrong secret, leavi
   await expect(engine().activate(triggerNode('no-such-room'), l)).rejects.toThrow(/room "no-such-room" does not exist/);
   await expect(engine('wrong-secret-xyz').activate(triggerNode('no-such-room'), l)).rejects.toThrow(/client id or client secret was rejected/);
   await expect(engine().activate(triggerNode('r', { threshold: 1.5 }), l)).rejects.toThrow(/threshold/);
+  // Version 2: an ID that is not a UUID (from an expression the editor cannot check) names the parameter.
+  await expect(engine().activate(triggerNode('={{ "no-such-room" }}', {}, 2), l)).rejects.toThrow(/roomId must be a UUID/);
   expect((await sessions()).filter((s) => s.role === 'down')).toHaveLength(0);
   expect(l.emitted).toEqual([]);
 });

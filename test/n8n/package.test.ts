@@ -51,8 +51,9 @@ test("n8n's loader finds every node, versioned, with a codex and light and dark 
     expect(codex.resources.primaryDocumentation[0].url).toMatch(/^https:\/\//);
     const type = pkg.nodeTypes.getByNameAndVersion(codex.node);
     const { description } = type;
-    expect(description.defaultVersion).toBe(1);
-    expect(description.version).toBe(1);
+    // Version 2 picks rooms and collections from lists; version 1 workflows keep their plain IDs.
+    expect(description.defaultVersion).toBe(2);
+    expect(description.version).toEqual([1, 2]);
     // The loader turns `file:` icons into URLs under icons/<package>/ that n8n serves from the package.
     const icon = description.iconUrl as { light: string; dark: string };
     for (const variant of [icon.light, icon.dark]) {

@@ -13,8 +13,9 @@ export class LiveStreaming extends MainLiveStreaming implements INodeType {
     name: 'liveStreaming',
     icon: { light: 'file:liveStreaming.svg', dark: 'file:liveStreaming.dark.svg' },
     group: ['transform'],
-    version: 1,
-    defaultVersion: 1,
+    // 2: rooms and collections picked from a list (resource locators); 1 keeps plain text IDs.
+    version: [1, 2],
+    defaultVersion: 2,
     subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
     description: 'Create, list and delete live streaming rooms, and issue tickets to join them',
     defaults: { name: 'Live Streaming' },

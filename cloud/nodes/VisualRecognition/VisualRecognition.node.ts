@@ -15,8 +15,9 @@ export class VisualRecognition extends VisualRecognitionNode implements INodeTyp
     name: 'visualRecognition',
     icon: { light: 'file:visualRecognition.svg', dark: 'file:visualRecognition.dark.svg' },
     group: ['transform'],
-    version: 1,
-    defaultVersion: 1,
+    // 2: rooms and collections picked from a list (resource locators); 1 keeps plain text IDs.
+    version: [1, 2],
+    defaultVersion: 2,
     subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
     description: 'Detect humans and faces, compare faces, and search face collections',
     defaults: { name: 'Visual Recognition' },

@@ -7,6 +7,7 @@ import {
   BinaryDataService,
   ExecutionLifecycleHooks,
   InstanceSettings,
+  LoadOptionsContext,
   PackageDirectoryLoader,
   TriggerContext,
   TriggersAndPollers,
@@ -19,6 +20,7 @@ import {
   type IExecuteFunctions,
   type INode,
   type INodeExecutionData,
+  type INodeListSearchResult,
   type INodeType,
   type INodeTypes,
   type IRun,
@@ -312,6 +314,21 @@ export class Engine {
       'trigger',
       'activate',
     );
+  }
+
+  /**
+   * Runs a node's `methods.listSearch[method]` the way n8n's editor endpoint for resource locators
+   * does: n8n-core's LoadOptionsContext over a workflow holding only that node.
+   */
+  async listSearch(node: INode, method: string, filter?: string): Promise<INodeListSearchResult> {
+    await initServices();
+    const workflow = new Workflow({ id: 'wf', name: 'test', nodes: [node], connections: {}, active: false, nodeTypes: this.pkg.nodeTypes, settings: {} });
+    const additionalData = this.#additionalData(`l${Math.random().toString(36).slice(2)}`, [node], {});
+    const type = this.pkg.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+    const search = type.methods?.listSearch?.[method];
+    if (!search) throw new Error(`${node.type} has no listSearch method ${method}`);
+    const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters');
+    return await search.call(context, filter);
   }
 
   /** Runs a workflow from its first node, manual mode. */
