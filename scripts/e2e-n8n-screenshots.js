@@ -1,13 +1,11 @@
-/* global fetch, URL, Buffer, setTimeout, clearTimeout */
+/* global Buffer, setTimeout */
 // Screenshots of the nodes in a real n8n editor, for the README: starts n8n (installed and set up by
 // `npm run e2e:n8n`, whose user folder this reuses) on a free port, creates the owner account,
 // and drives Debian's headless Chromium over the DevTools protocol. Writes examples/n8n/screenshots/.
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const path = require('node:path');
-const WebSocket = require('ws');
 const e2e = require('./e2e-n8n');
+const { freePort, page, start, stopChildren } = require('./support/browser');
 
 const ROOT = path.resolve(__dirname, '..');
 const WORK = path.join(ROOT, 'tmp', 'n8n-e2e');
@@ -16,66 +14,9 @@ const OUT = path.join(ROOT, 'examples', 'n8n', 'screenshots');
 const NODE = process.execPath;
 const N8N_BIN = path.join(WORK, 'cli', 'node_modules', 'n8n', 'bin', 'n8n');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const children = new Set();
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (t) => console.log(`[screenshots] ${t}`);
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function start(cmd, args, env, ready) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${path.basename(cmd)} did not start:\n${out.slice(-3000)}`)), 180_000);
-    const onData = (chunk) => {
-      out += chunk;
-      const m = ready.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, match: m });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`${path.basename(cmd)} exited (${code}):\n${out.slice(-3000)}`)));
-  });
-}
-
-/** A minimal DevTools-protocol client for one page. */
-async function page(browserWs) {
-  const port = new URL(browserWs).port;
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-  const target = targets.find((t) => t.type === 'page');
-  const ws = new WebSocket(target.webSocketDebuggerUrl, { perMessageDeflate: false });
-  await new Promise((r, j) => ws.once('open', r).once('error', j));
-  let id = 0;
-  const pending = new Map();
-  const waiters = [];
-  ws.on('message', (raw) => {
-    const msg = JSON.parse(raw);
-    if (msg.id && pending.has(msg.id)) {
-      pending.get(msg.id)(msg);
-      pending.delete(msg.id);
-    } else if (msg.method) for (const w of waiters.filter((x) => x.method === msg.method)) w.resolve(msg.params);
-  });
-  const send = (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const n = ++id;
-      pending.set(n, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
-      ws.send(JSON.stringify({ id: n, method, params }));
-    });
-  const once = (method) => new Promise((resolve) => waiters.push({ method, resolve }));
-  return { send, once, close: () => ws.close() };
-}
 
 async function shoot(p, url, file, settleMs = 6000) {
   const loaded = p.once('Page.loadEventFired');
@@ -146,6 +87,6 @@ main()
     process.exitCode = 1;
   })
   .finally(() => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    stopChildren();
     e2e.stopAll();
   });
