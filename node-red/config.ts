@@ -1,6 +1,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { registerAdminEndpoints } from './lib/admin';
 import { ServiceConnection } from './lib/connection';
+import type { ServiceAddresses } from './lib/admin';
 import { SERVICE_URLS } from '../shared/service-urls';
 
 /** Settings of the config node (the addresses); the client id and secret are credentials. */
@@ -15,20 +16,19 @@ interface ConfigCredentials {
   clientSecret?: string;
 }
 
-type ConfigNode = Node<ConfigCredentials> & { connection: ServiceConnection };
+type ConfigNode = Node<ConfigCredentials> & { connection: ServiceConnection; addresses: ServiceAddresses };
 
 /** Registers `vision-streaming-config`: credentials and addresses, one shared connection. */
 export = function register(RED: NodeAPI): void {
   function ConfigNode(this: ConfigNode, def: ConfigDef): void {
     RED.nodes.createNode(this, def);
     const creds = this.credentials ?? {};
-    this.connection = new ServiceConnection({
+    this.addresses = {
       authUrl: text(def.authUrl) ?? SERVICE_URLS.authUrl,
       visionUrl: text(def.visionUrl) ?? SERVICE_URLS.visionUrl,
       sfuUrl: text(def.sfuUrl) ?? SERVICE_URLS.sfuUrl,
-      clientId: text(creds.clientId),
-      clientSecret: creds.clientSecret || undefined,
-    });
+    };
+    this.connection = new ServiceConnection({ ...this.addresses, clientId: text(creds.clientId), clientSecret: creds.clientSecret || undefined });
     this.on('close', (_removed: boolean, done: () => void) => {
       this.connection.close().then(done, done);
     });

@@ -6,10 +6,18 @@ import { collectionEntries, roomEntries, type PickEntry } from '../../shared/pic
 import { SERVICE_URLS } from '../../shared/service-urls';
 import type { ServiceConnection } from './connection';
 
-/** What a config node offers the editor's pickers: its shared connection. */
+/** The three service addresses of a config node. */
+export interface ServiceAddresses {
+  authUrl: string;
+  visionUrl: string;
+  sfuUrl: string;
+}
+
+/** What a config node offers the editor's pickers: its shared connection and its addresses. */
 interface ConfigNodeLike {
   type?: string;
   connection?: ServiceConnection;
+  addresses?: ServiceAddresses;
 }
 
 /** Node-RED's placeholder for a stored secret the editor did not change. */
@@ -70,7 +78,14 @@ async function testCredential(RED: NodeAPI, body: Record<string, unknown> | unde
   const id = text('id');
   const stored = id ? (RED.nodes.getCredentials(id) as { clientId?: string; clientSecret?: string } | undefined) : undefined;
   const typedSecret = typeof body?.clientSecret === 'string' ? body.clientSecret : '';
-  const clientSecret = typedSecret === UNCHANGED_SECRET || typedSecret === '' ? stored?.clientSecret : typedSecret;
+  const useStored = typedSecret === UNCHANGED_SECRET || typedSecret === '';
+  const clientSecret = useStored ? stored?.clientSecret : typedSecret;
+  // The stored secret goes only where the deployed node sends it: a dialog must not be able to
+  // point it at another token endpoint.
+  const deployed = id ? (RED.nodes.getNode(id) as ConfigNodeLike | null)?.addresses : undefined;
+  if (useStored && clientSecret && deployed && normalised(text('authUrl') ?? SERVICE_URLS.authUrl) !== normalised(deployed.authUrl)) {
+    throw new EndpointError(400, 'the Auth URL differs from the deployed one: type the client secret again to test another Auth URL');
+  }
   const typedId = text('clientId');
   const clientId = typedId === UNCHANGED_SECRET ? stored?.clientId : (typedId ?? stored?.clientId);
   if (!clientSecret) throw new EndpointError(400, typedSecret === UNCHANGED_SECRET ? 'the stored client secret is not deployed yet: type it again, or deploy first' : 'client secret is required');
@@ -88,6 +103,10 @@ async function testCredential(RED: NodeAPI, body: Record<string, unknown> | unde
   } finally {
     await lease.release();
   }
+}
+
+function normalised(url: string): string {
+  return url.trim().replace(/\/+$/, '');
 }
 
 /** Sends the result as JSON, or the failure with a status and a message that carries no secret. */

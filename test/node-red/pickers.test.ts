@@ -79,6 +79,9 @@ test("the config dialog's test: the stored secret when unchanged, a typed one ot
   expect(JSON.stringify(typedWrong.body)).not.toContain('typed-wrong-secret');
   const notDeployed = await helper.request().post('/vision-streaming/test').send({ ...settings, id: 'new-config' }).expect(400);
   expect(notDeployed.body.error).toMatch(/not deployed yet: type it again, or deploy first/);
+  // The stored secret is only ever sent to the deployed node's own token endpoint.
+  const elsewhere = await helper.request().post('/vision-streaming/test').send({ ...settings, authUrl: 'http://127.0.0.1:9/' }).expect(400);
+  expect(elsewhere.body.error).toMatch(/Auth URL differs from the deployed one: type the client secret again/);
   const badUrl = await helper.request().post('/vision-streaming/test').send({ ...settings, visionUrl: 'ftp://nowhere' }).expect(400);
   expect(badUrl.body).toMatchObject({ field: 'visionUrl' });
 });
