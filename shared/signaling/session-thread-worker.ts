@@ -79,7 +79,8 @@
         return;
       }
       case 'close':
-        void session.close().then(() => channel.close());
+        // Ending the thread ends whatever werift left scheduled; the host waits for the exit.
+        void session.close().then(() => process.exit(0));
         return;
     }
   });

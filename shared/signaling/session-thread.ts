@@ -14,6 +14,7 @@ import { SignalingError } from './close-reasons';
 import type { ConnectedInfo, RemoteStreamInfo, SessionEvents, SessionOptions } from './session';
 import { fromWire, wireError } from './session-thread-errors';
 import type { FromWorker, ToWorker, WireError } from './session-thread-protocol';
+import { emitGuarded } from '../util/emit-guarded';
 
 /** Options of a session run in a worker: those of SignalingSession that are data, and the ticket source. */
 export type ThreadSessionOptions = Omit<SessionOptions, 'getTicket'> & {
@@ -25,7 +26,6 @@ export type ThreadSessionOptions = Omit<SessionOptions, 'getTicket'> & {
 // Beside this file: the .js once built, the .ts when run from sources (see the worker's header).
 const WORKER_FILE = join(__dirname, `session-thread-worker${extname(__filename)}`);
 
-
 /** The events and the calls of SignalingSession that a downstream consumer uses, across a thread. */
 export class ThreadSession extends EventEmitter<SessionEvents> {
   readonly #worker: Worker;
@@ -34,7 +34,8 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   #werift?: WeriftSpeedupsStatus;
   #started?: { resolve: (info: ConnectedInfo) => void; reject: (err: Error) => void };
   #closing?: Promise<void>;
-  #exited: Promise<void>;
+  #failed = false;
+  readonly #exited: Promise<void>;
 
   constructor(options: ThreadSessionOptions) {
     super();
@@ -46,6 +47,10 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
     this.#exited = new Promise((resolve) => this.#worker.once('exit', () => resolve()));
     this.#worker.on('message', (message: FromWorker) => this.#onMessage(message));
     this.#worker.on('error', (err) => this.#fail(err));
+    // A thread that ends without being asked (it crashed) ends the session.
+    this.#worker.once('exit', (code) => {
+      if (!this.#closing) this.#fail(new Error(`the thread exited with code ${code}`));
+    });
   }
 
   /** Whether the werift speed-ups run in this session's thread, as the thread said once joined. */
@@ -105,7 +110,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
       case 'frame': {
         const f = message.frame;
         const data = Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength);
-        this.emit('frame', { ...f, data } as EncodedFrame);
+        emitGuarded(this, 'frame', [{ ...f, data } as EncodedFrame]);
         return;
       }
       case 'event':
@@ -120,16 +125,19 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
     const error = arg.error === undefined ? undefined : fromWire(arg.error as WireError);
     const payload = error ? { ...arg, error } : arg;
     if (event === 'error') {
-      if (this.listenerCount('error') > 0) this.emit('error', error as SignalingError);
+      if (this.listenerCount('error') > 0) emitGuarded(this, 'error', [error as SignalingError]);
       return;
     }
-    (this.emit as (e: string, a: unknown) => boolean)(event, payload);
+    // A host listener that throws must not reach the message handler (and the host's process).
+    emitGuarded(this, event, [payload] as never);
   }
 
   #fail(err: Error): void {
+    if (this.#failed) return;
+    this.#failed = true;
     const error = new SignalingError({ reason: 'CONNECTION-LOST', detail: `session thread failed: ${err.message}` });
     this.#started?.reject(error);
-    this.emit('closed', { error });
+    emitGuarded(this, 'closed', [{ error }]);
   }
 }
 

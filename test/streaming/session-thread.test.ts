@@ -34,10 +34,17 @@ test('a session in a worker thread joins, announces the stream, delivers whole f
   const added: string[] = [];
   session.on('frame', (f) => frames.push(f));
   session.on('streamAdded', ({ streamId }) => added.push(streamId));
+  // A host listener that throws is reported, and the frames go on.
+  const reported: unknown[] = [];
+  session.on('listenerError', (info) => reported.push(info));
+  session.on('frame', () => {
+    throw new Error('a broken listener');
+  });
   const info = await session.start();
   expect(info.joins).toBe(1);
   expect(session.weriftStatus).toEqual(weriftSpeedupsStatus());
   await waitFor('20 frames', () => frames.length >= 20, 15_000);
+  expect(reported.length).toBeGreaterThanOrEqual(20);
   expect(added).toEqual([pub.clientId]);
   expect(session.streams.has(pub.clientId as string)).toBe(true);
   expect(frames[0]).toMatchObject({ codec: 'VP8', isKeyframe: true, streamId: pub.clientId, width: 320, height: 240 });
