@@ -1,4 +1,6 @@
-import type { INode } from 'n8n-workflow';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { IConnections, INode } from 'n8n-workflow';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { StreamingClient } from '../../shared/streaming';
 import { VisionClient } from '../../shared/vision';
@@ -104,4 +106,18 @@ test('an ID that is not a UUID fails before anything is sent, naming the paramet
   const gone = await engine().runChain([{}], [{ name: 'Get', type: LS, typeVersion: 2, parameters: { resource: 'room', operation: 'get', roomId: rl('list', room.id) }, credentials: CRED }]);
   expect(gone.error).toMatchObject({ name: 'NodeApiError', httpCode: '404' });
   expect(gone.error?.message).toContain(room.id);
+});
+
+test('a workflow saved with version 1 of the nodes (plain text IDs) loads and runs as before', async () => {
+  const saved = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'rooms-v1.json'), 'utf8')) as { nodes: INode[]; connections: IConnections };
+  expect(saved.nodes.filter((n) => n.type.startsWith(`${pkg.packageName}.`)).every((n) => n.typeVersion === 1)).toBe(true);
+  const e = engine();
+  // The source node stands in for the manual start: one empty item.
+  e.setSourceItems('saved-v1', [{}]);
+  const result = await e.run(saved.nodes, saved.connections);
+  expect(result.error).toBeUndefined();
+  const room = result.output('Create Room')[0].json as { roomId: string };
+  expect(result.output('Get Room')[0].json).toMatchObject({ roomId: room.roomId });
+  const { collectionId } = result.output('Create Collection')[0].json as { collectionId: string };
+  expect(result.output('Faces')[0].json).toMatchObject({ collectionId, count: 0 });
 });
