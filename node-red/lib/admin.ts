@@ -20,6 +20,9 @@ interface ConfigNodeLike {
   addresses?: ServiceAddresses;
 }
 
+/** The dialog's names of the addresses, for messages. */
+const ADDRESS_NAMES = { authUrl: 'the Auth URL', visionUrl: 'the Vision URL' } as const;
+
 /** Node-RED's placeholder for a stored secret the editor did not change. */
 const UNCHANGED_SECRET = '__PWRD__';
 
@@ -80,15 +83,19 @@ async function testCredential(RED: NodeAPI, body: Record<string, unknown> | unde
   const typedSecret = typeof body?.clientSecret === 'string' ? body.clientSecret : '';
   const useStored = typedSecret === UNCHANGED_SECRET || typedSecret === '';
   const clientSecret = useStored ? stored?.clientSecret : typedSecret;
-  // The stored secret goes only where the deployed node sends it: a dialog must not be able to
-  // point it at another token endpoint.
   const deployed = id ? (RED.nodes.getNode(id) as ConfigNodeLike | null)?.addresses : undefined;
-  if (useStored && clientSecret && deployed && normalised(text('authUrl') ?? SERVICE_URLS.authUrl) !== normalised(deployed.authUrl)) {
-    throw new EndpointError(400, 'the Auth URL differs from the deployed one: type the client secret again to test another Auth URL');
+  if (useStored) {
+    if (!clientSecret || !deployed) throw new EndpointError(400, 'the stored client secret is not deployed yet: type it again, or deploy first');
+    // The stored secret, and the token it gets, go only where the deployed node sends them: a
+    // dialog must not be able to point them at other addresses.
+    const moved = (['authUrl', 'visionUrl'] as const).filter((key) => normalised(text(key) ?? SERVICE_URLS[key]) !== normalised(deployed[key]));
+    if (moved.length > 0) {
+      const what = moved.map((key) => ADDRESS_NAMES[key]).join(' and ');
+      throw new EndpointError(400, `${what} ${moved.length === 1 ? 'differs from the deployed one' : 'differ from the deployed ones'}: type the client secret again to test other addresses`);
+    }
   }
   const typedId = text('clientId');
   const clientId = typedId === UNCHANGED_SECRET ? stored?.clientId : (typedId ?? stored?.clientId);
-  if (!clientSecret) throw new EndpointError(400, typedSecret === UNCHANGED_SECRET ? 'the stored client secret is not deployed yet: type it again, or deploy first' : 'client secret is required');
   const lease = acquireConnection({
     authUrl: text('authUrl') ?? SERVICE_URLS.authUrl,
     visionUrl: text('visionUrl') ?? SERVICE_URLS.visionUrl,

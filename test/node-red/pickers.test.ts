@@ -81,7 +81,9 @@ test("the config dialog's test: the stored secret when unchanged, a typed one ot
   expect(notDeployed.body.error).toMatch(/not deployed yet: type it again, or deploy first/);
   // The stored secret is only ever sent to the deployed node's own token endpoint.
   const elsewhere = await helper.request().post('/vision-streaming/test').send({ ...settings, authUrl: 'http://127.0.0.1:9/' }).expect(400);
-  expect(elsewhere.body.error).toMatch(/Auth URL differs from the deployed one: type the client secret again/);
-  const badUrl = await helper.request().post('/vision-streaming/test').send({ ...settings, visionUrl: 'ftp://nowhere' }).expect(400);
+  expect(elsewhere.body.error).toMatch(/the Auth URL differs from the deployed one: type the client secret again/);
+  const visionElsewhere = await helper.request().post('/vision-streaming/test').send({ ...settings, visionUrl: 'http://127.0.0.1:9' }).expect(400);
+  expect(visionElsewhere.body.error).toMatch(/the Vision URL differs/);
+  const badUrl = await helper.request().post('/vision-streaming/test').send({ ...settings, clientSecret: 'typed-secret', visionUrl: 'ftp://nowhere' }).expect(400);
   expect(badUrl.body).toMatchObject({ field: 'visionUrl' });
 });
