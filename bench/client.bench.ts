@@ -66,7 +66,8 @@ async function main(): Promise<void> {
       const clientPool = makeDispatcher();
       const rawPool = makeDispatcher();
       const client = new VisionClient({ visionUrl: sandbox.url, tokens, dispatcher: clientPool });
-      opened.push(client, clientPool, rawPool);
+      const mine = [client, clientPool, rawPool];
+      opened.push(...mine);
       const viaClient = async (): Promise<void> => {
         await client.detectFaces(image);
       };
@@ -75,7 +76,12 @@ async function main(): Promise<void> {
         const body = JSON.parse(await res.body.text()) as { faces?: unknown };
         if (res.statusCode !== 200 || !Array.isArray(body.faces)) throw new Error(`raw call failed with HTTP ${res.statusCode}`);
       };
-      return runComparison(label, viaClient, viaRaw);
+      try {
+        return await runComparison(label, viaClient, viaRaw);
+      } finally {
+        // The next comparison starts with only its own sockets open on the sandbox.
+        for (const thing of mine) await thing.close().catch(() => undefined);
+      }
     };
 
     console.log(`sandbox at ${sandbox.url} (child process)`);
