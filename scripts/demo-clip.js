@@ -55,9 +55,9 @@ async function makeClip(dir, ffmpegPath) {
   const frames = path.join(dir, 'frames');
   fs.mkdirSync(frames, { recursive: true });
   const scenes = [
-    { seconds: 4, at: (t) => [{ person: known, x: 120 + 12 * t }] },
+    { seconds: 4, at: (t) => [{ person: known, x: 100 - 20 * t }] },
     { seconds: 4, at: (t) => [{ person: known, x: 20 + 8 * t }, { person: stranger, x: 340 + 8 * t }] },
-    { seconds: 3, at: (t) => [{ person: stranger, x: 220 - 10 * t }] },
+    { seconds: 3, at: (t) => [{ person: stranger, x: 372 - 10 * t }] },
     { seconds: 6, at: () => [] },
   ];
   let n = 0;
