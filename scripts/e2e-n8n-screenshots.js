@@ -1,6 +1,6 @@
 /* global Buffer, setTimeout */
 // Screenshots of the nodes in a real n8n editor, for the README: starts n8n (installed and set up by
-// `npm run e2e:n8n`, whose user folder this reuses) on a free port, creates the owner account,
+// `npm run e2e:n8n`, whose user folder and door clip this reuses) on a free port, creates the owner account,
 // and drives Debian's headless Chromium over the DevTools protocol. Writes examples/n8n/screenshots/.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -15,6 +15,7 @@ const NODE = process.execPath;
 const N8N_BIN = path.join(WORK, 'cli', 'node_modules', 'n8n', 'bin', 'n8n');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
+const cleanups = [];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (t) => console.log(`[screenshots] ${t}`);
 
@@ -22,15 +23,46 @@ async function shoot(p, url, file, settleMs = 6000) {
   const loaded = p.once('Page.loadEventFired');
   await p.send('Page.navigate', { url });
   await Promise.race([loaded, sleep(30_000)]);
+  await capture(p, file, settleMs);
+}
+
+async function capture(p, file, settleMs) {
   await sleep(settleMs);
   const { data } = await p.send('Page.captureScreenshot', { format: 'png' });
   fs.writeFileSync(path.join(OUT, file), Buffer.from(data, 'base64'));
   log(`wrote ${path.relative(ROOT, path.join(OUT, file))}`);
 }
 
+/** A real mouse click in the middle of the element: n8n's dropdowns open on the pointer events, not on click(). */
+async function click(p, selector) {
+  const found = await p.send('Runtime.evaluate', { expression: `JSON.stringify(document.querySelector(${JSON.stringify(selector)})?.getBoundingClientRect() ?? null)`, returnByValue: true });
+  const box = JSON.parse(found.result.value);
+  if (!box) throw new Error(`nothing matches ${selector} in the editor`);
+  const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  await p.send('Input.dispatchMouseEvent', { type: 'mouseMoved', ...at });
+  await p.send('Input.dispatchMouseEvent', { type: 'mousePressed', ...at, button: 'left', clickCount: 1 });
+  await p.send('Input.dispatchMouseEvent', { type: 'mouseReleased', ...at, button: 'left', clickCount: 1 });
+}
+
 function workflowNodeId(file, name) {
   const wf = JSON.parse(fs.readFileSync(file, 'utf8'));
   return { workflowId: wf.id, nodeId: wf.nodes.find((n) => n.name === name).id };
+}
+
+/**
+ * Rooms for the trigger's room list, one of them on air with the end-to-end run's door clip. Called
+ * once n8n is up: when this process loaded the package's streaming modules before starting n8n,
+ * n8n's REST API did not come up within a minute (four tries out of four; the cause is not known).
+ */
+async function roomsToPick(sandbox) {
+  const { StreamingClient } = require(path.join(ROOT, 'dist', 'shared', 'streaming'));
+  const { openVideoSource, Publisher } = require(path.join(ROOT, 'dist', 'shared', 'publish'));
+  const rooms = new StreamingClient({ authUrl: sandbox.url, sfuUrl: sandbox.url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret' });
+  const created = [await rooms.createRoom(), await rooms.createRoom(), await rooms.createRoom()];
+  const source = await openVideoSource({ file: path.join(WORK, 'door.ivf'), loop: true, fps: 10 });
+  const publisher = new Publisher({ source, getTicket: rooms.ticketSource(created[1].id, 'up'), loopbackOnly: true });
+  await publisher.start();
+  cleanups.push(() => rooms.close(), () => publisher.close());
 }
 
 async function main() {
@@ -57,6 +89,7 @@ async function main() {
   await start(NODE, [N8N_BIN, 'start'], env, /Editor is now accessible via|n8n ready on/);
   const base = `http://127.0.0.1:${port}`;
   const cookie = await e2e.ownerCookie(base);
+  await roomsToPick(sandbox);
   const { match } = await start(
     CHROMIUM,
     ['--headless=new', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--remote-debugging-port=0', `--user-data-dir=${path.join(WORK, 'chromium')}`, 'about:blank'],
@@ -76,6 +109,8 @@ async function main() {
   await shoot(p, `${base}/workflow/${compare.workflowId}/${compare.nodeId}`, 'node-visual-recognition.png');
   await shoot(p, `${base}/workflow/${streaming.workflowId}/${streaming.nodeId}`, 'node-live-streaming.png');
   await shoot(p, `${base}/workflow/${alert.workflowId}/${alert.nodeId}`, 'node-face-match-trigger.png');
+  await click(p, '[data-test-id="resource-locator-roomId"] [data-test-id="rlc-input"]');
+  await capture(p, 'node-face-match-trigger-room-list.png', 3000);
   await shoot(p, `${base}/home/credentials/vsSandboxCred01`, 'credential.png');
   p.close();
 }
@@ -86,7 +121,8 @@ main()
     console.error(`[screenshots] FAILED: ${err.stack ?? err}`);
     process.exitCode = 1;
   })
-  .finally(() => {
+  .finally(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     stopChildren();
     e2e.stopAll();
   });
