@@ -18,9 +18,9 @@ import { TokenSource, VISION_SCOPES } from '../shared/auth';
 import { VisionClient } from '../shared/vision';
 import { forkSandbox } from './support/sandbox-child';
 
-// Each batch lasts only about a millisecond per 30 calls. With 20000 calls in 20 rounds the ratio of
-// the same code ranged 0.88-1.19 over eight runs (a few slow moments decide a short batch); with
-// 200000 calls in 100 rounds, 0.92-1.08 over six, in about 25 s.
+// A batch of 500 calls lasts about 20 ms, so a few slow moments of the machine decide it: with 20000
+// calls in 20 rounds the ratio of the same code ranged 0.88-1.19 over eight runs; with 200000 calls
+// in 100 rounds (batches of 1000), 0.92-1.09 over nine, in about 25 s.
 const TOTAL_CALLS = positiveInt(process.env.BENCH_CALLS, 200_000);
 const ROUNDS = positiveInt(process.env.BENCH_ROUNDS, 100);
 const CONCURRENCY = positiveInt(process.env.BENCH_CONCURRENCY, 16);

@@ -49,6 +49,7 @@ function compose(placed) {
 /**
  * Writes the clip (the known person 4 s, both people 4 s, the stranger 3 s, nobody 6 s, each
  * drifting slowly) and returns its path. Looped, the stranger comes back every loop, and both leave.
+ * Each person goes on from where the last scene left them: one who jumps is a new face to the tracker.
  */
 async function makeClip(dir, ffmpegPath) {
   const { known, stranger } = await people(150);
