@@ -49,11 +49,7 @@ function workflowNodeId(file, name) {
   return { workflowId: wf.id, nodeId: wf.nodes.find((n) => n.name === name).id };
 }
 
-/**
- * Rooms for the trigger's room list, one of them on air with the end-to-end run's door clip. Called
- * once n8n is up: when this process loaded the package's streaming modules before starting n8n,
- * n8n's REST API did not come up within a minute (four tries out of four; the cause is not known).
- */
+/** Rooms for the trigger's room list, one of them on air with the end-to-end run's door clip. */
 async function roomsToPick(sandbox) {
   const { StreamingClient } = require(path.join(ROOT, 'dist', 'shared', 'streaming'));
   const { openVideoSource, Publisher } = require(path.join(ROOT, 'dist', 'shared', 'publish'));

@@ -407,11 +407,13 @@ const BROWSER_ID = 'e2e-n8n-browser';
 async function ownerCookie(base, browserId) {
   const headers = { 'content-type': 'application/json', ...(browserId ? { 'browser-id': browserId } : {}) };
   // The REST routes come up a few seconds after the editor's banner.
-  for (let i = 0; i < 120; i++) {
+  let up = false;
+  for (let i = 0; i < 120 && !up; i++) {
     const probe = await fetch(`${base}/rest/login`, { method: 'POST', headers, body: '{}' }).catch(() => undefined);
-    if (probe && probe.status !== 404) break;
-    await new Promise((r) => setTimeout(r, 500));
+    up = probe !== undefined && probe.status !== 404;
+    if (!up) await new Promise((r) => setTimeout(r, 500));
   }
+  if (!up) throw new Error(`n8n's REST API did not come up within 60 s of its banner at ${base}`);
   const res = await fetch(`${base}/rest/owner/setup`, { method: 'POST', headers, body: JSON.stringify(OWNER) });
   let cookie = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
   if (!cookie) {
