@@ -6,44 +6,44 @@ import { NAL, isVcl, joinAnnexB, nalType, splitAnnexB } from './annexb';
  * first slice, or an AUD/SPS/PPS/SEI after a slice, begins (H.264 7.4.1.2.3).
  */
 export class AccessUnitSplitter {
-  private pending: Buffer = Buffer.alloc(0);
-  private au: Buffer[] = [];
-  private auHasSlice = false;
+  #pending: Buffer = Buffer.alloc(0);
+  #au: Buffer[] = [];
+  #auHasSlice = false;
 
   /** Appends bytes; returns the access units completed by them. */
   push(chunk: Buffer): Buffer[] {
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.#pending = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
     // The last NAL unit may still be growing: only units followed by a start code are final.
-    const lastStart = lastStartCode(this.pending);
+    const lastStart = lastStartCode(this.#pending);
     if (lastStart <= 0) return [];
-    const complete = this.pending.subarray(0, lastStart);
-    this.pending = this.pending.subarray(lastStart);
-    return this.addUnits(splitAnnexB(complete));
+    const complete = this.#pending.subarray(0, lastStart);
+    this.#pending = this.#pending.subarray(lastStart);
+    return this.#addUnits(splitAnnexB(complete));
   }
 
   /** Returns the last access unit once the stream has ended. */
   flush(): Buffer[] {
-    const out = this.addUnits(splitAnnexB(this.pending));
-    this.pending = Buffer.alloc(0);
-    if (this.au.length > 0 && this.auHasSlice) out.push(joinAnnexB(this.au));
-    this.au = [];
-    this.auHasSlice = false;
+    const out = this.#addUnits(splitAnnexB(this.#pending));
+    this.#pending = Buffer.alloc(0);
+    if (this.#au.length > 0 && this.#auHasSlice) out.push(joinAnnexB(this.#au));
+    this.#au = [];
+    this.#auHasSlice = false;
     return out;
   }
 
-  private addUnits(units: Buffer[]): Buffer[] {
+  #addUnits(units: Buffer[]): Buffer[] {
     const out: Buffer[] = [];
     for (const u of units) {
       const t = nalType(u);
       const startsPicture = isVcl(t) && firstMbIsZero(u);
       const startsPrefix = t === NAL.aud || t === NAL.sps || t === NAL.pps || t === NAL.sei;
-      if (this.auHasSlice && (startsPicture || startsPrefix)) {
-        out.push(joinAnnexB(this.au));
-        this.au = [];
-        this.auHasSlice = false;
+      if (this.#auHasSlice && (startsPicture || startsPrefix)) {
+        out.push(joinAnnexB(this.#au));
+        this.#au = [];
+        this.#auHasSlice = false;
       }
-      this.au.push(Buffer.from(u));
-      if (isVcl(t)) this.auHasSlice = true;
+      this.#au.push(Buffer.from(u));
+      if (isVcl(t)) this.#auHasSlice = true;
     }
     return out;
   }

@@ -1,17 +1,20 @@
 /** Reads big-endian bit fields and Exp-Golomb codes from a byte buffer. */
 export class BitReader {
-  private bit = 0;
+  #bit = 0;
+  readonly #data: Uint8Array;
 
-  constructor(private readonly data: Uint8Array) {}
+  constructor(data: Uint8Array) {
+    this.#data = data;
+  }
 
   /** Reads `n` bits (n <= 32) as an unsigned number; throws past the end. */
   bits(n: number): number {
     let v = 0;
     for (let i = 0; i < n; i++) {
-      const byte = this.bit >> 3;
-      if (byte >= this.data.length) throw new RangeError('bitstream truncated');
-      v = v * 2 + ((this.data[byte] >> (7 - (this.bit & 7))) & 1);
-      this.bit++;
+      const byte = this.#bit >> 3;
+      if (byte >= this.#data.length) throw new RangeError('bitstream truncated');
+      v = v * 2 + ((this.#data[byte] >> (7 - (this.#bit & 7))) & 1);
+      this.#bit++;
     }
     return v;
   }

@@ -59,24 +59,24 @@ export function ivfFrameHeader(size: number, pts: number): Buffer {
  * hands back the header once and whole frames as soon as they are complete.
  */
 export class IvfReader {
-  private buf: Buffer = Buffer.alloc(0);
+  #buf: Buffer = Buffer.alloc(0);
   header?: IvfHeader;
 
   /** Appends bytes; returns the frames completed by them. Throws on a stream that is not IVF. */
   push(chunk: Buffer): IvfFrame[] {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    this.#buf = this.#buf.length === 0 ? chunk : Buffer.concat([this.#buf, chunk]);
     const frames: IvfFrame[] = [];
     if (!this.header) {
-      if (this.buf.length < HEADER_SIZE) return frames;
-      this.header = parseIvfHeader(this.buf);
-      this.buf = this.buf.subarray(this.buf.readUInt16LE(6));
+      if (this.#buf.length < HEADER_SIZE) return frames;
+      this.header = parseIvfHeader(this.#buf);
+      this.#buf = this.#buf.subarray(this.#buf.readUInt16LE(6));
     }
-    while (this.buf.length >= FRAME_HEADER_SIZE) {
-      const size = this.buf.readUInt32LE(0);
-      if (this.buf.length < FRAME_HEADER_SIZE + size) break;
-      const pts = Number(this.buf.readBigUInt64LE(4));
-      frames.push({ data: Buffer.from(this.buf.subarray(FRAME_HEADER_SIZE, FRAME_HEADER_SIZE + size)), pts });
-      this.buf = this.buf.subarray(FRAME_HEADER_SIZE + size);
+    while (this.#buf.length >= FRAME_HEADER_SIZE) {
+      const size = this.#buf.readUInt32LE(0);
+      if (this.#buf.length < FRAME_HEADER_SIZE + size) break;
+      const pts = Number(this.#buf.readBigUInt64LE(4));
+      frames.push({ data: Buffer.from(this.#buf.subarray(FRAME_HEADER_SIZE, FRAME_HEADER_SIZE + size)), pts });
+      this.#buf = this.#buf.subarray(FRAME_HEADER_SIZE + size);
     }
     return frames;
   }

@@ -28,73 +28,74 @@ export function seqDiff(a: number, b: number): number {
  * arrived, then declared lost; there is no timer, so nothing stays open when the stream stops.
  */
 export class ReorderBuffer<T> {
-  private readonly pending = new Map<number, T>();
-  private next?: number;
+  readonly #pending = new Map<number, T>();
+  #next?: number;
   /** A far-off packet seen once; a second one right after it confirms a restart. */
-  private probe?: { seq: number; packet: T };
-  private lateInARow = 0;
-  private readonly maxMisorder: number;
+  #probe?: { seq: number; packet: T };
+  #lateInARow = 0;
+  readonly #maxMisorder: number;
+  readonly #seqOf: (packet: T) => number;
+  readonly #window: number;
 
-  constructor(
-    private readonly seqOf: (packet: T) => number,
-    private readonly window = 32,
-  ) {
-    this.maxMisorder = Math.max(MIN_MISORDER, 2 * window);
+  constructor(seqOf: (packet: T) => number, window = 32) {
+    this.#seqOf = seqOf;
+    this.#window = window;
+    this.#maxMisorder = Math.max(MIN_MISORDER, 2 * window);
   }
 
   /** Adds a packet; returns whatever is now contiguous. Duplicates and late packets are dropped. */
   push(packet: T): ReorderOutput<T> {
-    const seq = this.seqOf(packet);
-    if (this.next === undefined) this.next = seq;
-    const d = seqDiff(this.next, seq);
-    if (d > MAX_DROPOUT || d < -this.maxMisorder) {
+    const seq = this.#seqOf(packet);
+    if (this.#next === undefined) this.#next = seq;
+    const d = seqDiff(this.#next, seq);
+    if (d > MAX_DROPOUT || d < -this.#maxMisorder) {
       // One stray packet must not throw the stream away: only two in a row confirm the jump.
-      const probe = this.probe;
-      if (probe && seqDiff(probe.seq, seq) === 1) return this.restart([probe.packet, packet]);
-      this.probe = { seq, packet };
+      const probe = this.#probe;
+      if (probe && seqDiff(probe.seq, seq) === 1) return this.#restart([probe.packet, packet]);
+      this.#probe = { seq, packet };
       return { ready: [] };
     }
-    this.probe = undefined;
+    this.#probe = undefined;
     if (d < 0) {
       // Late packets keep coming when the sender restarted just behind the old numbers.
-      return ++this.lateInARow >= this.window ? this.restart([packet]) : { ready: [] };
+      return ++this.#lateInARow >= this.#window ? this.#restart([packet]) : { ready: [] };
     }
-    this.lateInARow = 0;
-    this.pending.set(seq, packet);
-    const out = this.drain();
-    if (this.pending.size <= this.window) return { ready: out };
-    this.next = this.oldestPending();
-    const more = this.drain();
+    this.#lateInARow = 0;
+    this.#pending.set(seq, packet);
+    const out = this.#drain();
+    if (this.#pending.size <= this.#window) return { ready: out };
+    this.#next = this.#oldestPending();
+    const more = this.#drain();
     return { ready: [...out, ...more], lostAt: out.length };
   }
 
   /** Forgets everything buffered. */
   reset(): void {
-    this.pending.clear();
-    this.next = undefined;
-    this.probe = undefined;
-    this.lateInARow = 0;
+    this.#pending.clear();
+    this.#next = undefined;
+    this.#probe = undefined;
+    this.#lateInARow = 0;
   }
 
-  private restart(first: T[]): ReorderOutput<T> {
+  #restart(first: T[]): ReorderOutput<T> {
     this.reset();
     return { ready: [], restart: first };
   }
 
-  private drain(): T[] {
+  #drain(): T[] {
     const out: T[] = [];
     for (;;) {
-      const p = this.pending.get(this.next as number);
+      const p = this.#pending.get(this.#next as number);
       if (p === undefined) return out;
-      this.pending.delete(this.next as number);
+      this.#pending.delete(this.#next as number);
       out.push(p);
-      this.next = ((this.next as number) + 1) % SEQ_MOD;
+      this.#next = ((this.#next as number) + 1) % SEQ_MOD;
     }
   }
 
-  private oldestPending(): number {
+  #oldestPending(): number {
     let best: number | undefined;
-    for (const seq of this.pending.keys()) {
+    for (const seq of this.#pending.keys()) {
       if (best === undefined || seqDiff(best, seq) < 0) best = seq;
     }
     return best as number;

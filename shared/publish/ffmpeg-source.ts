@@ -82,35 +82,37 @@ export function ffmpegArgs(o: FfmpegSourceOptions): string[] {
 /** Encodes a file, an image sequence or a test pattern with ffmpeg and yields the frames as they come. */
 export class FfmpegSource implements VideoSource {
   readonly codec: VideoCodec;
-  private child?: ChildProcess;
-  private closed = false;
-  private exited?: Promise<void>;
-  private stderrTail = '';
+  #child?: ChildProcess;
+  #closed = false;
+  #exited?: Promise<void>;
+  #stderrTail = '';
+  readonly #options: FfmpegSourceOptions;
 
-  constructor(private readonly options: FfmpegSourceOptions) {
+  constructor(options: FfmpegSourceOptions) {
+    this.#options = options;
     this.codec = options.codec;
   }
 
   /** Starts ffmpeg and yields its frames; one encoder per source, so a second call is refused. */
   async *frames(): AsyncIterable<SourceFrame> {
-    if (this.child) throw new PublishError('source_in_use', 'FfmpegSource.frames() was already called: a source runs one ffmpeg; open another source instead');
-    if (this.closed) return;
-    const child = spawn(this.options.ffmpegPath, ffmpegArgs(this.options), { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
+    if (this.#child) throw new PublishError('source_in_use', 'FfmpegSource.frames() was already called: a source runs one ffmpeg; open another source instead');
+    if (this.#closed) return;
+    const child = spawn(this.#options.ffmpegPath, ffmpegArgs(this.#options), { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.#child = child;
     const exitCode = new Promise<number | null>((resolve) => {
       child.once('close', (code) => resolve(code));
       child.once('error', (err) => {
-        this.stderrTail += err.message;
+        this.#stderrTail += err.message;
         resolve(-1);
       });
     });
     // 'close' waits for stdout to be read to its end; close() must not depend on a reader, so it waits for 'exit'.
-    this.exited = new Promise<void>((resolve) => {
+    this.#exited = new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.once('error', () => resolve());
     });
-    child.stderr?.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString()).slice(-2000)));
-    const step = CLOCK / (this.options.fps ?? 30);
+    child.stderr?.on('data', (d: Buffer) => (this.#stderrTail = (this.#stderrTail + d.toString()).slice(-2000)));
+    const step = CLOCK / (this.#options.fps ?? 30);
     const ivf = this.codec === 'H264' ? undefined : new IvfReader();
     const h264 = this.codec === 'H264' ? new AccessUnitSplitter() : undefined;
     let n = 0;
@@ -119,16 +121,16 @@ export class FfmpegSource implements VideoSource {
         for await (const chunk of child.stdout!) {
           const datas = ivf ? ivf.push(chunk as Buffer).map((f) => f.data) : h264!.push(chunk as Buffer);
           for (const data of datas) yield { data, timestamp: Math.round(n++ * step) };
-          if (this.closed) return;
+          if (this.#closed) return;
         }
       } catch (err) {
         // close() discards unread output; the stream then ends early, which is no error.
-        if (this.closed) return;
+        if (this.#closed) return;
         throw err;
       }
       if (h264) for (const data of h264.flush()) yield { data, timestamp: Math.round(n++ * step) };
       const code = await exitCode;
-      if (code !== 0 && !this.closed) throw new PublishError('source_failed', `ffmpeg exited with code ${code}: ${this.stderrTail.trim().slice(-500)}`);
+      if (code !== 0 && !this.#closed) throw new PublishError('source_failed', `ffmpeg exited with code ${code}: ${this.#stderrTail.trim().slice(-500)}`);
     } finally {
       await this.close();
     }
@@ -136,13 +138,13 @@ export class FfmpegSource implements VideoSource {
 
   /** Stops ffmpeg (SIGTERM, then SIGKILL after 2 s) and discards output nobody read. Idempotent. */
   async close(): Promise<void> {
-    this.closed = true;
-    const child = this.child;
+    this.#closed = true;
+    const child = this.#child;
     if (!child) return;
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 2000);
-      await this.exited;
+      await this.#exited;
       clearTimeout(killer);
     }
     child.stdout?.destroy();

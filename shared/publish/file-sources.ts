@@ -21,17 +21,20 @@ export interface FileSourceOptions {
  */
 export class IvfFileSource implements VideoSource {
   codec: VideoCodec = 'VP8';
-  private closed = false;
+  #closed = false;
 
-  constructor(
-    private readonly file: string,
-    private readonly options: FileSourceOptions = {},
-  ) {}
+  readonly #file: string;
+  readonly #options: FileSourceOptions;
+
+  constructor(file: string, options: FileSourceOptions = {}) {
+    this.#file = file;
+    this.#options = options;
+  }
 
   /** Reads the header only, to learn the codec before publishing. */
   async open(): Promise<void> {
     const reader = new IvfReader();
-    for await (const chunk of createReadStream(this.file, { start: 0, end: 31 })) {
+    for await (const chunk of createReadStream(this.#file, { start: 0, end: 31 })) {
       reader.push(chunk as Buffer);
     }
     if (!reader.header) throw new PublishError('source_failed', 'IVF file too short for its header');
@@ -45,8 +48,8 @@ export class IvfFileSource implements VideoSource {
     do {
       const reader = new IvfReader();
       let first: number | undefined;
-      for await (const chunk of createReadStream(this.file)) {
-        if (this.closed) return;
+      for await (const chunk of createReadStream(this.#file)) {
+        if (this.#closed) return;
         for (const f of reader.push(chunk as Buffer)) {
           const h = reader.header!;
           const ts = Math.round((f.pts * h.timebaseNum * CLOCK) / h.timebaseDen);
@@ -57,43 +60,46 @@ export class IvfFileSource implements VideoSource {
           yield { data: f.data, timestamp };
         }
       }
-      if (first === undefined && !this.closed) throw noFrames(this.file, 'IVF');
+      if (first === undefined && !this.#closed) throw noFrames(this.#file, 'IVF');
       offset = lastTs + step;
-    } while (this.options.loop && !this.closed);
+    } while (this.#options.loop && !this.#closed);
   }
 
   async close(): Promise<void> {
-    this.closed = true;
+    this.#closed = true;
   }
 }
 
 /** Publishes a raw H264 Annex-B file as it is; timing comes from the configured frame rate. */
 export class AnnexBFileSource implements VideoSource {
   readonly codec: VideoCodec = 'H264';
-  private closed = false;
+  #closed = false;
 
-  constructor(
-    private readonly file: string,
-    private readonly options: FileSourceOptions = {},
-  ) {}
+  readonly #file: string;
+  readonly #options: FileSourceOptions;
+
+  constructor(file: string, options: FileSourceOptions = {}) {
+    this.#file = file;
+    this.#options = options;
+  }
 
   async *frames(): AsyncIterable<SourceFrame> {
-    const step = CLOCK / (this.options.fps ?? 30);
+    const step = CLOCK / (this.#options.fps ?? 30);
     let n = 0;
     do {
       const splitter = new AccessUnitSplitter();
       const before = n;
-      for await (const chunk of createReadStream(this.file)) {
-        if (this.closed) return;
+      for await (const chunk of createReadStream(this.#file)) {
+        if (this.#closed) return;
         for (const au of splitter.push(chunk as Buffer)) yield { data: au, timestamp: Math.round(n++ * step) };
       }
       for (const au of splitter.flush()) yield { data: au, timestamp: Math.round(n++ * step) };
-      if (n === before && !this.closed) throw noFrames(this.file, 'H264');
-    } while (this.options.loop && !this.closed);
+      if (n === before && !this.#closed) throw noFrames(this.#file, 'H264');
+    } while (this.#options.loop && !this.#closed);
   }
 
   async close(): Promise<void> {
-    this.closed = true;
+    this.#closed = true;
   }
 }
 

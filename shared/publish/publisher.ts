@@ -52,26 +52,29 @@ function packetizerFor(codec: VideoCodec): Packetizer {
  */
 export class Publisher extends EventEmitter<PublisherEvents> {
   readonly stats: PublisherStats = { frames: 0, packets: 0, skipped: 0 };
-  private readonly session: SignalingSession;
-  private readonly packetizer: Packetizer;
-  private pump?: Promise<void>;
-  private stopped = false;
-  private closing?: Promise<void>;
-  private pumpError?: Error;
+  readonly #session: SignalingSession;
+  readonly #packetizer: Packetizer;
+  #pump?: Promise<void>;
+  #stopped = false;
+  #closing?: Promise<void>;
+  #pumpError?: Error;
   /** Aborted when the publisher finishes: cuts the pacing wait short. */
   readonly #stop = new AbortController();
 
-  constructor(private readonly options: PublisherOptions) {
+  readonly #options: PublisherOptions;
+
+  constructor(options: PublisherOptions) {
     super();
+    this.#options = options;
     const source = options.source;
     if (!source || typeof source.frames !== 'function') throw new InputError('source', 'source must be a VideoSource', 'a VideoSource');
     const video = options.bitRateKbps === undefined ? { codec_type: source.codec } : { codec_type: source.codec, bit_rate: options.bitRateKbps };
-    this.session = new SignalingSession({ ...options, role: 'upstream', video });
-    this.packetizer = packetizerFor(source.codec);
-    this.session.on('connected', (i) => this.relay('connected', i));
-    this.session.on('rejoining', (i) => this.relay('rejoining', i));
-    this.session.on('keyframeRequest', () => this.relay('keyframeRequest'));
-    this.session.on('closed', ({ error }) => void this.finish(error));
+    this.#session = new SignalingSession({ ...options, role: 'upstream', video });
+    this.#packetizer = packetizerFor(source.codec);
+    this.#session.on('connected', (i) => this.#relay('connected', i));
+    this.#session.on('rejoining', (i) => this.#relay('rejoining', i));
+    this.#session.on('keyframeRequest', () => this.#relay('keyframeRequest'));
+    this.#session.on('closed', ({ error }) => void this.#finish(error));
   }
 
   /**
@@ -79,48 +82,48 @@ export class Publisher extends EventEmitter<PublisherEvents> {
    * (their frames' `streamId`). Undefined before the first join; a rejoin gets a new one.
    */
   get clientId(): string | undefined {
-    return this.session.clientId;
+    return this.#session.clientId;
   }
 
   /** Joins the room; resolves at the first join, then streams until the source ends or close(). */
   async start(): Promise<ConnectedInfo> {
-    const info = await this.session.start();
-    this.pump ??= this.run().catch((err: unknown) => {
-      this.pumpError = publishFailure(err);
+    const info = await this.#session.start();
+    this.#pump ??= this.#run().catch((err: unknown) => {
+      this.#pumpError = publishFailure(err);
     });
-    void this.pump.then(() => this.finish(this.pumpError));
+    void this.#pump.then(() => this.#finish(this.#pumpError));
     return info;
   }
 
   /** Stops sending, leaves the room, stops the source. Idempotent. */
   close(): Promise<void> {
-    return this.finish(undefined);
+    return this.#finish(undefined);
   }
 
-  private finish(error: Error | SignalingError | undefined): Promise<void> {
-    this.closing ??= (async () => {
-      this.stopped = true;
+  #finish(error: Error | SignalingError | undefined): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#stopped = true;
       this.#stop.abort();
-      await this.options.source.close().catch(() => undefined);
-      await this.session.close();
-      await this.pump;
-      if (error && this.listenerCount('error') > 0) this.relay('error', error);
-      this.relay('closed', { error });
+      await this.#options.source.close().catch(() => undefined);
+      await this.#session.close();
+      await this.#pump;
+      if (error && this.listenerCount('error') > 0) this.#relay('error', error);
+      this.#relay('closed', { error });
     })();
-    return this.closing;
+    return this.#closing;
   }
 
   // A host listener's failure must not stop the broadcast; it is reported, not swallowed.
-  private relay<K extends keyof PublisherEvents>(event: K, ...args: PublisherEvents[K]): void {
+  #relay<K extends keyof PublisherEvents>(event: K, ...args: PublisherEvents[K]): void {
     emitGuarded(this, event, args);
   }
 
-  private async run(): Promise<void> {
+  async #run(): Promise<void> {
     let startWall: number | undefined;
     let startTs = 0;
     const rtpBase = Math.floor(Math.random() * 0x7fffffff);
-    for await (const frame of this.options.source.frames()) {
-      if (this.stopped) break;
+    for await (const frame of this.#options.source.frames()) {
+      if (this.#stopped) break;
       if (startWall === undefined) {
         startWall = performance.now();
         startTs = frame.timestamp;
@@ -128,15 +131,15 @@ export class Publisher extends EventEmitter<PublisherEvents> {
       const dueMs = startWall + ((frame.timestamp - startTs) * 1000) / 90000;
       const wait = dueMs - performance.now();
       if (wait > 1) await sleep(wait, this.#stop.signal);
-      if (this.stopped) break;
-      if (!this.session.connected) {
+      if (this.#stopped) break;
+      if (!this.#session.connected) {
         this.stats.skipped++;
         continue;
       }
-      const packets: RtpPacket[] = this.packetizer.packetize(frame.data, (rtpBase + frame.timestamp) >>> 0);
-      for (const p of packets) if (this.session.writeVideoRtp(p)) this.stats.packets++;
+      const packets: RtpPacket[] = this.#packetizer.packetize(frame.data, (rtpBase + frame.timestamp) >>> 0);
+      for (const p of packets) if (this.#session.writeVideoRtp(p)) this.stats.packets++;
       this.stats.frames++;
     }
-    if (!this.stopped) this.relay('sourceEnded');
+    if (!this.#stopped) this.#relay('sourceEnded');
   }
 }

@@ -68,41 +68,41 @@ export interface RemoteVideo {
  * peer connection that results. It never retries; the session decides what happens after `ended`.
  */
 export class SignalingConnection extends EventEmitter<ConnectionEvents> {
-  private ws?: WebSocket;
-  private pc?: RTCPeerConnection;
-  private finished = false;
-  private isConnected = false;
-  private answerSent = false;
-  private queuedCandidates: string[] = [];
-  private negotiation: Promise<void> = Promise.resolve();
-  private signalingTimer?: NodeJS.Timeout;
-  private graceTimer?: NodeJS.Timeout;
-  private idleTimer?: NodeJS.Timeout;
-  private silenceWatch?: SilenceWatch;
-  private sendTrack?: MediaStreamTrack;
-  private clientId?: string;
-  private closedPromise?: Promise<void>;
-  private readonly options: Omit<ConnectionOptions, 'ticket'>;
-  private readonly ticket: { id: string; url: string };
+  #ws?: WebSocket;
+  #pc?: RTCPeerConnection;
+  #finished = false;
+  #isConnected = false;
+  #answerSent = false;
+  #queuedCandidates: string[] = [];
+  #negotiation: Promise<void> = Promise.resolve();
+  #signalingTimer?: NodeJS.Timeout;
+  #graceTimer?: NodeJS.Timeout;
+  #idleTimer?: NodeJS.Timeout;
+  #silenceWatch?: SilenceWatch;
+  #sendTrack?: MediaStreamTrack;
+  #clientId?: string;
+  #closedPromise?: Promise<void>;
+  readonly #options: Omit<ConnectionOptions, 'ticket'>;
+  readonly #ticket: { id: string; url: string };
   // A private field: util.inspect and JSON.stringify of the connection never reach it.
   readonly #token: string;
 
   constructor(options: ConnectionOptions) {
     super();
     const { ticket, ...rest } = options;
-    this.options = rest;
-    this.ticket = { id: ticket.id, url: ticket.url };
+    this.#options = rest;
+    this.#ticket = { id: ticket.id, url: ticket.url };
     this.#token = ticket.access_token;
   }
 
   /** The track to write outgoing RTP into (upstream only, once the offer is answered). */
   get outgoingTrack(): MediaStreamTrack | undefined {
-    return this.isConnected ? this.sendTrack : undefined;
+    return this.#isConnected ? this.#sendTrack : undefined;
   }
 
   /** The client_id the server gave this attempt in its offer. */
   get ownClientId(): string | undefined {
-    return this.clientId;
+    return this.#clientId;
   }
 
   /**
@@ -110,8 +110,8 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
    * keeps its last msid on the receiver, so the negotiated direction is what tells).
    */
   remoteVideo(): RemoteVideo[] {
-    const pc = this.pc;
-    if (!pc || this.finished) return [];
+    const pc = this.#pc;
+    if (!pc || this.#finished) return [];
     const out: RemoteVideo[] = [];
     for (const t of pc.getTransceivers()) {
       if (t.kind !== 'video' || (t.currentDirection !== 'recvonly' && t.currentDirection !== 'sendrecv')) continue;
@@ -130,97 +130,97 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
 
   /** Opens the socket and sends connect. Failures arrive as `ended`, never as a throw. */
   start(): void {
-    const { timeouts } = this.options;
-    const ticket = this.ticket;
-    this.signalingTimer = setTimeout(
-      () => this.fail(new SignalingError({ reason: 'SIGNALING-TIMEOUT', detail: `${timeouts.signalingMs} ms` })),
+    const { timeouts } = this.#options;
+    const ticket = this.#ticket;
+    this.#signalingTimer = setTimeout(
+      () => this.#fail(new SignalingError({ reason: 'SIGNALING-TIMEOUT', detail: `${timeouts.signalingMs} ms` })),
       timeouts.signalingMs,
     );
     let ws: WebSocket;
     try {
       ws = new WebSocket(ticket.url, { perMessageDeflate: false, handshakeTimeout: timeouts.signalingMs });
     } catch (err) {
-      this.fail(new SignalingError({ reason: 'CONNECT-FAILED', detail: safeDetail(err), rejoin: 'never' }));
+      this.#fail(new SignalingError({ reason: 'CONNECT-FAILED', detail: safeDetail(err), rejoin: 'never' }));
       return;
     }
-    this.ws = ws;
+    this.#ws = ws;
     let opened = false;
     let socketError: string | undefined;
     ws.on('open', () => {
       opened = true;
-      this.send(connectMessage(this.options.settings, ticket.id, this.#token));
+      this.#send(connectMessage(this.#options.settings, ticket.id, this.#token));
     });
     ws.on('message', (data, isBinary) => {
-      if (!isBinary) this.onMessage(data.toString());
+      if (!isBinary) this.#onMessage(data.toString());
     });
     ws.on('error', (err) => {
       socketError = safeDetail(err);
     });
     ws.on('close', (code, reason) => {
-      if (this.finished) return;
+      if (this.#finished) return;
       if (!opened) {
-        this.fail(new SignalingError({ reason: 'CONNECT-FAILED', detail: socketError ?? `close code ${code}` }));
+        this.#fail(new SignalingError({ reason: 'CONNECT-FAILED', detail: socketError ?? `close code ${code}` }));
       } else {
-        this.fail(errorFromClose(code, reason.toString()));
+        this.#fail(errorFromClose(code, reason.toString()));
       }
     });
   }
 
   /** Sends disconnect, closes socket and peer connection, clears timers. Idempotent. */
   close(): Promise<void> {
-    this.closedPromise ??= this.teardown(true);
-    return this.closedPromise;
+    this.#closedPromise ??= this.#teardown(true);
+    return this.#closedPromise;
   }
 
-  private fail(err: SignalingError): void {
-    if (this.finished) return;
+  #fail(err: SignalingError): void {
+    if (this.#finished) return;
     void this.close();
     this.emit('ended', err);
   }
 
-  private async teardown(sayGoodbye: boolean): Promise<void> {
-    this.finished = true;
-    clearTimeout(this.signalingTimer);
-    clearTimeout(this.graceTimer);
-    clearTimeout(this.idleTimer);
-    this.silenceWatch?.stop();
-    const ws = this.ws;
+  async #teardown(sayGoodbye: boolean): Promise<void> {
+    this.#finished = true;
+    clearTimeout(this.#signalingTimer);
+    clearTimeout(this.#graceTimer);
+    clearTimeout(this.#idleTimer);
+    this.#silenceWatch?.stop();
+    const ws = this.#ws;
     const socketClosed = ws ? waitForSocketClose(ws) : Promise.resolve();
     if (ws && ws.readyState === WebSocket.OPEN) {
-      if (sayGoodbye) this.send(JSON.stringify({ type: 'disconnect' }));
+      if (sayGoodbye) this.#send(JSON.stringify({ type: 'disconnect' }));
       ws.close(1000);
     } else if (ws && ws.readyState === WebSocket.CONNECTING) {
       ws.terminate();
     }
-    this.sendTrack?.stop();
-    const pc = this.pc;
+    this.#sendTrack?.stop();
+    const pc = this.#pc;
     await Promise.all([socketClosed, pc ? pc.close().catch(() => undefined) : undefined]);
   }
 
-  private send(text: string): void {
-    const ws = this.ws;
+  #send(text: string): void {
+    const ws = this.#ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) return;
     ws.send(text, (err) => {
-      if (err && !this.finished) this.fail(new SignalingError({ reason: 'CONNECTION-LOST', detail: safeDetail(err) }));
+      if (err && !this.#finished) this.#fail(new SignalingError({ reason: 'CONNECTION-LOST', detail: safeDetail(err) }));
     });
   }
 
-  private onMessage(text: string): void {
-    if (this.finished) return;
+  #onMessage(text: string): void {
+    if (this.#finished) return;
     const msg = parseServerMessage(text);
     if (!msg) return; // The server's own garbage is not worth dropping a working session for.
-    this.armIdleTimer(msg);
+    this.#armIdleTimer(msg);
     switch (msg.type) {
       case 'offer':
-        this.clientId = typeof msg.client_id === 'string' ? msg.client_id : undefined;
-        this.negotiate(() => this.answerOffer(msg));
+        this.#clientId = typeof msg.client_id === 'string' ? msg.client_id : undefined;
+        this.#negotiate(() => this.#answerOffer(msg));
         break;
       case 'update':
       case 're-offer':
-        this.negotiate(() => this.answerUpdate(msg.sdp, msg.type === 'update' ? 'update' : 're-answer'));
+        this.#negotiate(() => this.#answerUpdate(msg.sdp, msg.type === 'update' ? 'update' : 're-answer'));
         break;
       case 'ping':
-        this.send(JSON.stringify({ type: 'pong' }));
+        this.#send(JSON.stringify({ type: 'pong' }));
         break;
       case 'notify':
       case 'push':
@@ -231,73 +231,73 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     }
   }
 
-  private armIdleTimer(msg: ServerMessage): void {
-    if (msg.type !== 'ping' && !this.idleTimer) return;
-    clearTimeout(this.idleTimer);
-    const ms = this.options.timeouts.idleMs;
-    this.idleTimer = setTimeout(() => this.fail(new SignalingError({ reason: 'SERVER-SILENT', detail: `${ms} ms without a message` })), ms);
+  #armIdleTimer(msg: ServerMessage): void {
+    if (msg.type !== 'ping' && !this.#idleTimer) return;
+    clearTimeout(this.#idleTimer);
+    const ms = this.#options.timeouts.idleMs;
+    this.#idleTimer = setTimeout(() => this.#fail(new SignalingError({ reason: 'SERVER-SILENT', detail: `${ms} ms without a message` })), ms);
   }
 
   // Offer and updates are applied one at a time, in arrival order.
-  private negotiate(step: () => Promise<void>): void {
-    this.negotiation = this.negotiation.then(async () => {
-      if (this.finished) return;
+  #negotiate(step: () => Promise<void>): void {
+    this.#negotiation = this.#negotiation.then(async () => {
+      if (this.#finished) return;
       try {
         await step();
       } catch (err) {
-        this.fail(new SignalingError({ reason: 'PROTOCOL-ERROR', detail: safeDetail(err) }));
+        this.#fail(new SignalingError({ reason: 'PROTOCOL-ERROR', detail: safeDetail(err) }));
       }
     });
   }
 
-  private async answerOffer(msg: Extract<ServerMessage, { type: 'offer' }>): Promise<void> {
-    if (this.pc) {
-      await this.answerUpdate(msg.sdp, 'answer');
+  async #answerOffer(msg: Extract<ServerMessage, { type: 'offer' }>): Promise<void> {
+    if (this.#pc) {
+      await this.#answerUpdate(msg.sdp, 'answer');
       return;
     }
-    const { settings, loopbackOnly, iceServers } = this.options;
+    const { settings, loopbackOnly, iceServers } = this.#options;
     const pc = createPeer({ video: settings.video, audio: settings.audio, loopbackOnly, iceServers }, msg.config?.iceServers);
-    this.pc = pc;
+    this.#pc = pc;
     pc.onIceCandidate.subscribe((c) => {
       const candidate = c?.candidate;
       if (!candidate || !candidateAllowed(candidate, loopbackOnly)) return;
       const text = candidate.startsWith('candidate:') ? candidate : `candidate:${candidate}`;
-      if (this.answerSent) this.send(JSON.stringify({ type: 'candidate', candidate: text }));
-      else this.queuedCandidates.push(text);
+      if (this.#answerSent) this.#send(JSON.stringify({ type: 'candidate', candidate: text }));
+      else this.#queuedCandidates.push(text);
     });
-    pc.connectionStateChange.subscribe((state) => this.onPeerState(state));
+    pc.connectionStateChange.subscribe((state) => this.#onPeerState(state));
     pc.onTrack.subscribe((track) => {
       const t = pc.getTransceivers().find((x) => x.receiver.tracks.includes(track));
       if (t && settings.role === 'downstream') this.emit('track', track, t.receiver);
     });
     await pc.setRemoteDescription({ type: 'offer', sdp: msg.sdp });
-    this.prepareTransceivers(pc);
-    if (settings.role === 'upstream' && settings.video !== false && !this.sendTrack) {
+    this.#prepareTransceivers(pc);
+    if (settings.role === 'upstream' && settings.video !== false && !this.#sendTrack) {
       throw new Error('the offer has no video m-line to publish on');
     }
     // A DTLS close alert from the server ends media at once; without one, ICE notices a vanished
     // peer only when consent expires (30 s in werift).
     const dtls = pc.getTransceivers()[0]?.dtlsTransport;
     dtls?.onStateChange.subscribe((state) => {
-      if (state === 'closed' || state === 'failed') this.onPeerState('failed');
+      if (state === 'closed' || state === 'failed') this.#onPeerState('failed');
     });
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
-    this.send(JSON.stringify({ type: 'answer', sdp: this.outgoingSdp(pc.localDescription?.sdp ?? answer.sdp) }));
-    this.answerSent = true;
-    for (const c of this.queuedCandidates.splice(0)) this.send(JSON.stringify({ type: 'candidate', candidate: c }));
+    this.#send(JSON.stringify({ type: 'answer', sdp: this.#outgoingSdp(pc.localDescription?.sdp ?? answer.sdp) }));
+    this.#answerSent = true;
+    for (const c of this.#queuedCandidates.splice(0)) this.#send(JSON.stringify({ type: 'candidate', candidate: c }));
     this.emit('negotiated');
   }
 
-  private prepareTransceivers(pc: RTCPeerConnection): void {
+  #prepareTransceivers(pc: RTCPeerConnection): void {
     for (const t of pc.getTransceivers()) {
-      if (this.options.settings.role === 'downstream') {
+      if (this.#options.settings.role === 'downstream') {
         t.setDirection('recvonly');
         continue;
       }
-      if (t.kind === 'video' && !this.sendTrack) {
-        this.sendTrack = new MediaStreamTrack({ kind: 'video' });
-        pc.addTrack(this.sendTrack);
+      if (t.kind === 'video' && !this.#sendTrack) {
+        this.#sendTrack = new MediaStreamTrack({ kind: 'video' });
+        pc.addTrack(this.#sendTrack);
         t.setDirection('sendonly');
         // A PLI can arrive on either object depending on how werift routed the RTCP.
         t.sender.onPictureLossIndication.subscribe(() => this.emit('keyframeRequest'));
@@ -310,47 +310,47 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     }
   }
 
-  private async answerUpdate(sdp: string, replyType: 'update' | 're-answer' | 'answer'): Promise<void> {
-    const pc = this.pc;
+  async #answerUpdate(sdp: string, replyType: 'update' | 're-answer' | 'answer'): Promise<void> {
+    const pc = this.#pc;
     if (!pc) return;
     await pc.setRemoteDescription({ type: 'offer', sdp });
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
-    this.send(JSON.stringify({ type: replyType, sdp: this.outgoingSdp(pc.localDescription?.sdp ?? answer.sdp) }));
+    this.#send(JSON.stringify({ type: replyType, sdp: this.#outgoingSdp(pc.localDescription?.sdp ?? answer.sdp) }));
     this.emit('renegotiated');
     this.emit('negotiated');
   }
 
   // Loopback mode promises 127.0.0.1 only: werift also lists the machine's other addresses.
-  private outgoingSdp(sdp: string): string {
-    return this.options.loopbackOnly ? loopbackCandidatesOnly(sdp) : sdp;
+  #outgoingSdp(sdp: string): string {
+    return this.#options.loopbackOnly ? loopbackCandidatesOnly(sdp) : sdp;
   }
 
-  private watchSilence(): void {
-    const pc = this.pc;
-    if (!pc || this.silenceWatch) return;
-    this.silenceWatch = new SilenceWatch(
+  #watchSilence(): void {
+    const pc = this.#pc;
+    if (!pc || this.#silenceWatch) return;
+    this.#silenceWatch = new SilenceWatch(
       () => inboundOnSelectedPairs(pc),
-      this.options.timeouts.iceSilenceMs,
-      (silent) => this.onPeerState(silent ? 'disconnected' : 'connected'),
+      this.#options.timeouts.iceSilenceMs,
+      (silent) => this.#onPeerState(silent ? 'disconnected' : 'connected'),
     );
-    this.silenceWatch.start();
+    this.#silenceWatch.start();
   }
 
-  private onPeerState(state: string): void {
-    if (this.finished) return;
+  #onPeerState(state: string): void {
+    if (this.#finished) return;
     if (state === 'connected') {
-      clearTimeout(this.graceTimer);
-      this.graceTimer = undefined;
-      if (!this.isConnected) {
-        this.isConnected = true;
-        clearTimeout(this.signalingTimer);
-        this.watchSilence();
-        this.emit('connected', { clientId: this.clientId });
+      clearTimeout(this.#graceTimer);
+      this.#graceTimer = undefined;
+      if (!this.#isConnected) {
+        this.#isConnected = true;
+        clearTimeout(this.#signalingTimer);
+        this.#watchSilence();
+        this.emit('connected', { clientId: this.#clientId });
       }
-    } else if ((state === 'failed' || state === 'disconnected') && this.isConnected && !this.graceTimer) {
-      const ms = this.options.timeouts.iceGraceMs;
-      this.graceTimer = setTimeout(() => this.fail(new SignalingError({ reason: 'ICE-FAILED', detail: `${state} for ${ms} ms` })), ms);
+    } else if ((state === 'failed' || state === 'disconnected') && this.#isConnected && !this.#graceTimer) {
+      const ms = this.#options.timeouts.iceGraceMs;
+      this.#graceTimer = setTimeout(() => this.#fail(new SignalingError({ reason: 'ICE-FAILED', detail: `${state} for ${ms} ms` })), ms);
     }
   }
 }

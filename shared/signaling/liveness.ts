@@ -21,48 +21,51 @@ export function inboundOnSelectedPairs(pc: RTCPeerConnection): number {
  * without any packet, which is what this watch provides.
  */
 export class SilenceWatch {
-  private timer?: NodeJS.Timeout;
-  private last = -1;
-  private lastChange = 0;
-  private silent = false;
+  #timer?: NodeJS.Timeout;
+  #last = -1;
+  #lastChange = 0;
+  #silent = false;
+  readonly #read: () => number;
+  readonly #silenceMs: number;
+  readonly #onChange: (silent: boolean) => void;
 
-  constructor(
-    private readonly read: () => number,
-    private readonly silenceMs: number,
-    private readonly onChange: (silent: boolean) => void,
-  ) {}
+  constructor(read: () => number, silenceMs: number, onChange: (silent: boolean) => void) {
+    this.#read = read;
+    this.#silenceMs = silenceMs;
+    this.#onChange = onChange;
+  }
 
   /** Starts polling the counter (a few times per silence period). */
   start(): void {
-    if (this.timer) return;
-    this.lastChange = Date.now();
-    this.timer = setInterval(() => this.check(), Math.max(50, Math.min(1000, this.silenceMs / 4)));
+    if (this.#timer) return;
+    this.#lastChange = Date.now();
+    this.#timer = setInterval(() => this.#check(), Math.max(50, Math.min(1000, this.#silenceMs / 4)));
   }
 
   /** Stops polling; idempotent. */
   stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 
-  private check(): void {
+  #check(): void {
     let n: number;
     try {
-      n = this.read();
+      n = this.#read();
     } catch {
       return;
     }
     const now = Date.now();
-    if (n !== this.last) {
-      this.last = n;
-      this.lastChange = now;
-      if (this.silent) {
-        this.silent = false;
-        this.onChange(false);
+    if (n !== this.#last) {
+      this.#last = n;
+      this.#lastChange = now;
+      if (this.#silent) {
+        this.#silent = false;
+        this.#onChange(false);
       }
-    } else if (!this.silent && now - this.lastChange >= this.silenceMs) {
-      this.silent = true;
-      this.onChange(true);
+    } else if (!this.#silent && now - this.#lastChange >= this.#silenceMs) {
+      this.#silent = true;
+      this.#onChange(true);
     }
   }
 }

@@ -99,42 +99,45 @@ const DEFAULT_TIMEOUTS: ConnectionTimeouts = { signalingMs: 15_000, iceGraceMs: 
  * with a fresh ticket after an exponential, jittered delay. Reasons that signal a bug stop it.
  */
 export class SignalingSession extends EventEmitter<SessionEvents> {
-  private readonly settings: ResolvedConnectSettings;
-  private readonly rejoinPolicy?: RejoinPolicy;
-  private readonly timeouts: ConnectionTimeouts;
+  readonly #settings: ResolvedConnectSettings;
+  readonly #rejoinPolicy?: RejoinPolicy;
+  readonly #timeouts: ConnectionTimeouts;
   /** Counters for monitoring: joins, answered renegotiations, keyframe requests sent, frames out. */
   readonly stats = { joins: 0, renegotiations: 0, keyframeRequests: 0, frames: 0 };
-  private connection?: SignalingConnection;
-  private stopped = false;
-  private closedEmitted = false;
-  private joins = 0;
-  private failures = 0;
+  #connection?: SignalingConnection;
+  #stopped = false;
+  #closedEmitted = false;
+  #joins = 0;
+  #failures = 0;
   /**
    * Aborted by close(). Every wait of the session (ticket, attempt, backoff) listens to it only while
    * it lasts, so an ended attempt and its ticket are not kept reachable until the session closes.
    */
-  private readonly stopping = new AbortController();
+  readonly #stopping = new AbortController();
   /** One entry per received video m-line, keyed by its receiver. */
-  private readonly receivers = new Map<RTCRtpReceiver, Receiving>();
+  readonly #receivers = new Map<RTCRtpReceiver, Receiving>();
   /** Receivers werift announced (again) since the last reconciliation: they start over. */
-  private readonly announced = new Set<RTCRtpReceiver>();
-  private readonly remoteStreams = new Map<string, RemoteStreamInfo>();
-  private latestClientId?: string;
-  private loopDone?: Promise<void>;
-  private firstJoin?: Promise<ConnectedInfo>;
+  readonly #announced = new Set<RTCRtpReceiver>();
+  readonly #remoteStreams = new Map<string, RemoteStreamInfo>();
+  #latestClientId?: string;
+  #loopDone?: Promise<void>;
+  #firstJoin?: Promise<ConnectedInfo>;
   /** Settles firstJoin from the session's own code, so no host listener can keep it pending. */
-  private settleFirstJoin?: { resolve: (info: ConnectedInfo) => void; reject: (error: SignalingError) => void };
-  private closeDone?: Promise<void>;
+  #settleFirstJoin?: { resolve: (info: ConnectedInfo) => void; reject: (error: SignalingError) => void };
+  #closeDone?: Promise<void>;
+
+  readonly #options: SessionOptions;
 
   /** Validates everything up front: a bad option throws InputError before any connection is made. */
-  constructor(private readonly options: SessionOptions) {
+  constructor(options: SessionOptions) {
     super();
-    this.settings = resolveConnectSettings(options);
+    this.#options = options;
+    this.#settings = resolveConnectSettings(options);
     if (typeof options.getTicket !== 'function') throw new InputError('getTicket', 'getTicket must be a function returning a ticket', 'a function');
-    this.rejoinPolicy = options.rejoin === false ? undefined : { ...DEFAULT_REJOIN, ...options.rejoin };
-    if (this.rejoinPolicy) checkPolicy(this.rejoinPolicy);
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-    for (const [k, v] of Object.entries(this.timeouts)) {
+    this.#rejoinPolicy = options.rejoin === false ? undefined : { ...DEFAULT_REJOIN, ...options.rejoin };
+    if (this.#rejoinPolicy) checkPolicy(this.#rejoinPolicy);
+    this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    for (const [k, v] of Object.entries(this.#timeouts)) {
       if (!Number.isFinite(v) || v <= 0) throw new InputError(`timeouts.${k}`, `timeouts.${k} must be a positive number of ms`, '> 0 ms');
     }
     const retry = options.keyframeRetryMs;
@@ -148,39 +151,39 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
    * one (the rejection is also reported through `error`/`closed`, and is safe to ignore).
    */
   start(): Promise<ConnectedInfo> {
-    if (this.firstJoin) return this.firstJoin;
-    if (this.stopped) {
-      this.firstJoin = Promise.reject(new SignalingError({ reason: 'CONNECTION-LOST', detail: 'the session was already closed' }));
-      this.firstJoin.catch(() => undefined);
-      return this.firstJoin;
+    if (this.#firstJoin) return this.#firstJoin;
+    if (this.#stopped) {
+      this.#firstJoin = Promise.reject(new SignalingError({ reason: 'CONNECTION-LOST', detail: 'the session was already closed' }));
+      this.#firstJoin.catch(() => undefined);
+      return this.#firstJoin;
     }
-    this.firstJoin = new Promise<ConnectedInfo>((resolve, reject) => {
-      this.settleFirstJoin = { resolve, reject };
+    this.#firstJoin = new Promise<ConnectedInfo>((resolve, reject) => {
+      this.#settleFirstJoin = { resolve, reject };
     });
-    this.firstJoin.catch(() => undefined);
-    this.loopDone = this.loop().catch((err: unknown) => {
+    this.#firstJoin.catch(() => undefined);
+    this.#loopDone = this.#loop().catch((err: unknown) => {
       // Only a bug gets here; the session still ends with a typed error instead of an unhandled rejection.
-      this.stopped = true;
-      this.finish(new SignalingError({ reason: 'CONNECTION-LOST', detail: `internal error: ${describeError(err)}`, rejoin: 'never' }));
+      this.#stopped = true;
+      this.#finish(new SignalingError({ reason: 'CONNECTION-LOST', detail: `internal error: ${describeError(err)}`, rejoin: 'never' }));
     });
-    return this.firstJoin;
+    return this.#firstJoin;
   }
 
   /** True while media flows on the current connection. */
   get connected(): boolean {
-    return this.isConnected;
+    return this.#isConnected;
   }
 
-  private isConnected = false;
+  #isConnected = false;
 
   /** The client_id the server gave the latest join (a new one at every rejoin); undefined before the first. */
   get clientId(): string | undefined {
-    return this.latestClientId;
+    return this.#latestClientId;
   }
 
   /** The remote streams being received now, by stream id (downstream). */
   get streams(): ReadonlyMap<string, RemoteStreamInfo> {
-    return this.remoteStreams;
+    return this.#remoteStreams;
   }
 
   /**
@@ -191,12 +194,12 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     if (streamId !== undefined && typeof streamId !== 'string') {
       throw new InputError('streamId', 'streamId must be a string (a stream id from streamAdded) or omitted', 'a string');
     }
-    for (const r of this.receivers.values()) if (streamId === undefined || r.streamId === streamId) r.requestKeyframe();
+    for (const r of this.#receivers.values()) if (streamId === undefined || r.streamId === streamId) r.requestKeyframe();
   }
 
   /** Sends one RTP packet on the upstream video track; dropped while not connected. Returns whether it was sent. */
   writeVideoRtp(packet: RtpPacket): boolean {
-    const track = this.connection?.outgoingTrack;
+    const track = this.#connection?.outgoingTrack;
     if (!track) return false;
     try {
       track.writeRtp(packet);
@@ -208,65 +211,65 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
 
   /** Leaves the room and releases socket, peer connection and timers. Idempotent. */
   close(): Promise<void> {
-    this.closeDone ??= (async () => {
-      this.stopped = true;
-      this.stopping.abort();
-      await this.connection?.close();
-      await this.loopDone;
-      this.finish(undefined);
+    this.#closeDone ??= (async () => {
+      this.#stopped = true;
+      this.#stopping.abort();
+      await this.#connection?.close();
+      await this.#loopDone;
+      this.#finish(undefined);
     })();
-    return this.closeDone;
+    return this.#closeDone;
   }
 
-  private async loop(): Promise<void> {
+  async #loop(): Promise<void> {
     let lastError: SignalingError | undefined;
-    while (!this.stopped) {
-      const error = await this.attempt();
-      if (this.stopped) return;
+    while (!this.#stopped) {
+      const error = await this.#attempt();
+      if (this.#stopped) return;
       lastError = error;
-      if (error.rejoin === 'never' || !this.rejoinPolicy) break;
-      this.failures++;
-      if (this.failures > this.rejoinPolicy.maxAttempts) {
+      if (error.rejoin === 'never' || !this.#rejoinPolicy) break;
+      this.#failures++;
+      if (this.#failures > this.#rejoinPolicy.maxAttempts) {
         lastError = new SignalingError({
           reason: error.reason,
           closeCode: error.closeCode,
           rejoin: error.rejoin,
-          detail: `gave up after ${this.rejoinPolicy.maxAttempts} rejoin attempts`,
+          detail: `gave up after ${this.#rejoinPolicy.maxAttempts} rejoin attempts`,
         });
         break;
       }
       // An invalid ticket is fixed by the fresh one the next attempt fetches: no need to wait first.
-      const delayMs = error.rejoin === 'new-ticket' && this.failures === 1 ? 0 : rejoinDelay(this.rejoinPolicy, this.failures);
-      this.safeEmit('rejoining', { attempt: this.failures, delayMs, error });
-      await sleep(delayMs, this.stopping.signal);
+      const delayMs = error.rejoin === 'new-ticket' && this.#failures === 1 ? 0 : rejoinDelay(this.#rejoinPolicy, this.#failures);
+      this.#safeEmit('rejoining', { attempt: this.#failures, delayMs, error });
+      await sleep(delayMs, this.#stopping.signal);
     }
-    if (!this.stopped) {
-      this.stopped = true;
-      this.finish(lastError);
+    if (!this.#stopped) {
+      this.#stopped = true;
+      this.#finish(lastError);
     }
   }
 
-  private finish(error: SignalingError | undefined): void {
-    if (this.closedEmitted) return;
-    this.closedEmitted = true;
-    this.clearReceivers();
-    this.settleFirstJoin?.reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' }));
-    if (error && this.listenerCount('error') > 0) this.safeEmit('error', error);
-    this.safeEmit('closed', { error });
+  #finish(error: SignalingError | undefined): void {
+    if (this.#closedEmitted) return;
+    this.#closedEmitted = true;
+    this.#clearReceivers();
+    this.#settleFirstJoin?.reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' }));
+    if (error && this.listenerCount('error') > 0) this.#safeEmit('error', error);
+    this.#safeEmit('closed', { error });
   }
 
   // A throwing listener belongs to the host: it must neither break the session's bookkeeping nor
   // keep the listeners after it from running, so each one is called on its own, and its error is
   // reported, not lost.
-  private safeEmit<K extends keyof SessionEvents>(event: K, ...args: SessionEvents[K]): void {
+  #safeEmit<K extends keyof SessionEvents>(event: K, ...args: SessionEvents[K]): void {
     emitGuarded(this, event, args);
   }
 
-  private async attempt(): Promise<SignalingError> {
+  async #attempt(): Promise<SignalingError> {
     const closed = (): SignalingError => new SignalingError({ reason: 'CONNECTION-LOST', detail: 'session closed' });
     let ticket: Ticket;
     try {
-      const got = await abortable(this.options.getTicket(), this.stopping.signal);
+      const got = await abortable(this.#options.getTicket(), this.#stopping.signal);
       if (got === ABORTED) return closed();
       ticket = got;
       if (!ticket || typeof ticket.url !== 'string' || typeof ticket.access_token !== 'string' || typeof ticket.id !== 'string') {
@@ -281,38 +284,38 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
         rejoin: retryable === false || err instanceof TypeError || err instanceof InputError ? 'never' : 'backoff',
       });
     }
-    if (this.stopped) return closed();
+    if (this.#stopped) return closed();
     const conn = new SignalingConnection({
       ticket,
-      settings: this.settings,
-      timeouts: this.timeouts,
-      loopbackOnly: this.options.loopbackOnly,
-      iceServers: this.options.iceServers,
+      settings: this.#settings,
+      timeouts: this.#timeouts,
+      loopbackOnly: this.#options.loopbackOnly,
+      iceServers: this.#options.iceServers,
     });
-    this.connection = conn;
+    this.#connection = conn;
     const ended = new Promise<SignalingError>((resolve) => conn.once('ended', resolve));
     conn.on('connected', ({ clientId }) => {
-      this.failures = 0;
-      this.joins++;
-      this.stats.joins = this.joins;
-      this.isConnected = true;
-      this.latestClientId = clientId;
-      const info = { clientId, joins: this.joins };
-      this.settleFirstJoin?.resolve(info);
-      this.safeEmit('connected', info);
-      this.reconcile(conn);
+      this.#failures = 0;
+      this.#joins++;
+      this.stats.joins = this.#joins;
+      this.#isConnected = true;
+      this.#latestClientId = clientId;
+      const info = { clientId, joins: this.#joins };
+      this.#settleFirstJoin?.resolve(info);
+      this.#safeEmit('connected', info);
+      this.#reconcile(conn);
     });
     conn.on('track', (track, receiver) => {
-      if (track.kind === 'video') this.announced.add(receiver);
+      if (track.kind === 'video') this.#announced.add(receiver);
     });
-    conn.on('negotiated', () => this.reconcile(conn));
-    conn.on('keyframeRequest', () => this.safeEmit('keyframeRequest'));
+    conn.on('negotiated', () => this.#reconcile(conn));
+    conn.on('keyframeRequest', () => this.#safeEmit('keyframeRequest'));
     conn.on('renegotiated', () => this.stats.renegotiations++);
-    conn.on('notice', (notice) => this.safeEmit('notice', notice));
+    conn.on('notice', (notice) => this.#safeEmit('notice', notice));
     conn.start();
-    const error = await abortable(ended, this.stopping.signal);
-    this.isConnected = false;
-    this.clearReceivers();
+    const error = await abortable(ended, this.#stopping.signal);
+    this.#isConnected = false;
+    this.#clearReceivers();
     await conn.close();
     return error === ABORTED ? closed() : error;
   }
@@ -321,22 +324,22 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
    * Brings the receivers in line with what the last answered offer sends: a new stream id on an
    * m-line, or an m-line announced again, starts over; an m-line that went inactive is removed.
    */
-  private reconcile(conn: SignalingConnection): void {
+  #reconcile(conn: SignalingConnection): void {
     // Streams are announced once media can flow: `connected` first, then `streamAdded`, then frames.
-    if (this.connection !== conn || this.stopped || !this.isConnected) return;
+    if (this.#connection !== conn || this.#stopped || !this.#isConnected) return;
     const current = new Map<RTCRtpReceiver, RemoteVideo>();
     for (const remote of conn.remoteVideo()) current.set(remote.receiver, remote);
-    for (const [receiver, r] of [...this.receivers]) {
+    for (const [receiver, r] of [...this.#receivers]) {
       const now = current.get(receiver);
-      if (!now || this.announced.has(receiver) || streamIdOf(now) !== r.streamId || now.track !== r.track) this.dropReceiver(receiver);
+      if (!now || this.#announced.has(receiver) || streamIdOf(now) !== r.streamId || now.track !== r.track) this.#dropReceiver(receiver);
     }
     for (const remote of current.values()) {
-      if (!this.receivers.has(remote.receiver)) this.receive(conn, remote);
+      if (!this.#receivers.has(remote.receiver)) this.#receive(conn, remote);
     }
-    this.announced.clear();
+    this.#announced.clear();
   }
 
-  private receive(conn: SignalingConnection, remote: RemoteVideo): void {
+  #receive(conn: SignalingConnection, remote: RemoteVideo): void {
     const { track, receiver } = remote;
     const codec = codecFromMime(remote.codec ?? track.codec?.mimeType);
     if (!codec) return;
@@ -352,39 +355,39 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       codec,
       onFrame: (frame) => {
         this.stats.frames++;
-        this.safeEmit('frame', { ...frame, streamId, trackId });
+        this.#safeEmit('frame', { ...frame, streamId, trackId });
       },
       onKeyframeNeeded: () => requestKeyframe(),
     });
     // The first PLI can reach the server before the publisher's stream does: repeat until a key frame.
     const retry = setInterval(() => {
       if (assembler.waitingForKeyframe) requestKeyframe();
-    }, this.options.keyframeRetryMs ?? 1000);
+    }, this.#options.keyframeRetryMs ?? 1000);
     const { unSubscribe } = track.onReceiveRtp.subscribe((rtp) => {
-      if (this.connection === conn) assembler.push(rtp);
+      if (this.#connection === conn) assembler.push(rtp);
     });
-    this.receivers.set(receiver, { track, streamId, retry, unsubscribe: unSubscribe, requestKeyframe });
-    if (!this.remoteStreams.has(streamId)) {
-      this.remoteStreams.set(streamId, { codec });
-      this.safeEmit('streamAdded', { streamId, codec, trackId });
+    this.#receivers.set(receiver, { track, streamId, retry, unsubscribe: unSubscribe, requestKeyframe });
+    if (!this.#remoteStreams.has(streamId)) {
+      this.#remoteStreams.set(streamId, { codec });
+      this.#safeEmit('streamAdded', { streamId, codec, trackId });
     }
     requestKeyframe();
   }
 
-  private dropReceiver(receiver: RTCRtpReceiver): void {
-    const r = this.receivers.get(receiver);
+  #dropReceiver(receiver: RTCRtpReceiver): void {
+    const r = this.#receivers.get(receiver);
     if (!r) return;
     clearInterval(r.retry);
     r.unsubscribe();
-    this.receivers.delete(receiver);
+    this.#receivers.delete(receiver);
     // A stream is gone when the last of its m-lines is.
-    if ([...this.receivers.values()].some((other) => other.streamId === r.streamId)) return;
-    if (this.remoteStreams.delete(r.streamId)) this.safeEmit('streamRemoved', { streamId: r.streamId });
+    if ([...this.#receivers.values()].some((other) => other.streamId === r.streamId)) return;
+    if (this.#remoteStreams.delete(r.streamId)) this.#safeEmit('streamRemoved', { streamId: r.streamId });
   }
 
-  private clearReceivers(): void {
-    for (const receiver of [...this.receivers.keys()]) this.dropReceiver(receiver);
-    this.announced.clear();
+  #clearReceivers(): void {
+    for (const receiver of [...this.#receivers.keys()]) this.#dropReceiver(receiver);
+    this.#announced.clear();
   }
 }
 

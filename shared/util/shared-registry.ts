@@ -16,20 +16,22 @@ interface Entry<T> {
  */
 export class SharedRegistry<T> {
   readonly #entries = new Map<string, Entry<T>>();
+  readonly #dispose: (value: T) => Promise<void>;
+  readonly #usable: (value: T) => boolean;
 
   /**
    * @param dispose frees a value once nobody uses it.
    * @param usable tells whether a registered value can still be lent (e.g. a pool not closed meanwhile).
    */
-  constructor(
-    private readonly dispose: (value: T) => Promise<void>,
-    private readonly usable: (value: T) => boolean = () => true,
-  ) {}
+  constructor(dispose: (value: T) => Promise<void>, usable: (value: T) => boolean = () => true) {
+    this.#dispose = dispose;
+    this.#usable = usable;
+  }
 
   /** Lends the value under `key`, calling `create` when there is none (or none usable). */
   acquire(key: string, create: () => T): Lease<T> {
     let entry = this.#entries.get(key);
-    if (!entry || !this.usable(entry.value)) {
+    if (!entry || !this.#usable(entry.value)) {
       entry = { value: create(), users: 0 };
       this.#entries.set(key, entry);
     }
@@ -44,7 +46,7 @@ export class SharedRegistry<T> {
         current.users -= 1;
         if (current.users > 0) return;
         if (this.#entries.get(key) === current) this.#entries.delete(key);
-        await this.dispose(current.value);
+        await this.#dispose(current.value);
       },
     };
   }
