@@ -17,10 +17,13 @@ export class SparseKeyframeSource implements VideoSource {
   #pending = true;
   #closed = false;
 
-  constructor(
-    private readonly fps = 30,
-    private readonly keyframeEveryMs = 10_000,
-  ) {}
+  readonly #fps: number;
+  readonly #keyframeEveryMs: number;
+
+  constructor(fps: number = 30, keyframeEveryMs: number = 10_000) {
+    this.#fps = fps;
+    this.#keyframeEveryMs = keyframeEveryMs;
+  }
 
   /** Asks for a key frame as the next frame. */
   requestKeyframe(): void {
@@ -30,8 +33,8 @@ export class SparseKeyframeSource implements VideoSource {
 
   /** Endless frames on the 90 kHz clock; the publisher paces them. */
   async *frames(): AsyncIterable<SourceFrame> {
-    const step = 90_000 / this.fps;
-    const gop = Math.max(1, Math.round((this.keyframeEveryMs * this.fps) / 1000));
+    const step = 90_000 / this.#fps;
+    const gop = Math.max(1, Math.round((this.#keyframeEveryMs * this.#fps) / 1000));
     for (let i = 0; !this.#closed; i++) {
       const key = this.#pending || i % gop === 0;
       this.#pending = false;

@@ -13,25 +13,25 @@ interface ActiveRule {
 
 /** Decides, per request and endpoint, whether to delay it and which injected error to answer with. */
 export class FaultInjector {
-  private rules = new Map<string, ActiveRule>();
-  private readonly sleepers = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
+  #rules = new Map<string, ActiveRule>();
+  readonly #sleepers = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
 
   /** Replaces the whole configuration; every rule restarts its random sequence from its seed. */
   configure(config: FaultConfig): void {
-    this.rules = new Map(
+    this.#rules = new Map(
       Object.entries(config).map(([endpoint, rule]) => [endpoint, { rule, next: createPrng(rule.seed ?? DEFAULT_SEED) }]),
     );
   }
 
   /** Drops every rule and ends the injected delays still running (their requests go on unharmed). */
   clear(): void {
-    this.rules.clear();
+    this.#rules.clear();
     this.wakeAll();
   }
 
   /** The configuration in force (for the stats page). */
   current(): FaultConfig {
-    return Object.fromEntries([...this.rules].map(([endpoint, active]) => [endpoint, { ...active.rule }]));
+    return Object.fromEntries([...this.#rules].map(([endpoint, active]) => [endpoint, { ...active.rule }]));
   }
 
   /**
@@ -39,10 +39,10 @@ export class FaultInjector {
    * The endpoint's own rule wins over the '*' rule; they are not combined.
    */
   async apply(endpoint: string, res: ServerResponse): Promise<boolean> {
-    const active = this.rules.get(endpoint) ?? this.rules.get('*');
+    const active = this.#rules.get(endpoint) ?? this.#rules.get('*');
     if (!active) return false;
     const { rule } = active;
-    if (rule.latencyMs) await this.sleep(rule.latencyMs);
+    if (rule.latencyMs) await this.#sleep(rule.latencyMs);
     if (res.destroyed) return true;
     const draw = active.next();
     let edge = rule.tooManyRequests ?? 0;
@@ -77,23 +77,23 @@ export class FaultInjector {
 
   /** Wakes every pending latency sleep, e.g. so a stopping server leaves no timers behind. */
   wakeAll(): void {
-    for (const sleeper of this.sleepers) {
+    for (const sleeper of this.#sleepers) {
       clearTimeout(sleeper.timer);
       sleeper.wake();
     }
-    this.sleepers.clear();
+    this.#sleepers.clear();
   }
 
-  private sleep(ms: number): Promise<void> {
+  #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const sleeper = {
         timer: setTimeout(() => {
-          this.sleepers.delete(sleeper);
+          this.#sleepers.delete(sleeper);
           resolve();
         }, ms),
         wake: resolve,
       };
-      this.sleepers.add(sleeper);
+      this.#sleepers.add(sleeper);
     });
   }
 }

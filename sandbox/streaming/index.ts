@@ -21,35 +21,35 @@ class StreamingModule implements SandboxModule, SessionHost {
   readonly options: StreamingSandboxOptions;
   readonly store: RoomStore;
   readonly faults = { stopPings: false, ignorePongs: false };
-  private readonly sessions = new Set<SignalingSession>();
+  readonly #sessions = new Set<SignalingSession>();
   /** Peer connections still tearing down; reset() and close() wait for them. */
-  private readonly releasing = new Set<Promise<void>>();
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
-  private readonly sfu: Sfu;
-  private readonly api: RoomsApi;
+  readonly #releasing = new Set<Promise<void>>();
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  readonly #sfu: Sfu;
+  readonly #api: RoomsApi;
 
-  constructor(
-    private readonly ctx: SandboxContext,
-    options: Partial<StreamingSandboxOptions>,
-  ) {
+  readonly #ctx: SandboxContext;
+
+  constructor(ctx: SandboxContext, options: Partial<StreamingSandboxOptions>) {
+    this.#ctx = ctx;
     this.options = resolveStreamingOptions(options);
     this.store = new RoomStore(this.options);
-    this.sfu = new Sfu(this.options.iceGatheringTimeoutMs);
-    this.api = new RoomsApi(ctx, this.store, (roomId) => this.signalingUrl(roomId), () => this.options.roomLimit);
+    this.#sfu = new Sfu(this.options.iceGatheringTimeoutMs);
+    this.#api = new RoomsApi(ctx, this.store, (roomId) => this.#signalingUrl(roomId), () => this.options.roomLimit);
     this.store.onDeleted((roomId) => {
-      for (const session of [...this.sessions]) if (session.roomId === roomId) session.close();
+      for (const session of [...this.#sessions]) if (session.roomId === roomId) session.close();
     });
   }
 
   handle(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<boolean> {
-    return this.api.handle(req, res, url, body);
+    return this.#api.handle(req, res, url, body);
   }
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
     if (!SIGNALING_PATH.test(path)) return false;
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      this.sessions.add(new SignalingSession(ws, this));
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      this.#sessions.add(new SignalingSession(ws, this));
     });
     return true;
   }
@@ -58,14 +58,14 @@ class StreamingModule implements SandboxModule, SessionHost {
     const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     switch (action) {
       case 'drop-sockets': {
-        let victims = [...this.sessions];
+        let victims = [...this.#sessions];
         if (typeof input.room === 'string') victims = victims.filter((s) => s.roomId === input.room);
         if (typeof input.count === 'number') victims = victims.slice(0, Math.max(0, Math.floor(input.count)));
         for (const session of victims) session.drop();
         return { dropped: victims.length };
       }
       case 'restart-sfu': {
-        const sessions = [...this.sessions];
+        const sessions = [...this.#sessions];
         for (const session of sessions) session.close(undefined, RESTART_CLOSE);
         return { closed: sessions.length };
       }
@@ -77,7 +77,7 @@ class StreamingModule implements SandboxModule, SessionHost {
         return { ignorePongs: this.faults.ignorePongs };
       case 'sessions':
         return {
-          sessions: [...this.sessions].map((s) => ({ client_id: s.clientId, room: s.roomId ?? null, role: s.role ?? null, state: s.state, pongs: s.pongs })),
+          sessions: [...this.#sessions].map((s) => ({ client_id: s.clientId, room: s.roomId ?? null, role: s.role ?? null, state: s.state, pongs: s.pongs })),
         };
       default:
         return undefined;
@@ -85,8 +85,8 @@ class StreamingModule implements SandboxModule, SessionHost {
   }
 
   async reset(): Promise<void> {
-    this.closeSessions();
-    await Promise.all([...this.releasing]);
+    this.#closeSessions();
+    await Promise.all([...this.#releasing]);
     this.store.clear();
     this.faults.stopPings = false;
     this.faults.ignorePongs = false;
@@ -94,33 +94,33 @@ class StreamingModule implements SandboxModule, SessionHost {
 
   async close(): Promise<void> {
     await this.reset();
-    for (const client of this.wss.clients) client.terminate();
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    for (const client of this.#wss.clients) client.terminate();
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
   }
 
   countAdmitted(roomId?: string): number {
     let count = 0;
-    for (const session of this.sessions) if (session.admitted && (roomId === undefined || session.roomId === roomId)) count++;
+    for (const session of this.#sessions) if (session.admitted && (roomId === undefined || session.roomId === roomId)) count++;
     return count;
   }
 
   createPeer(roomId: string, request: ConnectRequest, clientId: string): MediaPeer {
-    return this.sfu.createPeer(roomId, request, clientId);
+    return this.#sfu.createPeer(roomId, request, clientId);
   }
 
   forget(session: SignalingSession, released: Promise<void>): void {
-    this.sessions.delete(session);
-    const settled = released.catch(() => undefined).finally(() => this.releasing.delete(settled));
-    this.releasing.add(settled);
+    this.#sessions.delete(session);
+    const settled = released.catch(() => undefined).finally(() => this.#releasing.delete(settled));
+    this.#releasing.add(settled);
   }
 
-  private closeSessions(): void {
+  #closeSessions(): void {
     // Terminated rather than closed: a reset must not wait for clients to answer a close frame.
-    for (const session of [...this.sessions]) session.drop();
+    for (const session of [...this.#sessions]) session.drop();
   }
 
-  private signalingUrl(roomId: string): string {
-    const base = new URL(this.ctx.baseUrl);
+  #signalingUrl(roomId: string): string {
+    const base = new URL(this.#ctx.baseUrl);
     base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
     base.pathname = `/servers/${encodeURIComponent(roomId)}`;
     return base.toString();

@@ -18,24 +18,24 @@ export abstract class MediaPeer {
   protected isClosed = false;
   /** True between sending an offer (first or `update`) and applying its answer. */
   protected isNegotiating = true;
-  private readonly releasedListeners: (() => void)[] = [];
-  private updateListener?: (sdp: string) => void;
-  private failedListener?: () => void;
+  readonly #releasedListeners: (() => void)[] = [];
+  #updateListener?: (sdp: string) => void;
+  #failedListener?: () => void;
 
-  constructor(
-    codecs: { video?: VideoCodec; audio?: AudioCodec },
-    private readonly iceGatheringTimeoutMs: number,
-  ) {
+  readonly #iceGatheringTimeoutMs: number;
+
+  constructor(codecs: { video?: VideoCodec; audio?: AudioCodec }, iceGatheringTimeoutMs: number) {
+    this.#iceGatheringTimeoutMs = iceGatheringTimeoutMs;
     this.pc = createLoopbackPeer(codecs);
     this.pc.connectionStateChange.subscribe((state) => {
-      if (state === 'failed' && !this.isClosed) this.failedListener?.();
+      if (state === 'failed' && !this.isClosed) this.#failedListener?.();
     });
   }
 
   /** Creates the offer and waits for ICE gathering, so every server candidate is inside the SDP. */
   async createOffer(): Promise<string> {
     await this.pc.setLocalDescription(await this.pc.createOffer());
-    await waitForGathering(this.pc, this.iceGatheringTimeoutMs);
+    await waitForGathering(this.pc, this.#iceGatheringTimeoutMs);
     return loopbackOnlySdp(this.pc.localDescription?.sdp ?? '');
   }
 
@@ -65,17 +65,17 @@ export abstract class MediaPeer {
 
   /** Registers where a renegotiation offer goes (signaling sends it as `update`). */
   onUpdate(listener: (sdp: string) => void): void {
-    this.updateListener = listener;
+    this.#updateListener = listener;
   }
 
   /** Registers what happens when the transport fails for good. */
   onFailed(listener: () => void): void {
-    this.failedListener = listener;
+    this.#failedListener = listener;
   }
 
   /** Registers a callback run once the peer is closed. */
   onReleased(listener: () => void): void {
-    this.releasedListeners.push(listener);
+    this.#releasedListeners.push(listener);
   }
 
   /** Closes the peer connection; safe to call more than once. */
@@ -83,7 +83,7 @@ export abstract class MediaPeer {
     if (this.isClosed) return;
     this.isClosed = true;
     this.released();
-    for (const listener of this.releasedListeners) listener();
+    for (const listener of this.#releasedListeners) listener();
     try {
       await this.pc.close();
     } catch {
@@ -96,10 +96,10 @@ export abstract class MediaPeer {
     this.isNegotiating = true;
     this.createOffer().then(
       (sdp) => {
-        if (!this.isClosed) this.updateListener?.(sdp);
+        if (!this.isClosed) this.#updateListener?.(sdp);
       },
       () => {
-        if (!this.isClosed) this.failedListener?.();
+        if (!this.isClosed) this.#failedListener?.();
       },
     );
   }

@@ -31,70 +31,72 @@ type Phase = 'waiting-connect' | 'verifying' | 'offered' | 'active' | 'closed';
  */
 export class SignalingSession {
   readonly clientId = randomUUID();
-  private phase: Phase = 'waiting-connect';
-  private room?: string;
-  private direction?: Direction;
-  private peer?: MediaPeer;
-  private counted = false;
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private answerTimer?: NodeJS.Timeout;
-  private pongTimer?: NodeJS.Timeout;
-  private pingTimer?: NodeJS.Timeout;
+  #phase: Phase = 'waiting-connect';
+  #room?: string;
+  #direction?: Direction;
+  #peer?: MediaPeer;
+  #counted = false;
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #answerTimer?: NodeJS.Timeout;
+  #pongTimer?: NodeJS.Timeout;
+  #pingTimer?: NodeJS.Timeout;
   /** Pongs received, for diagnosis (and for tests that wait on pongs instead of the clock). */
   pongs = 0;
 
-  constructor(
-    private readonly ws: WebSocket,
-    private readonly host: SessionHost,
-  ) {
-    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
-    ws.on('close', () => this.finish());
+  readonly #ws: WebSocket;
+  readonly #host: SessionHost;
+
+  constructor(ws: WebSocket, host: SessionHost) {
+    this.#ws = ws;
+    this.#host = host;
+    ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
+    ws.on('close', () => this.#finish());
     // Without a listener an 'error' event would throw; the 'close' that follows cleans up.
     ws.on('error', () => undefined);
-    this.after(host.options.connectWaitTimeoutMs, () => {
-      if (this.phase === 'waiting-connect') this.close('CONNECT-WAIT-TIMEOUT');
+    this.#after(host.options.connectWaitTimeoutMs, () => {
+      if (this.#phase === 'waiting-connect') this.close('CONNECT-WAIT-TIMEOUT');
     });
   }
 
   /** The room this session joined, once connect was accepted. */
   get roomId(): string | undefined {
-    return this.room;
+    return this.#room;
   }
 
   /** `up` or `down` once connect was accepted. */
   get role(): Direction | undefined {
-    return this.direction;
+    return this.#direction;
   }
 
   /** Whether connect was accepted (the session counts toward the connection limits). */
   get admitted(): boolean {
-    return this.phase === 'verifying' || this.phase === 'offered' || this.phase === 'active';
+    return this.#phase === 'verifying' || this.#phase === 'offered' || this.#phase === 'active';
   }
 
   /** Where the session stands, for the admin view. */
   get state(): Phase {
-    return this.phase;
+    return this.#phase;
   }
 
   /** Ends the session with a spec reason (or a normal close), then releases everything. */
   close(reason?: CloseReason, code: number = reason ? closeCodes[reason] : NORMAL_CLOSE): void {
-    if (this.phase === 'closed') return;
+    if (this.#phase === 'closed') return;
     try {
-      this.ws.close(code, reason ?? '');
+      this.#ws.close(code, reason ?? '');
     } catch {
-      this.ws.terminate();
+      this.#ws.terminate();
     }
-    this.finish();
+    this.#finish();
   }
 
   /** Cuts the TCP connection without a close frame, like a network drop. */
   drop(): void {
-    this.ws.terminate();
-    this.finish();
+    this.#ws.terminate();
+    this.#finish();
   }
 
-  private onMessage(data: RawData, isBinary: boolean): void {
-    if (this.phase === 'closed') return;
+  #onMessage(data: RawData, isBinary: boolean): void {
+    if (this.#phase === 'closed') return;
     let message: unknown;
     try {
       if (isBinary) throw new Error('binary frame');
@@ -118,21 +120,21 @@ export class SignalingSession {
     }
     switch (body.type) {
       case 'connect':
-        if (this.phase === 'waiting-connect') this.guard(this.onConnect(body));
+        if (this.#phase === 'waiting-connect') this.#guard(this.#onConnect(body));
         break;
       case 'answer':
-        if (this.phase === 'offered') this.guard(this.onAnswer(body.sdp, false));
+        if (this.#phase === 'offered') this.#guard(this.#onAnswer(body.sdp, false));
         break;
       case 'update':
       case 're-answer':
-        if (this.phase === 'active') this.guard(this.onAnswer(body.sdp, true));
+        if (this.#phase === 'active') this.#guard(this.#onAnswer(body.sdp, true));
         break;
       case 'candidate':
-        this.onCandidate(body.candidate);
+        this.#onCandidate(body.candidate);
         break;
       case 'pong':
         this.pongs++;
-        if (!this.host.faults.ignorePongs && this.pongTimer) this.armPongWatch();
+        if (!this.#host.faults.ignorePongs && this.#pongTimer) this.#armPongWatch();
         break;
       case 'disconnect':
         this.close();
@@ -141,12 +143,12 @@ export class SignalingSession {
   }
 
   /** A fault inside the sandbox ends this session, never the process. */
-  private guard(work: Promise<void>): void {
+  #guard(work: Promise<void>): void {
     work.catch(() => this.close('INTERNAL-ERROR'));
   }
 
-  private async onConnect(message: Record<string, unknown>): Promise<void> {
-    const { options, store } = this.host;
+  async #onConnect(message: Record<string, unknown>): Promise<void> {
+    const { options, store } = this.#host;
     const request = parseConnect(message, options.bitRateLimitKbps);
     if (typeof request === 'string') {
       this.close(request);
@@ -157,20 +159,20 @@ export class SignalingSession {
       this.close('RAPI-INVALID-TOKEN');
       return;
     }
-    if (this.host.countAdmitted() >= options.maxConnections) {
+    if (this.#host.countAdmitted() >= options.maxConnections) {
       this.close('EXCEED-MAX-CONNECTIONS');
       return;
     }
-    if (this.host.countAdmitted(verdict.roomId) >= options.maxConnectionsPerChannel) {
+    if (this.#host.countAdmitted(verdict.roomId) >= options.maxConnectionsPerChannel) {
       this.close('RAPI-EXCEED-MAX-CHANNEL-CONNECTIONS');
       return;
     }
-    this.phase = 'verifying';
-    this.room = verdict.roomId;
-    this.direction = request.direction;
-    const peer = this.host.createPeer(verdict.roomId, request, this.clientId);
-    this.peer = peer;
-    peer.onUpdate((sdp) => this.send({ type: 'update', sdp }));
+    this.#phase = 'verifying';
+    this.#room = verdict.roomId;
+    this.#direction = request.direction;
+    const peer = this.#host.createPeer(verdict.roomId, request, this.clientId);
+    this.#peer = peer;
+    peer.onUpdate((sdp) => this.#send({ type: 'update', sdp }));
     peer.onFailed(() => this.close('TRANSPORT-INTERNAL-ERROR'));
     let sdp: string;
     try {
@@ -179,27 +181,27 @@ export class SignalingSession {
       this.close('SIGNALING-INTERNAL-ERROR');
       return;
     }
-    if (this.phase !== 'verifying') return;
-    this.phase = 'offered';
-    this.send({
+    if (this.#phase !== 'verifying') return;
+    this.#phase = 'offered';
+    this.#send({
       type: 'offer',
       sdp,
       client_id: this.clientId,
       connection_id: this.clientId,
       config: { iceServers: [], iceTransportPolicy: 'all' },
     });
-    this.answerTimer = this.after(options.answerWaitTimeoutMs, () => {
-      if (this.phase === 'offered') this.close('CONNECTION-CREATED-WAIT-TIMEOUT-ERROR');
+    this.#answerTimer = this.#after(options.answerWaitTimeoutMs, () => {
+      if (this.#phase === 'offered') this.close('CONNECTION-CREATED-WAIT-TIMEOUT-ERROR');
     });
-    this.startPings();
+    this.#startPings();
   }
 
-  private async onAnswer(sdp: unknown, isUpdate: boolean): Promise<void> {
+  async #onAnswer(sdp: unknown, isUpdate: boolean): Promise<void> {
     if (typeof sdp !== 'string' || sdp.trim() === '') {
       this.close('FAILURE-MISSING-SDP');
       return;
     }
-    const peer = this.peer;
+    const peer = this.#peer;
     if (!peer) return;
     try {
       await peer.acceptAnswer(sdp);
@@ -207,70 +209,70 @@ export class SignalingSession {
       this.close(error instanceof SdpError ? error.reason : 'FAILURE-SDP-PARSE');
       return;
     }
-    if (isUpdate || this.phase !== 'offered') return;
-    this.phase = 'active';
-    this.clear(this.answerTimer);
-    if (this.room && this.direction) {
-      this.host.store.adjustCount(this.room, this.direction, 1);
-      this.counted = true;
+    if (isUpdate || this.#phase !== 'offered') return;
+    this.#phase = 'active';
+    this.#clear(this.#answerTimer);
+    if (this.#room && this.#direction) {
+      this.#host.store.adjustCount(this.#room, this.#direction, 1);
+      this.#counted = true;
     }
   }
 
-  private onCandidate(candidate: unknown): void {
+  #onCandidate(candidate: unknown): void {
     if (typeof candidate !== 'string') {
       this.close('RAPI-INVALID-PARAMETER');
       return;
     }
     // The client may trickle an end-of-candidates marker as an empty string: nothing to add.
     const line = candidate.trim().replace(/^a=/, '');
-    if (line !== '') void this.peer?.addCandidate(line);
+    if (line !== '') void this.#peer?.addCandidate(line);
   }
 
-  private startPings(): void {
-    const { pingIntervalMs } = this.host.options;
-    this.pingTimer = setInterval(() => {
-      if (!this.host.faults.stopPings) this.send({ type: 'ping' });
+  #startPings(): void {
+    const { pingIntervalMs } = this.#host.options;
+    this.#pingTimer = setInterval(() => {
+      if (!this.#host.faults.stopPings) this.#send({ type: 'ping' });
     }, Math.max(1, pingIntervalMs));
-    this.timers.add(this.pingTimer);
-    this.armPongWatch();
+    this.#timers.add(this.#pingTimer);
+    this.#armPongWatch();
   }
 
-  private armPongWatch(): void {
-    this.clear(this.pongTimer);
-    this.pongTimer = this.after(this.host.options.pongTimeoutMs, () => this.close('PONG-TIMEOUT-ERROR'));
+  #armPongWatch(): void {
+    this.#clear(this.#pongTimer);
+    this.#pongTimer = this.#after(this.#host.options.pongTimeoutMs, () => this.close('PONG-TIMEOUT-ERROR'));
   }
 
-  private send(message: object): void {
-    if (this.phase === 'closed' || this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(JSON.stringify(message), (error) => {
+  #send(message: object): void {
+    if (this.#phase === 'closed' || this.#ws.readyState !== this.#ws.OPEN) return;
+    this.#ws.send(JSON.stringify(message), (error) => {
       if (error) this.drop();
     });
   }
 
-  private after(ms: number, run: () => void): NodeJS.Timeout {
+  #after(ms: number, run: () => void): NodeJS.Timeout {
     const timer = setTimeout(() => {
-      this.timers.delete(timer);
+      this.#timers.delete(timer);
       run();
     }, ms);
-    this.timers.add(timer);
+    this.#timers.add(timer);
     return timer;
   }
 
-  private clear(timer: NodeJS.Timeout | undefined): void {
+  #clear(timer: NodeJS.Timeout | undefined): void {
     if (!timer) return;
     clearTimeout(timer);
-    this.timers.delete(timer);
+    this.#timers.delete(timer);
   }
 
   /** Releases timers, the peer and the room counts; runs once whichever way the session ended. */
-  private finish(): void {
-    if (this.phase === 'closed') return;
-    this.phase = 'closed';
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    if (this.counted && this.room && this.direction) this.host.store.adjustCount(this.room, this.direction, -1);
-    this.counted = false;
-    this.host.forget(this, this.peer ? this.peer.close() : Promise.resolve());
+  #finish(): void {
+    if (this.#phase === 'closed') return;
+    this.#phase = 'closed';
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    if (this.#counted && this.#room && this.#direction) this.#host.store.adjustCount(this.#room, this.#direction, -1);
+    this.#counted = false;
+    this.#host.forget(this, this.#peer ? this.#peer.close() : Promise.resolve());
   }
 }
 

@@ -4,9 +4,13 @@ import { MAX_IMAGE_BYTES } from './limits';
 
 /** Downloads images named by URL in JSON requests, the way the service fetches them itself. */
 export class ImageFetcher {
-  private readonly agent = new Agent({ connections: 8 });
+  readonly #agent = new Agent({ connections: 8 });
 
-  constructor(private readonly timeoutMs: number) {}
+  readonly #timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+  }
 
   /**
    * Fetches one image. Only http(s) URLs are followed; any failure is a 400 `image_download_failed`
@@ -29,10 +33,10 @@ export class ImageFetcher {
       new VisionError(400, `The image at the URL in ${field} could not be downloaded: ${why}.`, 'image_download_failed');
     let response;
     try {
-      response = await fetch(url, { dispatcher: this.agent, redirect: 'follow', signal: AbortSignal.timeout(this.timeoutMs) });
+      response = await fetch(url, { dispatcher: this.#agent, redirect: 'follow', signal: AbortSignal.timeout(this.#timeoutMs) });
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-      throw failed(timedOut ? `no answer within ${this.timeoutMs} ms` : 'connection failed');
+      throw failed(timedOut ? `no answer within ${this.#timeoutMs} ms` : 'connection failed');
     }
     if (!response.ok) {
       await response.body?.cancel();
@@ -62,6 +66,6 @@ export class ImageFetcher {
 
   /** Closes the pooled connections. */
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.#agent.close();
   }
 }

@@ -17,23 +17,23 @@ afterEach(async () => {
 /** Sends tiny VP8 key frames on a track, each with a timestamp of its own. */
 class KeyframeSender {
   readonly track = new MediaStreamTrack({ kind: 'video' });
-  private seq = 1;
-  private ts = 1000;
-  private timer?: NodeJS.Timeout;
+  #seq = 1;
+  #ts = 1000;
+  #timer?: NodeJS.Timeout;
 
   /** Sends one frame every `gapMs` until stop(); returns the timestamps sent from now on. */
   start(gapMs = 20): number[] {
     const sent: number[] = [];
-    this.timer = setInterval(() => {
-      this.ts += 3000;
-      sent.push(this.ts);
-      this.track.writeRtp(new RtpPacket(new RtpHeader({ payloadType: 96, sequenceNumber: this.seq++, timestamp: this.ts, marker: true }), vp8Payload(true)));
+    this.#timer = setInterval(() => {
+      this.#ts += 3000;
+      sent.push(this.#ts);
+      this.track.writeRtp(new RtpPacket(new RtpHeader({ payloadType: 96, sequenceNumber: this.#seq++, timestamp: this.#ts, marker: true }), vp8Payload(true)));
     }, gapMs);
     return sent;
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    clearInterval(this.#timer);
   }
 }
 

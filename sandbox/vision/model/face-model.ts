@@ -32,12 +32,12 @@ export const DETECTOR = { inputSize: 416, scoreThreshold: 0.5 } as const;
  * on the wasm backend. Loads lazily, runs one inference at a time, and remembers results by image digest.
  */
 export class FaceModel {
-  private readonly cache: LruCache<string, ImageAnalysis>;
-  private readonly queue = new SerialQueue();
-  private runs = 0;
+  readonly #cache: LruCache<string, ImageAnalysis>;
+  readonly #queue = new SerialQueue();
+  #runs = 0;
 
   constructor(cacheEntries: number) {
-    this.cache = new LruCache(cacheEntries);
+    this.#cache = new LruCache(cacheEntries);
   }
 
   /** Loads the model now (otherwise the first analysis does). */
@@ -47,19 +47,19 @@ export class FaceModel {
 
   /** How many images really went through the model (cache hits excluded). */
   get inferenceCount(): number {
-    return this.runs;
+    return this.#runs;
   }
 
   /** Analyses JPEG/PNG bytes; throws UnreadableImageError for bytes that do not decode. */
   async analyze(bytes: Buffer): Promise<ImageAnalysis> {
     const digest = createHash('sha256').update(bytes).digest('hex');
-    const cached = this.cache.get(digest);
+    const cached = this.#cache.get(digest);
     if (cached) return cached;
-    const result = await this.queue.run(async () => {
-      const again = this.cache.get(digest);
+    const result = await this.#queue.run(async () => {
+      const again = this.#cache.get(digest);
       if (again) return again;
-      const analysis = await this.infer(bytes);
-      this.cache.set(digest, analysis);
+      const analysis = await this.#infer(bytes);
+      this.#cache.set(digest, analysis);
       return analysis;
     });
     return result;
@@ -67,13 +67,13 @@ export class FaceModel {
 
   /** Forgets cached results. */
   clearCache(): void {
-    this.cache.clear();
+    this.#cache.clear();
   }
 
-  private async infer(bytes: Buffer): Promise<ImageAnalysis> {
+  async #infer(bytes: Buffer): Promise<ImageAnalysis> {
     const image = decodeImage(bytes);
     const faceapi: FaceApi = await loadFaceApi();
-    this.runs += 1;
+    this.#runs += 1;
     const tensor = faceapi.tf.tensor3d(image.data, [image.height, image.width, 3], 'int32');
     try {
       const options = new faceapi.TinyFaceDetectorOptions(DETECTOR);

@@ -115,10 +115,10 @@ export class SyntheticPublisher {
   sent = 0;
   /** PLIs to ignore from now on, as a publisher does when a request is lost or comes too early. */
   ignorePlis = 0;
-  private keyframePending = true;
-  private sequence = 1;
-  private timestamp = 1000;
-  private timer?: NodeJS.Timeout;
+  #keyframePending = true;
+  #sequence = 1;
+  #timestamp = 1000;
+  #timer?: NodeJS.Timeout;
 
   constructor(codec: TestCodec = 'VP8') {
     this.pc = loopbackPeer(codec);
@@ -131,7 +131,7 @@ export class SyntheticPublisher {
     if (!video) throw new Error('offer has no video m-line');
     await video.sender.replaceTrack(this.track);
     video.setDirection('sendonly');
-    this.listenForPli(video);
+    this.#listenForPli(video);
     await this.pc.setLocalDescription(await this.pc.createAnswer());
     await gathered(this.pc);
     return onlyLoopback(this.pc.localDescription?.sdp ?? '');
@@ -139,20 +139,20 @@ export class SyntheticPublisher {
 
   /** Starts sending one frame every `gapMs` (bounded by stop()). */
   start(gapMs = 20): void {
-    this.timer = setInterval(() => this.sendFrame(), gapMs);
+    this.#timer = setInterval(() => this.#sendFrame(), gapMs);
   }
 
   /** Stops the frames and closes the peer. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    clearInterval(this.#timer);
     await this.pc.close();
   }
 
-  private listenForPli(transceiver: RTCRtpTransceiver): void {
+  #listenForPli(transceiver: RTCRtpTransceiver): void {
     const onPli = (): void => {
       this.plis++;
       if (this.ignorePlis > 0) this.ignorePlis--;
-      else this.keyframePending = true;
+      else this.#keyframePending = true;
     };
     transceiver.sender.onPictureLossIndication.subscribe(onPli);
     // An answering publisher may see the PLI on the receiver's RTCP path instead.
@@ -161,12 +161,12 @@ export class SyntheticPublisher {
     });
   }
 
-  private sendFrame(): void {
-    const keyframe = this.keyframePending;
-    this.keyframePending = false;
-    this.timestamp += 1800;
-    const header = new RtpHeader({ payloadType: 96, sequenceNumber: this.sequence, timestamp: this.timestamp, ssrc: 0x1234, marker: true });
-    this.sequence = (this.sequence + 1) & 0xffff;
+  #sendFrame(): void {
+    const keyframe = this.#keyframePending;
+    this.#keyframePending = false;
+    this.#timestamp += 1800;
+    const header = new RtpHeader({ payloadType: 96, sequenceNumber: this.#sequence, timestamp: this.#timestamp, ssrc: 0x1234, marker: true });
+    this.#sequence = (this.#sequence + 1) & 0xffff;
     this.track.writeRtp(new RtpPacket(header, vp8Payload(keyframe)));
     this.sent++;
   }

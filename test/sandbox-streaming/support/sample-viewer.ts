@@ -23,20 +23,21 @@ export class SampleViewer {
   /** Every offer and update SDP the server sent, in order. */
   readonly offers: string[] = [];
   /** The stream each track belongs to now: a track handed over again may belong to another stream. */
-  private readonly streamOf = new Map<MediaStreamTrack, string>();
-  private stopped = false;
+  readonly #streamOf = new Map<MediaStreamTrack, string>();
+  #stopped = false;
 
   /**
    * audio: the viewer asked for audio (its peer takes Opus). rejectFreed: it answers an m-line an
    * update turned inactive with port 0, as werift 0.24 and other stacks do.
    */
-  constructor(
-    private readonly ws: RawSignaling,
-    audio = false,
-    private readonly rejectFreed = false,
-  ) {
+  readonly #ws: RawSignaling;
+  readonly #rejectFreed: boolean;
+
+  constructor(ws: RawSignaling, audio = false, rejectFreed: boolean = false) {
+    this.#ws = ws;
+    this.#rejectFreed = rejectFreed;
     this.pc = loopbackPeer('VP8', audio);
-    this.pc.on('track', (event: RTCTrackEvent) => this.onTrack(event));
+    this.pc.on('track', (event: RTCTrackEvent) => this.#onTrack(event));
   }
 
   /** True when the stream the srcObject-on-every-track page shows holds a video track. */
@@ -46,12 +47,12 @@ export class SampleViewer {
 
   /** Answers the offer (trickling candidates) and keeps answering updates until stop(). */
   async join(): Promise<void> {
-    const offer = (await this.ws.next('offer')).sdp as string;
+    const offer = (await this.#ws.next('offer')).sdp as string;
     this.offers.push(offer);
     const { sdp, candidates } = await answer(this.pc, offer, true);
-    this.ws.send({ type: 'answer', sdp });
-    for (const candidate of candidates) this.ws.send({ type: 'candidate', candidate });
-    void this.answerUpdates();
+    this.#ws.send({ type: 'answer', sdp });
+    for (const candidate of candidates) this.#ws.send({ type: 'candidate', candidate });
+    void this.#answerUpdates();
   }
 
   /** Packets played so far for a stream id. */
@@ -61,24 +62,24 @@ export class SampleViewer {
 
   /** Stops answering and closes the peer. */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.#stopped = true;
     await this.pc.close();
   }
 
-  private async answerUpdates(): Promise<void> {
-    while (!this.stopped) {
-      const update = await this.ws.next('update').catch(() => undefined);
-      if (!update || this.stopped) return;
+  async #answerUpdates(): Promise<void> {
+    while (!this.#stopped) {
+      const update = await this.#ws.next('update').catch(() => undefined);
+      if (!update || this.#stopped) return;
       this.offers.push(update.sdp as string);
       await this.pc.setRemoteDescription({ type: 'offer', sdp: update.sdp as string });
       await this.pc.setLocalDescription(await this.pc.createAnswer());
       const sdp = this.pc.localDescription?.sdp ?? '';
       // werift 0.25 keeps the port of an m-line it stops; werift 0.24 answered a freed one with port 0.
-      this.ws.send({ type: 'update', sdp: this.rejectFreed ? rejectMids(sdp, inactiveMids(update.sdp as string)) : sdp });
+      this.#ws.send({ type: 'update', sdp: this.#rejectFreed ? rejectMids(sdp, inactiveMids(update.sdp as string)) : sdp });
     }
   }
 
-  private onTrack(event: RTCTrackEvent): void {
+  #onTrack(event: RTCTrackEvent): void {
     const id = event.streams[0]?.id ?? 'default';
     this.announced.push(id);
     const { track } = event;
@@ -86,11 +87,11 @@ export class SampleViewer {
     kinds.add(track.kind);
     this.streamKinds.set(id, kinds);
     this.pageStream = id;
-    const known = this.streamOf.has(track);
-    this.streamOf.set(track, id);
+    const known = this.#streamOf.has(track);
+    this.#streamOf.set(track, id);
     if (known) return;
     track.onReceiveRtp.subscribe(() => {
-      const current = this.streamOf.get(track);
+      const current = this.#streamOf.get(track);
       if (current === undefined || current === 'default') return;
       this.played.set(current, (this.played.get(current) ?? 0) + 1);
     });

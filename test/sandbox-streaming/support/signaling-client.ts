@@ -11,27 +11,27 @@ export class RawSignaling {
   /** Every message received, in order. */
   readonly messages: Record<string, unknown>[] = [];
   /** Received messages that next() has not handed out yet. */
-  private readonly unread: Record<string, unknown>[] = [];
+  readonly #unread: Record<string, unknown>[] = [];
   readonly closed: Promise<Closed>;
-  private readonly waiters: { type: string; resolve: (m: Record<string, unknown>) => void; reject: (e: Error) => void }[] = [];
-  private closeInfo?: Closed;
+  readonly #waiters: { type: string; resolve: (m: Record<string, unknown>) => void; reject: (e: Error) => void }[] = [];
+  #closeInfo?: Closed;
 
   private constructor(readonly ws: WebSocket) {
     this.closed = new Promise((resolve) => {
       ws.on('close', (code, reason) => {
-        this.closeInfo = { code, reason: reason.toString('utf8') };
-        for (const waiter of this.waiters.splice(0)) waiter.reject(new Error(`socket closed (${code} ${this.closeInfo.reason}) before ${waiter.type}`));
-        resolve(this.closeInfo);
+        this.#closeInfo = { code, reason: reason.toString('utf8') };
+        for (const waiter of this.#waiters.splice(0)) waiter.reject(new Error(`socket closed (${code} ${this.#closeInfo.reason}) before ${waiter.type}`));
+        resolve(this.#closeInfo);
       });
     });
     ws.on('error', () => undefined);
     ws.on('message', (data) => {
       const message = JSON.parse(data.toString()) as Record<string, unknown>;
       this.messages.push(message);
-      const index = this.waiters.findIndex((w) => w.type === message.type);
+      const index = this.#waiters.findIndex((w) => w.type === message.type);
       // A message goes to a waiter or into the unread queue, never both: next() hands each one out once.
-      if (index >= 0) this.waiters.splice(index, 1)[0].resolve(message);
-      else this.unread.push(message);
+      if (index >= 0) this.#waiters.splice(index, 1)[0].resolve(message);
+      else this.#unread.push(message);
     });
   }
 
@@ -52,10 +52,10 @@ export class RawSignaling {
 
   /** Resolves with the next message of this type (or one already received and not yet taken). */
   next(type: string): Promise<Record<string, unknown>> {
-    const seen = this.unread.findIndex((m) => m.type === type);
-    if (seen >= 0) return Promise.resolve(this.unread.splice(seen, 1)[0]);
-    if (this.closeInfo) return Promise.reject(new Error(`socket already closed (${this.closeInfo.code} ${this.closeInfo.reason})`));
-    return new Promise((resolve, reject) => this.waiters.push({ type, resolve, reject }));
+    const seen = this.#unread.findIndex((m) => m.type === type);
+    if (seen >= 0) return Promise.resolve(this.#unread.splice(seen, 1)[0]);
+    if (this.#closeInfo) return Promise.reject(new Error(`socket already closed (${this.#closeInfo.code} ${this.#closeInfo.reason})`));
+    return new Promise((resolve, reject) => this.#waiters.push({ type, resolve, reject }));
   }
 
   /** Closes the socket from the client side and waits for the close event. */

@@ -12,21 +12,21 @@ export type ConnectReply = (ws: WebSocket, connect: Record<string, unknown>) => 
  */
 export class FakeSignaling {
   readonly messages: Record<string, unknown>[] = [];
-  private readonly wss: WebSocketServer;
-  private readonly sockets = new Set<WebSocket>();
+  readonly #wss: WebSocketServer;
+  readonly #sockets = new Set<WebSocket>();
 
-  private constructor(
-    wss: WebSocketServer,
-    private readonly reply: ConnectReply,
-  ) {
-    this.wss = wss;
+  readonly #reply: ConnectReply;
+
+  private constructor(wss: WebSocketServer, reply: ConnectReply) {
+    this.#reply = reply;
+    this.#wss = wss;
     wss.on('connection', (ws) => {
-      this.sockets.add(ws);
-      ws.on('close', () => this.sockets.delete(ws));
+      this.#sockets.add(ws);
+      ws.on('close', () => this.#sockets.delete(ws));
       ws.on('message', (data) => {
         const msg = JSON.parse(data.toString()) as Record<string, unknown>;
         this.messages.push(msg);
-        if (msg.type === 'connect') this.reply(ws, msg);
+        if (msg.type === 'connect') this.#reply(ws, msg);
       });
     });
   }
@@ -50,12 +50,12 @@ export class FakeSignaling {
 
   /** ws:// address of the server. */
   get url(): string {
-    return `ws://127.0.0.1:${(this.wss.address() as AddressInfo).port}/servers/fake-room`;
+    return `ws://127.0.0.1:${(this.#wss.address() as AddressInfo).port}/servers/fake-room`;
   }
 
   /** Closes every socket and the server. */
   async stop(): Promise<void> {
-    for (const ws of this.sockets) ws.terminate();
-    await new Promise<void>((r) => this.wss.close(() => r()));
+    for (const ws of this.#sockets) ws.terminate();
+    await new Promise<void>((r) => this.#wss.close(() => r()));
   }
 }
