@@ -508,16 +508,16 @@ async function main(): Promise<void> {
       retry_calls_per_stranger_appearance: Math.round((apiStrangers.faces.retried / strangerAppearances) * 100) / 100,
       ratio_remembering_visitors: apiStrangers.ratio,
     };
-    console.error(JSON.stringify(apiStrangers));
+    if (apiStrangers) console.error(JSON.stringify(apiStrangers));
     const cpu: Record<string, Awaited<ReturnType<typeof measureCpu>> | undefined> = {};
     const rss: Record<string, Awaited<ReturnType<typeof measureRss>> | undefined> = {};
     for (const backend of BACKENDS) {
       console.error(`cpu ${backend}...`);
       cpu[backend] = runs('cpu') ? await measureCpu(sandbox, streaming, motion, backend, exclude) : undefined;
-      console.error(JSON.stringify(cpu[backend]));
+      if (cpu[backend]) console.error(JSON.stringify(cpu[backend]));
       console.error(`memory ${backend}...`);
       rss[backend] = runs('rss') ? await measureRss(sandbox, streaming, motion, backend, exclude) : undefined;
-      console.error(JSON.stringify(rss[backend]));
+      if (rss[backend]) console.error(JSON.stringify(rss[backend]));
     }
     console.log(
       JSON.stringify({
