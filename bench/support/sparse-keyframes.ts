@@ -20,7 +20,7 @@ export class SparseKeyframeSource implements VideoSource {
   readonly #fps: number;
   readonly #keyframeEveryMs: number;
 
-  constructor(fps: number = 30, keyframeEveryMs: number = 10_000) {
+  constructor(fps = 30, keyframeEveryMs = 10_000) {
     this.#fps = fps;
     this.#keyframeEveryMs = keyframeEveryMs;
   }

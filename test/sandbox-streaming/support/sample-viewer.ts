@@ -25,15 +25,14 @@ export class SampleViewer {
   /** The stream each track belongs to now: a track handed over again may belong to another stream. */
   readonly #streamOf = new Map<MediaStreamTrack, string>();
   #stopped = false;
+  readonly #ws: RawSignaling;
+  readonly #rejectFreed: boolean;
 
   /**
    * audio: the viewer asked for audio (its peer takes Opus). rejectFreed: it answers an m-line an
    * update turned inactive with port 0, as werift 0.24 and other stacks do.
    */
-  readonly #ws: RawSignaling;
-  readonly #rejectFreed: boolean;
-
-  constructor(ws: RawSignaling, audio = false, rejectFreed: boolean = false) {
+  constructor(ws: RawSignaling, audio = false, rejectFreed = false) {
     this.#ws = ws;
     this.#rejectFreed = rejectFreed;
     this.pc = loopbackPeer('VP8', audio);
