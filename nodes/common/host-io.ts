@@ -2,6 +2,7 @@ import { sleep as n8nSleep, type IAllExecuteFunctions } from 'n8n-workflow';
 import type { Sleep } from '../../shared/http/retry';
 import { downloadFailure, downloadRefused, tooLarge } from '../../shared/image/download-checks';
 import { checkImageBytes, checkImageUrl } from '../../shared/image/input';
+import { IMAGE_DOWNLOAD_TIMEOUT_MS } from '../../shared/image/limits';
 import type { ImageDownloader } from '../../shared/vision/vision-api';
 
 /** Waits between retries with n8n's own helper (packages n8n verifies may not use timers themselves), cut short by an abort. */
@@ -20,9 +21,6 @@ export const hostSleep: Sleep = async (ms, ...signals) => {
   }
 };
 
-/** Limit for downloading the URL image of a mixed comparison. */
-const DOWNLOAD_TIMEOUT_MS = 15_000;
-
 /** Downloads an image URL through n8n's request helper (its proxy settings apply), checked like the core's own download. */
 export function hostDownload(ctx: IAllExecuteFunctions): ImageDownloader {
   return async (url, field, maxBytes, signal) => {
@@ -35,11 +33,11 @@ export function hostDownload(ctx: IAllExecuteFunctions): ImageDownloader {
         encoding: 'arraybuffer',
         returnFullResponse: true,
         ignoreHttpStatusErrors: true,
-        timeout: DOWNLOAD_TIMEOUT_MS,
+        timeout: IMAGE_DOWNLOAD_TIMEOUT_MS,
         abortSignal: signal,
       })) as { statusCode: number; body: unknown };
     } catch (err) {
-      throw downloadFailure(field, url, err, DOWNLOAD_TIMEOUT_MS);
+      throw downloadFailure(field, url, err, IMAGE_DOWNLOAD_TIMEOUT_MS);
     }
     if (response.statusCode < 200 || response.statusCode >= 300) throw downloadRefused(field, url, response.statusCode);
     const body = response.body;

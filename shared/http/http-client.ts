@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { defaultDispatcher } from './dispatcher';
 import { HttpCore, type HttpCoreOptions } from './http-core';
+import type { Sleep } from './retry';
 import { sleep } from './sleep';
 import { undiciTransport, type HttpTransport } from './transport';
 
@@ -18,11 +19,12 @@ export interface HttpClientOptions extends Omit<HttpCoreOptions, 'transport' | '
 /** HttpCore over undici (or a host's transport) and the process's timers. */
 export class HttpClient extends HttpCore {
   constructor(options: HttpClientOptions) {
-    super({
-      ...options,
-      transport: options.transport ?? undiciTransport(options.dispatcher ?? defaultDispatcher()),
-      hostTransport: options.transport !== undefined,
-      sleep: options.sleep ?? sleep,
-    });
+    const io = processIo(options.transport, options.dispatcher);
+    super({ ...options, ...io, sleep: options.sleep ?? io.sleep });
   }
+}
+
+/** How a client of this process sends and waits: a host's transport when given, else undici through `dispatcher` (default: the shared pool); the process's timers. */
+export function processIo(transport: HttpTransport | undefined, dispatcher: Dispatcher | undefined): { transport: HttpTransport; hostTransport: boolean; sleep: Sleep } {
+  return { transport: transport ?? undiciTransport(dispatcher ?? defaultDispatcher()), hostTransport: transport !== undefined, sleep };
 }

@@ -8,5 +8,8 @@ export const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
 /** Words used in errors about the image size limit. */
 export const IMAGE_LIMIT_TEXT = `less than 4 MiB (${MAX_IMAGE_BYTES} bytes)`;
 
+/** How long fetching an image URL may take (a mixed comparison's URL image, an image to draw boxes on). */
+export const IMAGE_DOWNLOAD_TIMEOUT_MS = 15_000;
+
 /** The two formats the service reads. */
 export type ImageMime = 'image/jpeg' | 'image/png';

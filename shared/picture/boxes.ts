@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { downloadImage, MAX_IMAGE_BYTES, resolveImage, type ImageInput } from '../image';
+import { IMAGE_DOWNLOAD_TIMEOUT_MS } from '../image/limits';
 import { drawBoxesOnImage } from './jpeg';
 import type { Box } from './overlay';
 
@@ -13,6 +14,6 @@ export async function imageWithBoxes(image: ImageInput, boxes: readonly Box[], o
   const bytes =
     resolved.kind === 'bytes'
       ? resolved.bytes
-      : (await downloadImage(resolved.url, 'image', { maxBytes: MAX_IMAGE_BYTES, timeoutMs: 15_000 }, { signal: options.signal, dispatcher: options.dispatcher, operation: 'drawBoxes' })).bytes;
+      : (await downloadImage(resolved.url, 'image', { maxBytes: MAX_IMAGE_BYTES, timeoutMs: IMAGE_DOWNLOAD_TIMEOUT_MS }, { signal: options.signal, dispatcher: options.dispatcher, operation: 'drawBoxes' })).bytes;
   return drawBoxesOnImage(bytes, boxes);
 }

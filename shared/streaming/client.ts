@@ -3,10 +3,8 @@ import { STREAMING_SCOPES } from '../auth/scopes';
 import { clientTokens, type CallerTokenSource, type ClientCredentials, type HostTransport } from '../auth/client-tokens';
 import type { TokenSource } from '../auth/token-source';
 import { InputError } from '../errors';
-import { defaultDispatcher } from '../http/dispatcher';
+import { processIo } from '../http/http-client';
 import type { RetryPolicy } from '../http/retry';
-import { sleep } from '../http/sleep';
-import { undiciTransport } from '../http/transport';
 import { StreamingApi, type StreamingApiParts } from './streaming-api';
 
 export type { StreamingCallOptions } from './streaming-api';
@@ -67,9 +65,7 @@ function wire(options: StreamingClientOptions): { parts: StreamingApiParts; owne
     parts: {
       sfuUrl: options.sfuUrl,
       tokens,
-      transport: transport ?? undiciTransport(options.dispatcher ?? defaultDispatcher()),
-      hostTransport: transport !== undefined,
-      sleep,
+      ...processIo(transport, options.dispatcher),
       retry: options.retry,
       timeoutMs: options.timeoutMs,
     },

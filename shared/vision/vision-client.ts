@@ -3,11 +3,10 @@ import { VISION_SCOPES } from '../auth/scopes';
 import { clientTokens, type CallerTokenSource, type ClientCredentials, type HostTransport } from '../auth/client-tokens';
 import type { TokenSource } from '../auth/token-source';
 import { InputError } from '../errors';
-import { defaultDispatcher } from '../http/dispatcher';
+import { processIo } from '../http/http-client';
 import type { RetryPolicy } from '../http/retry';
-import { sleep } from '../http/sleep';
-import { undiciTransport } from '../http/transport';
 import { downloadImage } from '../image/download';
+import { IMAGE_DOWNLOAD_TIMEOUT_MS } from '../image/limits';
 import { VisionApi, type VisionApiParts } from './vision-api';
 
 /** Settings shared by every way of building a VisionClient. */
@@ -65,15 +64,13 @@ function wire(options: VisionClientOptions): { parts: VisionApiParts; owned?: To
   if (!options || typeof options !== 'object') throw new InputError('options', 'VisionClient needs options', 'object');
   const { tokens, owned, transport } = clientTokens(options, VISION_SCOPES);
   const dispatcher = options.dispatcher;
-  const downloadTimeoutMs = options.downloadTimeoutMs ?? 15_000;
+  const downloadTimeoutMs = options.downloadTimeoutMs ?? IMAGE_DOWNLOAD_TIMEOUT_MS;
   return {
     owned,
     parts: {
       visionUrl: options.visionUrl,
       tokens,
-      transport: transport ?? undiciTransport(dispatcher ?? defaultDispatcher()),
-      hostTransport: transport !== undefined,
-      sleep,
+      ...processIo(transport, dispatcher),
       download: (url, field, maxBytes, signal, operation) => downloadImage(url, field, { maxBytes, timeoutMs: downloadTimeoutMs }, { dispatcher, signal, operation }),
       retry: options.retry,
       timeoutMs: options.timeoutMs,
