@@ -5,10 +5,11 @@ import type { CallBudget } from './budget';
 import type { ChangeGate } from './change-gate';
 import type { Cooldown } from './cooldown';
 import { CROP_RETRIES, fitsAsItIs, planCrop, type CropRule } from './crop-geometry';
-import type { MatchEvent, UnknownEvent } from './events';
+import type { ArrivedEvent, MatchEvent, UnknownEvent } from './events';
 import { clipBox, type Box } from './geometry';
 import type { ResolvedWatchOptions } from './options';
-import type { Presence } from './presence';
+import type { Identity, Presence, Visit } from './presence';
+import { faceQuality } from './quality';
 import type { VisitorBook } from './visitors';
 import type { StreamMeter } from './stats';
 import type { TrackedFace, Tracker, Track } from './tracker';
@@ -45,7 +46,11 @@ export interface AnalysisContext {
   /** An API call succeeded (ends a quota pause series). */
   apiSucceeded(): void;
   /** Hands face events out (the watcher filters and records them). */
-  emit(event: MatchEvent | UnknownEvent): void;
+  emit(event: MatchEvent | UnknownEvent | ArrivedEvent): void;
+  /** A visit ended at once: a stranger's track was recognised as someone known. */
+  ended(visit: Visit): void;
+  /** True for a face_id whose events are muted (`ignore`, by face id or by its label). */
+  muted(faceId: string): boolean;
   /** Who is here now, across the room's streams. */
   readonly presence: Presence;
   /** The strangers remembered (with rememberVisitors). */
@@ -105,17 +110,19 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
   m.faces.seen += faces.value.length;
   const seen = faces.value.map((f) => {
     const box = clipBox(f.location, picture.width, picture.height);
-    return { box, look: grayThumbnail(picture, LOOK_SIDE, LOOK_SIDE, box) };
+    return { box, look: grayThumbnail(picture, LOOK_SIDE, LOOK_SIDE, box), quality: faceQuality(picture, box, f.direction ?? null) };
   });
   const tracked = s.tracker.update(seen, now);
   m.faces.tracks += tracked.filter((t) => t.compare === 'new').length;
   markPresent(s, ctx);
   const prominent = mostProminent(tracked.map((t) => t.box));
+  // A face seen clearly better than when it was judged unknown gets its crop candidates again.
+  for (const t of tracked) if (t.compare === 'better') t.track.retries = 0;
   const compared = await Promise.all(tracked.map((t, i) => (t.compare ? compareFace(t, picture, s, ctx, i === prominent ? snapshot : undefined) : undefined)));
   const events: (MatchEvent | UnknownEvent)[] = [];
   for (const [i, t] of tracked.entries()) {
     const c = compared[i];
-    const event = c?.verdict && c.face ? await decide(t, c.verdict, s, ctx, snapshot, c.face) : undefined;
+    const event = c?.verdict && c.face ? await decide(t, c.verdict, s, ctx, snapshot, c.face, sample.arrival) : undefined;
     if (!event) continue;
     event.timing_ms = round({ ...timing, crop: c!.cropMs, compare: c!.compareMs });
     events.push(event);
@@ -214,11 +221,17 @@ function mostProminent(boxes: readonly Box[]): number {
   return best;
 }
 
-/** track -> event: one match per face_id per cooldown, one unknown per track. */
-async function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, snapshot: Buffer, face: Buffer): Promise<MatchEvent | UnknownEvent | undefined> {
+/**
+ * track -> events: an `arrived` as a visit starts (whatever the cooldown; sent at once, so it comes
+ * before the visit can end), one match per face_id per cooldown, one unknown per track. Muted people
+ * are counted instead; a track once matched never turns into a stranger.
+ */
+async function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, snapshot: Buffer, face: Buffer, arrival: number): Promise<MatchEvent | UnknownEvent | undefined> {
   const track = t.track;
-  if (!track.verdict) s.meter.counters.faces.decided++;
+  const counters = s.meter.counters;
+  if (!track.verdict) counters.faces.decided++;
   const wasMatched = track.verdict?.kind === 'match';
+  const wasStranger = track.verdict?.kind === 'unknown' && track.visitorId === undefined;
   // A known person seen at a bad angle on a recheck stays known: only a match replaces a match.
   s.tracker.compared(track, v.kind === 'unknown' && wasMatched ? track.verdict! : v, performance.now());
   const base = {
@@ -230,30 +243,55 @@ async function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisC
     time: new Date().toISOString(),
     snapshot,
     face,
+    quality: track.quality!,
     latency_ms: 0,
   };
   const now = Date.now();
+  const arrive = (who: Identity, label: string | null, score: number | null): void => {
+    const visit = ctx.presence.arrive(who, label, s.streamId, now);
+    if (!visit) return;
+    counters.events.arrived++;
+    // A stranger's track is the event's `track` already.
+    const ids = 'faceId' in who ? { face_id: who.faceId } : 'visitorId' in who ? { visitor_id: who.visitorId } : {};
+    ctx.emit({ ...base, event: 'arrived', visit_id: visit.visitId, kind: visit.kind, ...ids, label, score, latency_ms: Math.round(performance.now() - arrival) });
+  };
   if (v.kind === 'match') {
+    if (ctx.muted(v.faceId)) {
+      const key = ctx.o.cooldownScope === 'room' ? v.faceId : `${s.streamId}\u0000${v.faceId}`;
+      if (ctx.cooldown.allow(key, performance.now())) counters.events.muted++;
+      return undefined;
+    }
     // People are the faces named in labels; any other face the watcher enrolled is a visitor.
     const visitor = ctx.visitors?.has(v.faceId) && !ctx.o.labels.has(v.faceId);
+    // The stranger this track was taken for is someone known after all (compared again on a better sample).
+    if (wasStranger) {
+      const ended = ctx.presence.end({ streamId: s.streamId, track: track.id });
+      if (ended) ctx.ended(ended);
+    }
     if (visitor) track.visitorId = v.faceId;
-    // The visit starts with the verdict, even when the cooldown holds its event back.
-    ctx.presence.arrived(visitor ? { visitorId: v.faceId } : { faceId: v.faceId }, ctx.o.labels.get(v.faceId) ?? null, s.streamId, now);
+    const label = ctx.o.labels.get(v.faceId) ?? null;
+    arrive(visitor ? { visitorId: v.faceId } : { faceId: v.faceId }, label, v.score);
     const key = ctx.o.cooldownScope === 'room' ? v.faceId : `${s.streamId}\u0000${v.faceId}`;
     if (!ctx.cooldown.allow(key, performance.now())) return undefined;
-    if (!visitor) return { event: 'match', face_id: v.faceId, label: ctx.o.labels.get(v.faceId) ?? null, score: v.score, ...base };
+    if (!visitor) return { event: 'match', face_id: v.faceId, label, score: v.score, ...base };
     const record = ctx.visitors!.visit(v.faceId, now);
     track.unknownEmitted = true;
     return { event: 'unknown', score: v.score, visitor_id: v.faceId, first_visit: false, visits: record?.visits ?? 1, ...base };
   }
   if (track.unknownEmitted || wasMatched) return undefined;
   track.unknownEmitted = true;
-  if (v.score === null) return { event: 'unknown', score: null, reason: 'not_comparable', ...base };
+  if (v.score === null) {
+    arrive({ streamId: s.streamId, track: track.id }, null, null);
+    return { event: 'unknown', score: null, reason: 'not_comparable', ...base };
+  }
   // A stranger the service could compare: remembered (with rememberVisitors) under the face_id of this crop.
   const enrolled = ctx.visitors ? await enrolVisitor(ctx, s, face, now) : undefined;
-  if (!enrolled) return { event: 'unknown', score: v.score, ...base };
+  if (!enrolled) {
+    arrive({ streamId: s.streamId, track: track.id }, null, v.score);
+    return { event: 'unknown', score: v.score, ...base };
+  }
   track.visitorId = enrolled.visitorId;
-  ctx.presence.arrived({ visitorId: enrolled.visitorId }, null, s.streamId, now);
+  arrive({ visitorId: enrolled.visitorId }, null, v.score);
   const key = ctx.o.cooldownScope === 'room' ? enrolled.visitorId : `${s.streamId}\u0000${enrolled.visitorId}`;
   ctx.cooldown.allow(key, performance.now());
   return { event: 'unknown', score: v.score, visitor_id: enrolled.visitorId, first_visit: true, visits: 1, ...base };
@@ -265,7 +303,7 @@ async function enrolVisitor(ctx: AnalysisContext, s: StreamState, face: Buffer, 
   return ctx.visitors!.enrol(face, now);
 }
 
-/** The people on a visit whose tracks are in view on this stream stay here. */
+/** Those on a visit whose tracks are in view on this stream stay here. */
 function markPresent(s: StreamState, ctx: AnalysisContext): void {
   const now = Date.now();
   for (const track of s.tracker.tracks) {
@@ -274,6 +312,7 @@ function markPresent(s: StreamState, ctx: AnalysisContext): void {
       ctx.presence.seen({ visitorId: track.visitorId }, s.streamId, now);
       ctx.visitors?.seen(track.visitorId, now);
     } else if (track.verdict?.kind === 'match') ctx.presence.seen({ faceId: track.verdict.faceId }, s.streamId, now);
+    else if (track.verdict?.kind === 'unknown') ctx.presence.seen({ streamId: s.streamId, track: track.id }, s.streamId, now);
   }
 }
 

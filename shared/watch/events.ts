@@ -1,8 +1,13 @@
 import type { ClientError } from '../errors';
 import type { Box } from './geometry';
+import type { VisitKind } from './presence';
+import type { FaceQuality } from './quality';
+
+export type { FaceQuality } from './quality';
+export type { VisitKind } from './presence';
 
 /** Names of the events a watcher emits. */
-export type WatchEventName = 'match' | 'unknown' | 'status' | 'error' | 'left';
+export type WatchEventName = 'match' | 'unknown' | 'arrived' | 'left' | 'status' | 'error';
 
 /** Fields every face event carries. */
 interface FaceEventBase {
@@ -26,6 +31,8 @@ interface FaceEventBase {
   face: Buffer;
   /** The frame with the faces' boxes drawn, JPEG (with `drawBoxes`). */
   snapshot_boxes?: Buffer;
+  /** The face's size, sharpness, brightness, colour and direction in this sample. */
+  quality: FaceQuality;
   /** From the arrival of the sampled frame to this event, ms. */
   latency_ms: number;
   /** Where that time went, ms: decoding the frame, the snapshot JPEG, detect_faces, this face's crop, its compare call. */
@@ -56,6 +63,42 @@ export interface UnknownEvent extends FaceEventBase {
   visits?: number;
 }
 
+/**
+ * Someone's visit starts: at its first verdict, whatever the cooldown. For a person of the collection
+ * (`face_id`), a remembered stranger (`visitor_id`), or a stranger who is not remembered (one visit
+ * per track). Each visit ends in exactly one `left` with the same `visit_id`.
+ */
+export interface ArrivedEvent extends FaceEventBase {
+  event: 'arrived';
+  visit_id: string;
+  kind: VisitKind;
+  /** The person's face_id (kind `person`). */
+  face_id?: string;
+  /** The remembered stranger's id (kind `visitor`). */
+  visitor_id?: string;
+  /** The user's label for the person, or null. */
+  label: string | null;
+  /** The verdict's score: the best similarity found, null when the face could not be compared. */
+  score: number | null;
+}
+
+/** Someone on a visit now, as `watcher.present()` and status events list them. */
+export interface PresentEntry {
+  visit_id: string;
+  kind: VisitKind;
+  face_id?: string;
+  visitor_id?: string;
+  /** The track of a stranger who is not remembered. */
+  track?: number;
+  label: string | null;
+  /** The stream they were last seen on. */
+  stream_id: string;
+  /** When the visit began (ISO 8601). */
+  since: string;
+  /** When they were last seen (ISO 8601). */
+  last_seen: string;
+}
+
 /** States a watcher reports. */
 export type WatchState = 'joining' | 'watching' | 'rejoining' | 'paused' | 'stopped';
 
@@ -72,12 +115,16 @@ export interface StatusEvent {
   decoder?: string;
   /** Streams named in `streams` that have not appeared. */
   missing_streams?: string[];
+  /** Publishers the room has while none reaches this watcher: they send another codec than the one asked for (`detail` names it). */
+  publishers_in_other_codecs?: number;
   /** Why the state changed, in words (e.g. the rejoin reason, the length of a pause). */
   detail?: string;
   /** With `stopped`: why the watcher stopped. */
   reason?: StopReason;
   /** With `stopped` for a failure: the error that ended the watch (also sent as an `error` event). */
   error?: ClientError;
+  /** Who is here now (as `watcher.present()`). */
+  present: PresentEntry[];
   time: string;
 }
 
@@ -92,30 +139,47 @@ export interface StatusCounts {
   api_calls: number;
 }
 
+/**
+ * Where a failure comes from: the room's session, one stream's decoder or pipeline, a call to the
+ * Visual Recognition API, the remembered visitors, or the watcher's own start.
+ */
+export type ErrorSource = 'session' | 'stream' | 'decoder' | 'api' | 'visitors' | 'watcher';
+
 /** A failure the watcher survived (or, for `stop`-worthy ones, the reason it stopped). */
 export interface ErrorEvent {
   event: 'error';
   error: ClientError;
+  /** Where it comes from. */
+  source: ErrorSource;
   /** The stream concerned, when the failure belongs to one. */
   stream_id?: string;
   time: string;
 }
 
+/** Why a visit ended: not seen for `leftAfterSeconds`, the watcher stopped, or a stranger's track was recognised as someone known. */
+export type LeftReason = 'not_seen' | 'stopped' | 'recognised';
+
 /**
- * A person (or remembered visitor) who had an event has not been seen on any stream of the room for
- * `leftAfterSeconds`. (Not `left` for the box side: n8n items already flatten a box into left/top/...)
+ * A visit is over: the one its `arrived` began (same `visit_id`). Usually someone has not been seen
+ * on any stream of the room for `leftAfterSeconds`. (Not `left` for the box side: n8n items already
+ * flatten a box into left/top/...)
  */
 export interface LeftEvent {
   event: 'left';
+  visit_id: string;
+  kind: VisitKind;
+  reason: LeftReason;
   /** The person's face_id (a face of the collection named or matched). */
   face_id?: string;
   /** The remembered stranger's visitor_id. */
   visitor_id?: string;
+  /** The track of a stranger who is not remembered. */
+  track?: number;
   label: string | null;
   room: string;
   /** The stream the person was last seen on. */
   stream_id: string;
-  /** The time of the visit's first verdict: its first event, unless the cooldown held that back (ISO 8601). */
+  /** The time of the visit's first verdict: its `arrived` (ISO 8601). */
   arrived_at: string;
   /** The last time the person was seen (ISO 8601). */
   left_at: string;
@@ -125,12 +189,13 @@ export interface LeftEvent {
 }
 
 /** Any event of a watcher. */
-export type WatchEvent = MatchEvent | UnknownEvent | StatusEvent | ErrorEvent | LeftEvent;
+export type WatchEvent = MatchEvent | UnknownEvent | ArrivedEvent | LeftEvent | StatusEvent | ErrorEvent;
 
 /** Listener signatures (EventEmitter map). */
 export interface WatcherEvents {
   match: [MatchEvent];
   unknown: [UnknownEvent];
+  arrived: [ArrivedEvent];
   status: [StatusEvent];
   error: [ErrorEvent];
   left: [LeftEvent];

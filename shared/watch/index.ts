@@ -3,7 +3,7 @@ export * from '../common';
 export { FaceWatcher } from './face-watcher';
 export type { WatchOptions } from './options';
 export { WATCH_OPTIONS, type OptionSpec, type OptionHosts, type WatchOptionName } from './option-table';
-export type { WatchEvent, WatchEventName, MatchEvent, UnknownEvent, StatusEvent, ErrorEvent, LeftEvent, StatusCounts, WatchState, StopReason, WatcherEvents } from './events';
+export type { WatchEvent, WatchEventName, MatchEvent, UnknownEvent, ArrivedEvent, StatusEvent, ErrorEvent, ErrorSource, LeftEvent, LeftReason, PresentEntry, FaceQuality, VisitKind, StatusCounts, WatchState, StopReason, WatcherEvents } from './events';
 export type { WatchStats, StreamStats, StreamCounters } from './stats';
 export type { Box } from './geometry';
 export { WatchError } from './errors';

@@ -50,13 +50,14 @@ export const WATCH_OPTIONS = [
     label: 'Events',
     help: 'Which events are reported',
     kind: 'list',
-    default: ['match', 'unknown', 'status', 'error', 'left'],
+    default: ['match', 'unknown', 'arrived', 'left', 'status', 'error'],
     choices: [
       { value: 'match', name: 'Match', help: 'A face of the collection appeared' },
       { value: 'unknown', name: 'Unknown Face', help: 'A face the collection does not know appeared' },
       { value: 'status', name: 'Status', help: 'The watcher joined, rejoined, paused, resumed, stopped, or misses a named stream' },
       { value: 'error', name: 'Error', help: 'A call failed or the watcher gave up' },
-      { value: 'left', name: 'Left', help: 'Someone who had an event has not been seen for a while (Left After)' },
+      { value: 'arrived', name: 'Arrived', help: 'Someone\'s visit began: a person, a remembered visitor, or a stranger (once per visit, whatever the cooldown)' },
+      { value: 'left', name: 'Left', help: 'A visit is over: someone who arrived has not been seen for a while (Left After), or the watch stopped' },
     ],
     // n8n picks its events with its own parameter (default: Match) and Node-RED with outputs.
     hosts: { cli: { flag: 'events', value: 'LIST' } },
@@ -171,6 +172,13 @@ export const WATCH_OPTIONS = [
     help: 'Stream IDs to watch (the publishers\' client IDs), comma-separated; empty watches every stream of the room',
     kind: 'list',
     hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'streams', value: 'ID,ID' } },
+  },
+  {
+    name: 'ignore',
+    label: 'Ignore',
+    help: 'Names (labels) or face IDs of people whose match, arrived and left events are not sent (the household, the staff), comma-separated; counted instead',
+    kind: 'list',
+    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'ignore', value: 'NAME,...' } },
   },
   {
     name: 'changeThreshold',

@@ -33,6 +33,8 @@ export interface WatchOptions {
   labels?: Record<string, string>;
   /** Watch only these stream ids (the publishers' client_ids); default every stream of the room. */
   streams?: string[];
+  /** Names (labels) or face ids whose match, arrived and left events are not emitted (counted in stats as muted). */
+  ignore?: string[];
   /** Events to emit; default all five. */
   events?: WatchEventName[];
   /** Decoder backend; default 'auto' (ffmpeg when found, else wasm). */
@@ -92,6 +94,7 @@ export interface ResolvedWatchOptions {
   budgetPerSecond: number;
   labels: ReadonlyMap<string, string>;
   streams?: ReadonlySet<string>;
+  ignore: ReadonlySet<string>;
   events: ReadonlySet<WatchEventName>;
   decoder: 'auto' | 'ffmpeg' | 'wasm';
   ffmpegPath?: string;
@@ -112,7 +115,7 @@ export interface ResolvedWatchOptions {
   session?: WatchOptions['session'];
 }
 
-const EVENT_NAMES: readonly WatchEventName[] = ['match', 'unknown', 'status', 'error', 'left'];
+const EVENT_NAMES: readonly WatchEventName[] = ['match', 'unknown', 'arrived', 'left', 'status', 'error'];
 
 /** Checks every option up front; a bad one throws an InputError naming it and its limit. */
 export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
@@ -134,6 +137,9 @@ export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
     }
     if (o.streams.length > 0) streams = new Set(o.streams);
   }
+  if (o.ignore !== undefined && (!Array.isArray(o.ignore) || o.ignore.some((s) => typeof s !== 'string' || s.length === 0 || s.length > 255))) {
+    throw new InputError('ignore', 'ignore must be a list of names or face ids (non-empty strings)', 'strings of 1 to 255 characters');
+  }
   const events = o.events === undefined ? EVENT_NAMES : o.events;
   if (!Array.isArray(events) || events.some((e) => !EVENT_NAMES.includes(e))) {
     throw new InputError('events', `events must list some of ${EVENT_NAMES.join(', ')}`, EVENT_NAMES.join(' | '));
@@ -151,6 +157,7 @@ export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
     budgetPerSecond: num(o.budgetPerSecond, 'budgetPerSecond'),
     labels,
     streams,
+    ignore: new Set(o.ignore ?? []),
     events: new Set(events),
     decoder: choice(o.decoder, 'decoder'),
     ffmpegPath: o.ffmpegPath,

@@ -26,7 +26,8 @@ export interface StreamCounters {
     notComparable: number;
   };
   api: { detect: number; compare: number; enrol: number; failed: number };
-  events: { match: number; unknown: number; error: number };
+  /** Events sent, and `muted`: matches of ignored people that were not sent. */
+  events: { match: number; unknown: number; arrived: number; muted: number; error: number };
 }
 
 /** Counters plus latency (frame arrival to event) percentiles. */
@@ -51,7 +52,7 @@ export function zeroCounters(): StreamCounters {
     samples: { taken: 0, skippedBusy: 0, skippedGate: 0, skippedBudget: 0, skippedPaused: 0, analysed: 0 },
     faces: { seen: 0, tracks: 0, decided: 0, compared: 0, skippedSmall: 0, skippedBudget: 0, notFoundByCompare: 0, retried: 0, recovered: 0, missedAll: 0, notComparable: 0 },
     api: { detect: 0, compare: 0, enrol: 0, failed: 0 },
-    events: { match: 0, unknown: 0, error: 0 },
+    events: { match: 0, unknown: 0, arrived: 0, muted: 0, error: 0 },
   };
 }
 

@@ -1,5 +1,6 @@
 import { thumbnailDifference } from '../picture/gray';
 import { boxArea, iou, type Box } from './geometry';
+import { clearlyBetter, type FaceQuality } from './quality';
 
 /** Settings of the tracker. */
 export interface TrackerOptions {
@@ -28,9 +29,12 @@ export interface Track {
   look?: Uint8Array;
   /** Result of the last finished compare. */
   verdict?: { kind: 'match'; faceId: string; score: number } | { kind: 'unknown'; score: number | null };
-  /** When the last compare finished, and the box area then. */
+  /** When the last compare finished, and the box area and the face's quality then. */
   comparedAt?: number;
   comparedArea?: number;
+  comparedQuality?: FaceQuality;
+  /** The face's quality in the latest sample. */
+  quality?: FaceQuality;
   /** Box area when the face was last found too small to compare (it is tried again once grown). */
   skippedArea?: number;
   unknownEmitted: boolean;
@@ -46,19 +50,21 @@ export interface Track {
 export interface TrackedFace {
   track: Track;
   box: Box;
-  compare?: 'new' | 'pending' | 'grown' | 'recheck';
+  compare?: 'new' | 'pending' | 'grown' | 'better' | 'recheck';
 }
 
 /** A face seen in a sample. */
 export interface SeenFace {
   box: Box;
   look?: Uint8Array;
+  quality?: FaceQuality;
 }
 
 /**
  * Follows faces between analysed samples by box overlap (and a look check, so someone else in the
  * same spot is a new track), and says which faces are worth a compare call: new tracks, tracks whose
- * compare has not succeeded yet, unknown tracks that have grown, and known tracks after recheckMs.
+ * compare has not succeeded yet, unknown tracks seen clearly better than when compared (larger,
+ * sharper, out of the dark), and known tracks after recheckMs.
  */
 export class Tracker {
   readonly #o: TrackerOptions;
@@ -104,7 +110,7 @@ export class Tracker {
     const out: TrackedFace[] = faces.map((face, f) => {
       let track = trackOf.get(f);
       if (!track) {
-        track = { id: this.#nextId++, box: face.box, look: face.look, unknownEmitted: false, missed: 0, lastSeen: now };
+        track = { id: this.#nextId++, box: face.box, look: face.look, quality: face.quality, unknownEmitted: false, missed: 0, lastSeen: now };
         kept.push(track);
         return { track, box: face.box, compare: 'new' };
       }
@@ -112,6 +118,7 @@ export class Tracker {
       track.missed = 0;
       track.lastSeen = now;
       if (face.look) track.look = face.look;
+      if (face.quality) track.quality = face.quality;
       return { track, box: face.box, compare: this.#reason(track, now) };
     });
     this.#tracks = kept;
@@ -128,6 +135,7 @@ export class Tracker {
     track.verdict = verdict;
     track.comparedAt = now;
     track.comparedArea = boxArea(track.box);
+    track.comparedQuality = track.quality;
   }
 
   /** Records that a track's face was too small to compare. */
@@ -145,7 +153,11 @@ export class Tracker {
       if (track.skippedArea === undefined) return 'pending';
       return boxArea(track.box) >= track.skippedArea * this.#o.growth ? 'grown' : undefined;
     }
-    if (track.verdict.kind === 'unknown' && boxArea(track.box) >= (track.comparedArea ?? 0) * this.#o.growth) return 'grown';
+    if (track.verdict.kind === 'unknown') {
+      if (track.quality && track.comparedQuality) {
+        if (clearlyBetter(track.quality, track.comparedQuality)) return 'better';
+      } else if (boxArea(track.box) >= (track.comparedArea ?? 0) * this.#o.growth) return 'grown';
+    }
     if (now - track.comparedAt >= this.#o.recheckMs) return 'recheck';
     return undefined;
   }

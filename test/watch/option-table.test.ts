@@ -36,6 +36,7 @@ test('the core applies the table defaults and names the option and its range on 
     visitorRetentionDays: resolved.visitorRetentionMs / 86_400_000,
     events: [...resolved.events],
     streams: resolved.streams,
+    ignore: resolved.ignore.size > 0 ? [...resolved.ignore] : undefined,
     labels: undefined,
   } satisfies Partial<Record<keyof ResolvedWatchOptions | string, unknown>>;
   for (const o of table) expect([o.name, core[o.name]]).toEqual([o.name, o.default]);

@@ -129,6 +129,20 @@ test('streams: only the named stream is watched; a named stream that never appea
   expect(Object.keys(watcher.stats.streams)).toEqual([pb.clientId]);
 });
 
+test('publishers in another codec than the one asked for: a status says so and names the codec to ask for', async () => {
+  const room = await h.streaming.createRoom();
+  const h264 = await encodeClip(dir, 'b-h264', [{ placements: [{ person: people.b, faceSide: 150, cx: 320, cy: 220 }], seconds: 2, drift: 3 }], { codec: 'H264' });
+  publishers.push(await publishClip(h, room.id, h264));
+  watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId, streamWaitSeconds: 1 });
+  const events = collect((n, fn) => watcher!.on(n, fn));
+  await watcher.start();
+  await waitFor('the codec status', () => events.some((e) => e.event === 'status' && e.publishers_in_other_codecs !== undefined));
+  const status = events.find((e): e is StatusEvent => e.event === 'status' && e.publishers_in_other_codecs !== undefined)!;
+  expect(status).toMatchObject({ state: 'watching', publishers_in_other_codecs: 1 });
+  expect(status.detail).toMatch(/none sends VP8: ask for VP9 or H264/);
+  expect(watcher.stats.frames.received).toBe(0);
+});
+
 test('stop() leaves no child process, socket or timer behind', async () => {
   const room = await h.streaming.createRoom();
   await during(300);

@@ -50,7 +50,7 @@ export async function publishClip(h: WatchHarness, roomId: string, file: string,
 /** Collects a watcher's events in order. */
 export function collect(on: (name: WatchEvent['event'], fn: (e: WatchEvent) => void) => unknown): WatchEvent[] {
   const events: WatchEvent[] = [];
-  for (const name of ['match', 'unknown', 'status', 'error', 'left'] as const) on(name, (e) => events.push(e));
+  for (const name of ['match', 'unknown', 'arrived', 'left', 'status', 'error'] as const) on(name, (e) => events.push(e));
   return events;
 }
 
