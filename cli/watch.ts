@@ -227,7 +227,7 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
     if (!shown.has(e.event)) return;
     printing = printing.then(async () => io.stdout(JSON.stringify(await toLine(e, settings, ++written)))).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
   };
-  for (const name of ['match', 'unknown', 'status', 'error', 'left'] as const) watcher.on(name, print);
+  for (const name of ['match', 'unknown', 'arrived', 'left', 'status', 'error'] as const) watcher.on(name, print);
   try {
     await watcher.start();
   } catch (err) {
@@ -248,7 +248,7 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
   await watcher.stop();
   await printing;
   const stats = watcher.stats;
-  io.stderr(`stopped: ${stats.frames.received} frames, ${stats.samples.analysed} samples analysed, ${stats.api.detect + stats.api.compare} API calls, ${stats.events.match} matches, ${stats.events.unknown} unknown`);
+  io.stderr(`stopped: ${stats.frames.received} frames, ${stats.samples.analysed} samples analysed, ${stats.api.detect + stats.api.compare} API calls, ${stats.events.match} matches, ${stats.events.unknown} unknown, ${stats.events.arrived} arrivals${stats.events.muted ? `, ${stats.events.muted} muted` : ''}`);
   return 0;
 }
 

@@ -1,6 +1,6 @@
 import type { Node, NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
-import { FaceWatcher, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
+import { FaceWatcher, type ArrivedEvent, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
@@ -20,7 +20,8 @@ const RINGS: Record<StatusEvent['state'], { fill: 'yellow' | 'green' | 'grey'; s
 
 /**
  * Registers `vision-streaming-watch`: watches a live room and sends a message for every known
- * face (output 1), unknown face (output 2), change of state (output 3) and departure (output 4). Needs no input; input
+ * face (output 1), unknown face (output 2), change of state (output 3) and arrival or departure
+ * (output 4, presence: msg.topic 'arrived' or 'left'). Needs no input; input
  * messages start, stop or switch it (msg.payload 'start' | 'stop', msg.roomId, msg.collectionId).
  */
 export = function register(RED: NodeAPI): void {
@@ -125,7 +126,8 @@ class WatchControl {
     watcher.on('match', (e) => this.#face(0, e));
     watcher.on('unknown', (e) => this.#face(1, e));
     watcher.on('status', (e) => this.#status(e));
-    watcher.on('left', (e) => this.#left(e));
+    watcher.on('arrived', (e) => this.#presence(e));
+    watcher.on('left', (e) => this.#presence(e));
     watcher.on('error', (e) => this.report(e.error));
     try {
       await watcher.start();
@@ -170,9 +172,15 @@ class WatchControl {
     this.#node.send([null, null, { topic: 'status', payload: e }, null] as never);
   }
 
-  // Its own output, like matches and unknown faces: "who is here now" needs arrivals and departures, not the watcher's state.
-  #left(e: LeftEvent): void {
-    this.#node.send([null, null, null, { topic: 'left', payload: e }] as never);
+  // Its own output, like matches and unknown faces: "who is here now" needs arrivals and departures,
+  // not the watcher's state. Flows wired before arrivals existed see msg.topic 'left' as they did.
+  #presence(e: ArrivedEvent | LeftEvent): void {
+    let msg: Record<string, unknown>;
+    if (e.event === 'arrived') {
+      const { snapshot, face, ...payload } = e;
+      msg = { topic: 'arrived', payload, snapshot, face };
+    } else msg = { topic: 'left', payload: e };
+    this.#node.send([null, null, null, msg] as never);
   }
 }
 

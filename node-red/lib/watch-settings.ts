@@ -37,8 +37,8 @@ export function watchSettings(def: WatchDef, msg: FlowMessage): WatchSettings {
   const options: Record<string, unknown> = {
     roomId,
     collectionId,
-    // Matches, status, errors and departures always; unknown faces unless the node turns them off.
-    events: def.unknowns === false ? ['match', 'status', 'error', 'left'] : ['match', 'unknown', 'status', 'error', 'left'],
+    // Matches, status, errors, arrivals and departures always; unknown faces unless the node turns them off.
+    events: def.unknowns === false ? ['match', 'arrived', 'left', 'status', 'error'] : ['match', 'unknown', 'arrived', 'left', 'status', 'error'],
   };
   for (const o of WATCH_OPTIONS as readonly OptionSpec[]) {
     if (!o.hosts.nodeRed) continue;

@@ -6,12 +6,12 @@ import {
   type ITriggerFunctions,
   type ITriggerResponse,
 } from 'n8n-workflow';
-import { FaceWatcher, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchEventName } from '../../shared/watch';
+import { FaceWatcher, type VisitorStore, type WatchEventName } from '../../shared/watch';
 import { selfAuthorisedClients } from '../common/self-authorised';
 import { toNodeError } from '../common/errors';
 import { listSearch } from '../common/locators';
 import { PARAMETER_LABELS, properties } from './description';
-import { eventItem } from './events';
+import { eventItem, type ItemEvent } from './events';
 import { watcherSettings } from './settings';
 
 /**
@@ -71,7 +71,7 @@ export class FaceMatchTrigger implements INodeType {
 
     // Events before the first join belong to the start, which reports its own failure.
     let started = false;
-    const deliver = async (event: MatchEvent | UnknownEvent | StatusEvent | LeftEvent): Promise<void> => {
+    const deliver = async (event: ItemEvent): Promise<void> => {
       if (!started || !selected.includes(event.event)) return;
       try {
         const item = await eventItem(this, event);
@@ -83,6 +83,7 @@ export class FaceMatchTrigger implements INodeType {
     };
     watcher.on('match', (e) => void deliver(e));
     watcher.on('unknown', (e) => void deliver(e));
+    watcher.on('arrived', (e) => void deliver(e));
     watcher.on('left', (e) => void deliver(e));
     watcher.on('status', (e) => {
       if (e.state !== 'stopped') void deliver(e);

@@ -1,14 +1,19 @@
 import type { IDataObject, INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
-import type { LeftEvent, MatchEvent, StatusEvent, UnknownEvent } from '../../shared/watch';
+import type { ArrivedEvent, FaceQuality, LeftEvent, MatchEvent, PresentEntry, StatusEvent, UnknownEvent } from '../../shared/watch';
+
+/** The watcher's events that start a workflow. */
+export type ItemEvent = MatchEvent | UnknownEvent | ArrivedEvent | StatusEvent | LeftEvent;
 
 /** An event of the watcher as one n8n item: flat camelCase JSON, the snapshot(s) and the face crop as binary JPEG. */
-export async function eventItem(ctx: ITriggerFunctions, event: MatchEvent | UnknownEvent | StatusEvent | LeftEvent): Promise<INodeExecutionData> {
+export async function eventItem(ctx: ITriggerFunctions, event: ItemEvent): Promise<INodeExecutionData> {
   if (event.event === 'status') return { json: statusJson(event) };
   if (event.event === 'left') return { json: leftJson(event) };
   const { left, top, right, bottom } = event.location;
   const json: IDataObject = {
     event: event.event,
-    ...(event.event === 'match' ? { faceId: event.face_id, label: event.label } : {}),
+    ...(event.event === 'arrived' ? { visitId: event.visit_id, kind: event.kind } : {}),
+    ...(event.event === 'match' || (event.event === 'arrived' && event.face_id !== undefined) ? { faceId: event.face_id, label: event.label } : {}),
+    ...(event.event === 'arrived' && event.visitor_id !== undefined ? { visitorId: event.visitor_id } : {}),
     score: event.score,
     ...(event.event === 'unknown' && event.reason ? { reason: event.reason } : {}),
     ...(event.event === 'unknown' && event.visitor_id !== undefined ? { visitorId: event.visitor_id, firstVisit: event.first_visit, visits: event.visits } : {}),
@@ -22,6 +27,7 @@ export async function eventItem(ctx: ITriggerFunctions, event: MatchEvent | Unkn
     streamId: event.stream_id,
     ...(event.stream_label !== undefined ? { streamLabel: event.stream_label } : {}),
     track: event.track,
+    quality: qualityJson(event.quality),
     time: event.time,
     latencyMs: event.latency_ms,
   };
@@ -35,11 +41,19 @@ export async function eventItem(ctx: ITriggerFunctions, event: MatchEvent | Unkn
   return { json, binary };
 }
 
+function qualityJson(q: FaceQuality): IDataObject {
+  return { facePx: q.face_px, sharpness: q.sharpness, brightness: q.brightness, greyscale: q.greyscale, direction: q.direction };
+}
+
 function leftJson(event: LeftEvent): IDataObject {
   return {
     event: 'left',
+    visitId: event.visit_id,
+    kind: event.kind,
+    reason: event.reason,
     ...(event.face_id !== undefined ? { faceId: event.face_id } : {}),
     ...(event.visitor_id !== undefined ? { visitorId: event.visitor_id } : {}),
+    ...(event.track !== undefined ? { track: event.track } : {}),
     label: event.label,
     roomId: event.room,
     streamId: event.stream_id,
@@ -59,6 +73,21 @@ function statusJson(event: StatusEvent): IDataObject {
     ...(event.decoder ? { decoder: event.decoder } : {}),
     ...(event.missing_streams ? { missingStreams: [...event.missing_streams] } : {}),
     ...(event.detail ? { detail: event.detail } : {}),
+    present: event.present.map(presentJson),
     time: event.time,
+  };
+}
+
+function presentJson(p: PresentEntry): IDataObject {
+  return {
+    visitId: p.visit_id,
+    kind: p.kind,
+    ...(p.face_id !== undefined ? { faceId: p.face_id } : {}),
+    ...(p.visitor_id !== undefined ? { visitorId: p.visitor_id } : {}),
+    ...(p.track !== undefined ? { track: p.track } : {}),
+    label: p.label,
+    streamId: p.stream_id,
+    since: p.since,
+    lastSeen: p.last_seen,
   };
 }

@@ -168,6 +168,23 @@ test('remembered visitors and departures: unknown items carry visitorId and the 
   await vision.removeFace(collectionId, String(first.json.visitorId));
 }, 240_000);
 
+test('Arrived and Ignore: the muted person starts nothing; each stranger visit is an Arrived item paired with its Left by visitId', async () => {
+  const room = await streaming.createRoom();
+  const l = listeners();
+  response = await engine().activate(triggerNode(room.id, { events: ['match', 'arrived', 'left'], options: { decoder: 'ffmpeg', ignore: 'Eileen', leftAfterSeconds: 1 } }, 2), l);
+  publisher = await publishClip({ streaming } as never, room.id, clip);
+  const lefts = () => l.emitted.filter((i) => i.json.event === 'left');
+  await waitFor('a stranger arrived and left', () => lefts().length >= 1, 120_000);
+  expect(l.emitted.some((i) => i.json.faceId === faceA || i.json.label === 'Eileen' || i.json.event === 'match')).toBe(false);
+  const arrived = l.emitted.find((i) => i.json.event === 'arrived')!;
+  expect(arrived.json).toEqual(expect.objectContaining({ kind: 'stranger', visitId: expect.any(String), track: expect.any(Number), quality: expect.objectContaining({ facePx: expect.any(Number), sharpness: expect.any(Number) }) }));
+  expect(arrived.binary?.snapshot.mimeType).toBe('image/jpeg');
+  const left = lefts()[0];
+  expect(l.emitted.filter((i) => i.json.event === 'arrived' && i.json.visitId === left.json.visitId)).toHaveLength(1);
+  expect(left.json).toEqual(expect.objectContaining({ kind: 'stranger', reason: 'not_seen' }));
+  expect(l.failed).toEqual([]);
+}, 240_000);
+
 test('tokens expired while watching are renewed: the match still comes', async () => {
   const room = await streaming.createRoom();
   const l = listeners();

@@ -98,9 +98,33 @@ test('watch prints a match and an unknown as JSON lines, writes snapshots, stops
   expect((await readFile(match!.face as string)).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   for (const l of r.lines.filter((x) => x.event === 'match' || x.event === 'unknown')) expect(l.stream_id).toBe(publisher.clientId);
   expect(r.lines.filter((l) => l.event === 'match')).toHaveLength(1);
+  // The visit's arrival is its own line, just before the match, with its pictures written too.
+  const arrived = r.lines.find((l) => l.event === 'arrived' && l.face_id === faceA)!;
+  expect(arrived).toMatchObject({ kind: 'person', label: 'Eileen', visit_id: expect.any(String), quality: expect.objectContaining({ face_px: expect.any(Number) }) });
+  expect(r.lines.indexOf(arrived)).toBeLessThan(r.lines.indexOf(match!));
+  expect(path.dirname(arrived.snapshot as string)).toBe(snapshots);
   expect(r.lines.at(-1)).toMatchObject({ event: 'status', state: 'stopped' });
   expect(r.stderr()).toMatch(/watching room .*speed-ups on/);
   expect(r.stdout() + r.stderr()).not.toContain(SECRET);
+}, 120_000);
+
+test('--ignore NAME: the muted person gets no match, arrived or left line, and the closing line counts them', async () => {
+  const room = await h.streaming.createRoom();
+  publisher = await publishClip(h, room.id, clip);
+  const labels = path.join(dir, 'labels-muted.json');
+  await writeFile(labels, JSON.stringify({ [faceA]: 'Eileen' }));
+  const r = run(['watch', '--room', room.id, '--collection', collectionId, '--labels', labels, '--ignore', 'Eileen', '--duration', '10', '--loopback'], {
+    VS_CLIENT_SECRET: SECRET,
+    VS_AUTH_URL: h.sandbox.url,
+    VS_VISION_URL: h.sandbox.url,
+    VS_SFU_URL: h.sandbox.url,
+    VS_CLIENT_ID: 'sandbox-client',
+  });
+  expect(await r.exit).toBe(0);
+  expect(r.lines.some((l) => l.face_id === faceA || l.label === 'Eileen')).toBe(false);
+  // The stranger still comes.
+  expect(r.lines.some((l) => l.event === 'arrived' && l.kind === 'stranger')).toBe(true);
+  expect(r.stderr()).toMatch(/[1-9]\d* muted/);
 }, 120_000);
 
 test('Ctrl-C stops cleanly with exit 0; --base64 puts the snapshot inline', async () => {

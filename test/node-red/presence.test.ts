@@ -1,0 +1,134 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Node } from 'node-red';
+import configNode from '../../node-red/config';
+import watchNode from '../../node-red/watch';
+import type { Publisher } from '../../shared/publish';
+import { encodeClip } from '../watch/support/clip';
+import { publishClip, standardScene, startWatchHarness, type WatchHarness } from '../watch/support/room';
+import { configCredentials, configNode as sandboxConfig, helper, useNodeRedHelper } from './support/runtime';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const functionNode = require('@node-red/nodes/core/function/10-function.js');
+
+// The demo's "who is here now" and "recent events" function nodes, exactly as scripts/demo-flow.json
+// has them, fed by the face watch node's presence output in the real Node-RED runtime; and mute.
+
+let h: WatchHarness;
+let dir: string;
+let clip: string;
+let collectionId: string;
+let faceA: string;
+let publisher: Publisher | undefined;
+
+beforeAll(async () => {
+  h = await startWatchHarness();
+  dir = await mkdtemp(path.join(os.tmpdir(), 'nr-presence-'));
+  const scene = await standardScene(h);
+  ({ collectionId, faceA } = scene);
+  clip = await encodeClip(dir, 'standard', scene.segments);
+}, 180_000);
+
+afterAll(async () => {
+  await h?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await publisher?.close();
+  publisher = undefined;
+});
+useNodeRedHelper();
+
+/** A node of the demo flow as committed. */
+function demoNode(name: string): Record<string, unknown> {
+  const flow = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'scripts', 'demo-flow.json'), 'utf8')) as Record<string, unknown>[];
+  const node = flow.find((n) => n.name === name);
+  if (!node) throw new Error(`the demo flow has no node named ${name}`);
+  return node;
+}
+
+function flow(roomId: string, watch: Record<string, unknown>): object[] {
+  const demoWatch = demoNode('door camera');
+  return [
+    { id: 'f1', type: 'tab', label: 'test' },
+    sandboxConfig(h.sandbox),
+    {
+      id: 'w',
+      z: 'f1',
+      type: 'vision-streaming-watch',
+      service: 'svc',
+      roomId,
+      collectionId,
+      cooldownSeconds: demoWatch.cooldownSeconds,
+      leftAfterSeconds: '2',
+      unknowns: true,
+      autoStart: true,
+      labels: JSON.stringify({ [faceA]: 'Astronaut' }),
+      // The demo's wiring: output 4 (presence) feeds who is here now.
+      wires: [['recent'], ['recent'], [], ['here', 'recent', 'presence']],
+      ...watch,
+    },
+    { ...demoNode('who is here now'), id: 'here', z: 'f1', wires: [['table']] },
+    { ...demoNode('recent events'), id: 'recent', z: 'f1', wires: [['events']] },
+    { id: 'table', z: 'f1', type: 'helper' },
+    { id: 'events', z: 'f1', type: 'helper' },
+    { id: 'presence', z: 'f1', type: 'helper' },
+  ];
+}
+
+function collect(id: string): Record<string, unknown>[] {
+  const seen: Record<string, unknown>[] = [];
+  (helper.getNode(id) as Node).on('input', (msg: Record<string, unknown>) => seen.push(msg));
+  return seen;
+}
+
+async function until(what: string, predicate: () => boolean, ms = 120_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+type Row = { who: string; since: string; camera: string };
+
+it("the demo's Here now lists exactly who is on a visit: the known person while in view, then nobody; Recent events shows arrivals", async () => {
+  const room = await h.streaming.createRoom();
+  await helper.load([configNode, watchNode, functionNode], flow(room.id, {}), configCredentials(h.sandbox));
+  const tables = collect('table');
+  const events = collect('events');
+  const presence = collect('presence');
+  publisher = await publishClip(h, room.id, clip);
+  const lefts = () => presence.filter((m) => m.topic === 'left' && (m.payload as { face_id?: string }).face_id === faceA);
+  await until('two visits of the known person over', () => lefts().length >= 2);
+  // Replay the presence output: after each message, the table the demo shows is the visits under way.
+  const open = new Map<string, string>();
+  expect(tables.length).toBeGreaterThan(3);
+  tables.forEach((table, i) => {
+    const m = presence[i];
+    const p = m.payload as { visit_id: string; label: string | null };
+    if (m.topic === 'arrived') open.set(p.visit_id, p.label ?? '');
+    else open.delete(p.visit_id);
+    const shown = (table.payload as Row[]).map((r) => r.who);
+    expect(shown).toHaveLength(open.size);
+    expect(shown.filter((w) => w === 'Astronaut').length).toBe([...open.values()].filter((l) => l === 'Astronaut').length);
+  });
+  // The known person was listed, and the list emptied again between the loops.
+  expect(tables.some((t) => (t.payload as Row[]).some((r) => r.who === 'Astronaut'))).toBe(true);
+  expect(tables.some((t) => (t.payload as Row[]).length === 0)).toBe(true);
+  const recent = (events.at(-1)!.payload as { who: string; event: string }[]).map((r) => r.event);
+  expect(recent).toContain('arrived');
+});
+
+it('Ignore: the muted person sends nothing on any output; strangers still arrive', async () => {
+  const room = await h.streaming.createRoom();
+  await helper.load([configNode, watchNode, functionNode], flow(room.id, { ignore: 'Astronaut' }), configCredentials(h.sandbox));
+  const presence = collect('presence');
+  const events = collect('events');
+  publisher = await publishClip(h, room.id, clip);
+  await until('two strangers arrived', () => presence.filter((m) => m.topic === 'arrived').length >= 2);
+  const all = [...presence, ...events].map((m) => JSON.stringify(m.payload));
+  expect(all.some((text) => text.includes(faceA) || text.includes('Astronaut'))).toBe(false);
+  expect(presence.filter((m) => m.topic === 'arrived').every((m) => (m.payload as { kind: string }).kind === 'stranger')).toBe(true);
+});
