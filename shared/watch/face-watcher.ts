@@ -13,7 +13,7 @@ import { resolveWatchOptions, type ResolvedWatchOptions, type WatchOptions } fro
 import { Presence } from './presence';
 import { WatchReporter } from './reporter';
 import { RoomStreams } from './room-streams';
-import { sumCounters, type WatchStats } from './stats';
+import type { WatchStats } from './stats';
 import { Timers } from './timers';
 import { leftEvent, presentEntry } from './visit-events';
 import { MemoryVisitorStore, VisitorBook } from './visitors';
@@ -124,8 +124,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
 
   /** Counters: in total and per stream. */
   get stats(): WatchStats {
-    const total = sumCounters([...this.#room.streams.values()].map((s) => s.meter.counters));
-    return { ...total, latencyMs: this.#report.latency.summary(), state: this.#report.state, decoder: this.#room.backend, werift: this.#room.weriftStatus(), streams: this.#room.stats() };
+    return { ...this.#report.totals(), latencyMs: this.#report.latency.summary(), state: this.#report.state, decoder: this.#room.backend, werift: this.#room.weriftStatus(), streams: this.#room.stats() };
   }
 
   async #start(): Promise<void> {
