@@ -1,6 +1,6 @@
 import type { Node, NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
-import { FaceWatcher, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
+import { FaceWatcher, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
@@ -90,12 +90,12 @@ class WatchControl {
     await this.#stop();
   }
 
-  /** Shows a failure on the node and hands it to Catch nodes. */
-  report(err: unknown): void {
+  /** Shows a failure on the node and hands it to Catch nodes (with msg.source for an error the watcher reports). */
+  report(err: unknown, source?: ErrorSource): void {
     if (this.#closed) return;
     this.#connection.report(err);
     this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
-    this.#node.error(flowError(err), { topic: 'error', payload: safeErrorFields(err) });
+    this.#node.error(flowError(err), { topic: 'error', payload: safeErrorFields(err), ...(source ? { source } : {}) });
   }
 
   async #apply(msg: FlowMessage): Promise<void> {
@@ -126,7 +126,7 @@ class WatchControl {
     watcher.on('unknown', (e) => this.#face(1, e));
     watcher.on('status', (e) => this.#status(e));
     watcher.on('left', (e) => this.#left(e));
-    watcher.on('error', (e) => this.report(e.error));
+    watcher.on('error', (e) => this.report(e.error, e.source));
     try {
       await watcher.start();
       this.#connection.report();

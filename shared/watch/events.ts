@@ -92,10 +92,25 @@ export interface StatusCounts {
   api_calls: number;
 }
 
+/**
+ * Which part of the watcher an error comes from:
+ * - 'session': the room's signaling and WebRTC session gave up (the watcher stops: a `stopped` status follows);
+ * - 'decoder': a stream's video cannot be decoded (no decoder for its codec, or the decoder failed);
+ * - 'api': a Visual Recognition call for a stream's sample failed (a spent quota included);
+ * - 'stream': another failure of the analysis of one stream's sample;
+ * - 'visitors': the visitor book could not enrol, remove or store visitors (with rememberVisitors).
+ */
+export type ErrorSource = 'session' | 'decoder' | 'api' | 'stream' | 'visitors';
+
+/** Every ErrorSource, for hosts that list or check them. */
+export const ERROR_SOURCES = ['session', 'decoder', 'api', 'stream', 'visitors'] as const satisfies readonly ErrorSource[];
+
 /** A failure the watcher survived (or, for `stop`-worthy ones, the reason it stopped). */
 export interface ErrorEvent {
   event: 'error';
   error: ClientError;
+  /** Which part of the watcher failed. */
+  source: ErrorSource;
   /** The stream concerned, when the failure belongs to one. */
   stream_id?: string;
   time: string;

@@ -12,7 +12,7 @@ import { CallBudget } from './budget';
 import { Cooldown } from './cooldown';
 import { DEFAULT_CROP_RULE } from './crop-geometry';
 import { asClientError, WatchError } from './errors';
-import type { MatchEvent, StatusEvent, StopReason, UnknownEvent, WatchEvent, WatcherEvents, WatchState } from './events';
+import type { ErrorSource, MatchEvent, StatusEvent, StopReason, UnknownEvent, WatchEvent, WatcherEvents, WatchState } from './events';
 import { LatencyWindow } from './latency';
 import { resolveWatchOptions, type ResolvedWatchOptions, type WatchOptions } from './options';
 import { emitGuarded } from '../util/emit-guarded';
@@ -83,7 +83,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#presence = new Presence(this.#o.leftAfterMs);
     if (this.#o.rememberVisitors) {
       const book = { collectionId: this.#o.collectionId, retentionMs: this.#o.visitorRetentionMs, max: this.#o.maxVisitors };
-      this.#visitors = new VisitorBook(book, this.#vision, this.#o.visitorStore ?? new MemoryVisitorStore(), (error) => this.#emitError(error));
+      this.#visitors = new VisitorBook(book, this.#vision, this.#o.visitorStore ?? new MemoryVisitorStore(), (error) => this.#emitError(error, 'visitors'));
     }
     this.#ctx = {
       o: this.#o,
@@ -191,7 +191,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     session.on('closed', ({ error }) => {
       if (!error || this.#stopped) return;
       // The session gave up (a fault that rejoining cannot fix): the watcher reports it and stops.
-      this.#emitError(error);
+      this.#emitError(error, 'session');
       this.#stopped ??= this.#stop('session_lost', error);
     });
   }
@@ -210,7 +210,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       this.#unsupported.add(streamId);
       const availability = await decoderAvailability(codec, this.#o.decoder, { ffmpegPath: this.#o.ffmpegPath });
       if ('error' in availability) {
-        this.#emitError(availability.error, streamId);
+        this.#emitError(availability.error, 'decoder', streamId);
         return;
       }
       this.#unsupported.delete(streamId);
@@ -225,8 +225,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     const stream = new StreamWatch(streamId, this.#ctx, {
       createDecoder: () => this.#createDecoder(use),
       requestKeyframe: () => this.#session?.requestKeyframe(streamId),
-      decoderFailed: (err) => this.#emitError(asClientError(err, 'decode_failed'), streamId),
-      analysisFailed: (err) => this.#emitError(asClientError(err, 'analysis_failed'), streamId),
+      decoderFailed: (err) => this.#emitError(asClientError(err, 'decode_failed'), 'decoder', streamId),
+      analysisFailed: (err) => this.#emitError(asClientError(err, 'analysis_failed'), 'stream', streamId),
     });
     this.#streams.set(streamId, stream);
     return stream;
@@ -286,7 +286,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       const wasPaused = this.#quota.paused(performance.now());
       const ms = this.#quota.trip(performance.now());
       if (wasPaused) return;
-      this.#emitError(asClientError(err, 'quota_exceeded'), streamId);
+      this.#emitError(asClientError(err, 'quota_exceeded'), 'api', streamId);
       this.#setState('paused', `quota exhausted: analysis resumes in ${Math.round(ms / 1000)} s`);
       this.#later(ms, () => {
         if (this.#state === 'paused') this.#setState('watching', 'quota pause over');
@@ -298,7 +298,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     const last = this.#reported.get(key);
     if (last !== undefined && performance.now() - last < REPEAT_ERROR_MS) return;
     this.#reported.set(key, performance.now());
-    this.#emitError(error, streamId);
+    this.#emitError(error, 'api', streamId);
   }
 
   #faceEvent(e: MatchEvent | UnknownEvent): void {
@@ -310,10 +310,10 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#emit(e);
   }
 
-  #emitError(error: ClientError, streamId?: string): void {
+  #emitError(error: ClientError, source: ErrorSource, streamId?: string): void {
     const stream = streamId ? this.#streams.get(streamId) : undefined;
     if (stream) stream.meter.counters.events.error++;
-    this.#emit({ event: 'error', error, ...(streamId ? { stream_id: streamId } : {}), time: new Date().toISOString() });
+    this.#emit({ event: 'error', error, source, ...(streamId ? { stream_id: streamId } : {}), time: new Date().toISOString() });
   }
 
   #setState(state: WatchState, detail?: string): void {
