@@ -4,7 +4,6 @@ import {
   type NodeOperationError,
   type INodeType,
   type INodeTypeDescription,
-  type IDataObject,
   type ITriggerFunctions,
   type ITriggerResponse,
 } from 'n8n-workflow';
@@ -25,7 +24,7 @@ function staticDataStore(ctx: ITriggerFunctions): VisitorStore {
   return {
     load: () => data.visitors,
     save: (doc) => {
-      data.visitors = doc as unknown as IDataObject;
+      data.visitors = { ...doc, visitors: doc.visitors.map((v) => ({ ...v })) };
     },
   };
 }
