@@ -102,9 +102,6 @@ export interface StatusCounts {
  */
 export type ErrorSource = 'session' | 'decoder' | 'api' | 'stream' | 'visitors';
 
-/** Every ErrorSource, for hosts that list or check them. */
-export const ERROR_SOURCES = ['session', 'decoder', 'api', 'stream', 'visitors'] as const satisfies readonly ErrorSource[];
-
 /** A failure the watcher survived (or, for `stop`-worthy ones, the reason it stopped). */
 export interface ErrorEvent {
   event: 'error';

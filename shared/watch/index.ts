@@ -4,7 +4,6 @@ export { FaceWatcher } from './face-watcher';
 export type { WatchOptions } from './options';
 export { WATCH_OPTIONS, type OptionSpec, type WatchOptionName, type OptionValues, type OptionValueOf, type ResolvedOptionValues } from './option-table';
 export type { WatchEvent, WatchEventName, MatchEvent, UnknownEvent, StatusEvent, ErrorEvent, ErrorSource, LeftEvent, StatusCounts, WatchState, StopReason, WatcherEvents } from './events';
-export { ERROR_SOURCES } from './events';
 export type { WatchStats, StreamStats, StreamCounters } from './stats';
 export type { Box } from './geometry';
 export { WatchError, WATCH_ERROR_CODES, type WatchErrorCode } from './errors';
