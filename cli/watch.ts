@@ -7,33 +7,29 @@ import { InputError, isClientError } from '../shared/errors';
 import type { StreamingCredentialsOptions } from '../shared/streaming';
 import type { VisionCredentialsOptions } from '../shared/vision';
 import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
-import { defaultText, optionSpec, rangeText, WATCH_OPTIONS, type OptionSpec } from '../shared/watch/option-table';
+import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
+import { cliFlag, envOf } from './option-flags';
 import { VisitorFile } from './visitor-file';
 
 
-/** One flag: its name, the environment variable that also sets it, whether it takes a value, its help line, the option it sets. */
+/** One flag: its name, the environment variable that also sets it, whether it takes a value, its help line. */
 interface Flag {
   name: string;
   env: string;
   value?: string;
   help: string;
-  option?: OptionSpec;
 }
 
-/** A flag's variable: VS_ and the flag in upper snake case. */
-function envOf(flag: string): string {
-  return `VS_${flag.toUpperCase().replace(/-/g, '_')}`;
-}
-
-/** The flags of the watcher's options, from the core's table: help and default as every host shows them. */
-const OPTION_FLAGS: readonly Flag[] = (WATCH_OPTIONS as readonly OptionSpec[])
-  .filter((o) => o.hosts.cli)
-  .map((o) => {
-    const { flag, value } = o.hosts.cli!;
-    const shown = defaultText(o);
-    const range = o.kind === 'number' || o.kind === 'integer' ? ` (${rangeText(o)}${o.unit ? ` ${o.unit}` : ''})` : '';
-    return { name: flag, env: envOf(flag), value, help: `${o.help}${range}${shown ? `; default ${shown}` : ''}`, option: o };
-  });
+/** The flags of the watcher's options, where option-flags.ts names them: help and default from the core's table. */
+const OPTION_FLAGS: readonly (Flag & { option: OptionSpec; key: WatchOptionName })[] = WATCH_OPTIONS.flatMap((entry) => {
+  const o: OptionSpec = entry;
+  const placed = cliFlag(entry.name);
+  if (!placed) return [];
+  const { flag, value } = placed;
+  const shown = defaultText(o);
+  const range = o.kind === 'number' || o.kind === 'integer' ? ` (${rangeText(o)}${o.unit ? ` ${o.unit}` : ''})` : '';
+  return [{ name: flag, env: envOf(flag), value, help: `${o.help}${range}${shown ? `; default ${shown}` : ''}`, option: o, key: entry.name }];
+});
 
 const FLAGS: readonly Flag[] = [
   { name: 'auth-url', env: 'VS_AUTH_URL', value: 'URL', help: `authorization server (default ${SERVICE_URLS.authUrl})` },
@@ -65,7 +61,8 @@ export function helpText(): string {
     '  match   {event, face_id, label, score, location, room, stream_id, track, time, snapshot, face}',
     '  unknown {event, score, reason?, visitor_id?, first_visit?, visits?, location, room, stream_id, track, time, snapshot, face}',
     '  left    {event, face_id | visitor_id, label, room, stream_id, arrived_at, left_at, duration_s, time}',
-    '  status  {event, state, room, counts, ...}    error {event, error, stream_id?, time}',
+    '  status  {event, state, room, counts, ...}    error {event, error, source, stream_id?, time}',
+    '  (source: session, decoder, api, stream or visitors: the part of the watcher that failed)',
     'Diagnostics go to stderr. Ctrl-C stops cleanly (exit 0). Exit 2: bad options; 1: could not start.',
     '',
     'Options (each may also be set by the environment variable in brackets; a flag wins):',
@@ -149,17 +146,16 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   const clientSecret = env.VS_CLIENT_SECRET;
   if (!clientSecret) throw new InputError('VS_CLIENT_SECRET', 'the client secret must be given in the environment variable VS_CLIENT_SECRET', 'a value');
   const credentials = { authUrl: get('auth-url') ?? SERVICE_URLS.authUrl, clientId: required('client-id'), clientSecret };
-  const options: Record<string, unknown> = {
-    vision: { ...credentials, visionUrl: get('vision-url') ?? SERVICE_URLS.visionUrl },
-    streaming: { ...credentials, sfuUrl: get('sfu-url') ?? SERVICE_URLS.sfuUrl },
-    roomId: required('room'),
-    collectionId: required('collection'),
-    ...(on('loopback') ? { loopbackOnly: true } : {}),
-  };
+  const vision = { ...credentials, visionUrl: get('vision-url') ?? SERVICE_URLS.visionUrl };
+  const streaming = { ...credentials, sfuUrl: get('sfu-url') ?? SERVICE_URLS.sfuUrl };
+  const roomId = required('room');
+  const collectionId = required('collection');
+  const values: [WatchOptionName, HostValue | undefined][] = [];
   for (const flag of OPTION_FLAGS) {
-    const o = flag.option!;
+    const o = flag.option;
+    const name = flag.key;
     if (o.kind === 'boolean' && !flag.value) {
-      if (on(flag.name)) options[o.name] = true;
+      if (on(flag.name)) values.push([name, true]);
       continue;
     }
     if (o.kind === 'boolean') {
@@ -167,17 +163,25 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
       const text = get(flag.name);
       if (text === undefined) continue;
       if (!/^(1|true|yes|on|0|false|no|off)$/i.test(text)) throw new InputError(o.name, `--${flag.name} takes on or off (got ${JSON.stringify(text.slice(0, 20))})`, 'on|off');
-      options[o.name] = /^(1|true|yes|on)$/i.test(text);
+      values.push([name, /^(1|true|yes|on)$/i.test(text)]);
       continue;
     }
     const text = get(flag.name);
     if (text === undefined) continue;
-    if (o.kind === 'number' || o.kind === 'integer') options[o.name] = number(text, flag.name);
-    else if (o.kind === 'list') options[o.name] = list(text);
-    else if (o.kind === 'labels') options[o.name] = await readLabels(text);
-    else options[o.name] = text;
+    if (o.kind === 'number' || o.kind === 'integer') values.push([name, number(text, flag.name)]);
+    else if (o.kind === 'list') values.push([name, list(text)]);
+    else if (o.kind === 'labels') values.push([name, await readLabels(text)]);
+    else values.push([name, text]);
   }
-  const events = (options.events as string[] | undefined) ?? [];
+  const options: WatchOptions = {
+    ...hostOptions(values),
+    vision,
+    streaming,
+    roomId,
+    collectionId,
+    ...(on('loopback') ? { loopbackOnly: true } : {}),
+  };
+  const events: readonly string[] = options.events ?? [];
   const known = optionChoices('events');
   for (const e of events) {
     if (!known.includes(e)) throw new InputError('events', `--events takes ${known.join(', ')}; got ${JSON.stringify(e.slice(0, 40))}`, known.join(','));
@@ -190,7 +194,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   }
   const duration = number(get('duration'), 'duration');
   if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
-  return { help: false, options: options as unknown as WatchOptions, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
+  return { help: false, options, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {

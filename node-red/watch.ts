@@ -1,6 +1,6 @@
 import type { Node, NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
-import { FaceWatcher, type ArrivedEvent, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
+import { FaceWatcher, type ArrivedEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
@@ -91,12 +91,12 @@ class WatchControl {
     await this.#stop();
   }
 
-  /** Shows a failure on the node and hands it to Catch nodes. */
-  report(err: unknown): void {
+  /** Shows a failure on the node and hands it to Catch nodes (with msg.source for an error the watcher reports). */
+  report(err: unknown, source?: ErrorSource): void {
     if (this.#closed) return;
     this.#connection.report(err);
     this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
-    this.#node.error(flowError(err), { topic: 'error', payload: safeErrorFields(err) });
+    this.#node.error(flowError(err), { topic: 'error', payload: safeErrorFields(err), ...(source ? { source } : {}) });
   }
 
   async #apply(msg: FlowMessage): Promise<void> {
@@ -128,7 +128,7 @@ class WatchControl {
     watcher.on('status', (e) => this.#status(e));
     watcher.on('arrived', (e) => this.#presence(e));
     watcher.on('left', (e) => this.#presence(e));
-    watcher.on('error', (e) => this.report(e.error));
+    watcher.on('error', (e) => this.report(e.error, e.source));
     try {
       await watcher.start();
       this.#connection.report();

@@ -1,5 +1,18 @@
 /** What every entry point exports: errors, tokens and the HTTP seams. Loads neither werift nor the decoders. */
-export { ClientError, ApiError, InputError, isClientError, isAbortError, type ClientErrorInit, type ApiErrorInit } from './errors';
+export {
+  ClientError,
+  ApiError,
+  InputError,
+  isClientError,
+  isAbortError,
+  API_CLIENT_CODES,
+  type ClientErrorInit,
+  type ApiErrorInit,
+  type InputErrorCode,
+  type ApiErrorCode,
+  type ApiClientCode,
+  type ForeignCode,
+} from './errors';
 export {
   TokenSource,
   acquireTokenSource,

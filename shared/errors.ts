@@ -5,6 +5,24 @@
  * workflow outputs.
  */
 
+/** The code of every InputError: input refused before anything was sent. */
+export type InputErrorCode = 'invalid_input';
+
+/** Codes the client gives an ApiError itself (the quota, a reply it cannot read, a call it ended). */
+export const API_CLIENT_CODES = ['invalid_response', 'quota_exceeded', 'room_limit', 'token_provider_failed', 'closed', 'ABORTED', 'ETIMEDOUT', 'ENETWORK'] as const;
+
+/** A code the client gives an ApiError itself. */
+export type ApiClientCode = (typeof API_CLIENT_CODES)[number];
+
+/**
+ * A code another party chose: the transport's (ECONNREFUSED, UND_ERR_SOCKET, ...) or the service's
+ * (its body's code, or OAuth's error). The specs list none, so it stays a string.
+ */
+export type ForeignCode = string & Record<never, never>;
+
+/** The code of an ApiError: the client's own, `http_<status>` for an answer that named none, or the transport's or the service's. */
+export type ApiErrorCode = ApiClientCode | `http_${number}` | ForeignCode;
+
 /** What every error of the package is built from. */
 export interface ClientErrorInit {
   /** Short machine-readable code, e.g. 'invalid_input', 'ABORTED', 'RAPI-INVALID-TOKEN'. */
@@ -53,7 +71,7 @@ export interface ApiErrorInit {
   /** The service's own message (or the network failure's description). */
   serviceMessage: string;
   /** The service's error code, or a client-side code such as 'quota_exceeded', 'ECONNREFUSED'. */
-  code?: string;
+  code?: ApiErrorCode;
   /** Whether repeating the same request later could succeed. */
   retryable: boolean;
   /** A sentence that explains the failure to a person; defaults to one built from the fields. */
@@ -65,6 +83,7 @@ export interface ApiErrorInit {
 /** A request reached (or tried to reach) the service and failed. */
 export class ApiError extends ClientError {
   override readonly name: string = 'ApiError';
+  declare readonly code: ApiErrorCode;
   readonly serviceMessage: string;
   readonly operation: string;
   /** Wait the server asked for (Retry-After), in milliseconds, when it sent one. */
@@ -99,13 +118,14 @@ export class ApiError extends ClientError {
 /** Input that the client refuses before sending anything. */
 export class InputError extends ClientError {
   override readonly name: string = 'InputError';
+  declare readonly code: InputErrorCode;
   /** The offending parameter, e.g. 'image', 'maxResults', 'collectionId'. */
   readonly field: string;
   /** The limit that was broken, in words, e.g. 'less than 4194304 bytes'. */
   readonly limit?: string;
 
   constructor(field: string, message: string, limit?: string) {
-    super(message, { code: 'invalid_input', retryable: false });
+    super(message, { code: 'invalid_input' satisfies InputErrorCode, retryable: false });
     this.field = field;
     this.limit = limit;
   }

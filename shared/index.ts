@@ -42,6 +42,8 @@ export {
   type ConnectedInfo,
   type RejoiningInfo,
   type RejoinAdvice,
+  type CloseReason,
+  type SignalingErrorCode,
   type Role,
   type VideoSettings,
   type AudioSettings,

@@ -1,12 +1,38 @@
 import { InputError } from '../../shared/errors';
 import type { WatchOptions } from '../../shared/watch';
-import { WATCH_OPTIONS, type OptionSpec } from '../../shared/watch/option-table';
+import { hostOptions, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../../shared/watch/option-table';
 import type { FlowMessage, ServiceNodeDef } from './action-node';
 import { optionalNumber, override } from './action-node';
 
 /**
- * Settings of the face watch node as the editor stores them: the table's Node-RED options under
- * their own names (numbers as text), plus the node's own switches.
+ * The watcher options the face watch node offers, each a setting of the node under the option's
+ * name (watch.html holds its field, default and range; a test holds them to the core's table).
+ * The events are chosen by the node's outputs and its unknowns switch instead.
+ */
+export const NODE_RED_OPTIONS = [
+  'threshold',
+  'cooldownSeconds',
+  'fps',
+  'budgetPerSecond',
+  'labels',
+  'rememberVisitors',
+  'visitorRetentionDays',
+  'maxVisitors',
+  'leftAfterSeconds',
+  'cooldownScope',
+  'streams',
+  'ignore',
+  'changeThreshold',
+  'minFaceSize',
+  'drawBoxes',
+  'decoder',
+  'codec',
+  'weriftSpeedups',
+] as const satisfies readonly WatchOptionName[];
+
+/**
+ * Settings of the face watch node as the editor stores them: the options above under their own
+ * names (numbers as text), plus the node's own switches.
  */
 export interface WatchDef extends ServiceNodeDef, Partial<Record<string, unknown>> {
   roomId?: string;
@@ -21,7 +47,7 @@ export interface WatchDef extends ServiceNodeDef, Partial<Record<string, unknown
 export type WatchSettings = Omit<WatchOptions, 'vision' | 'streaming'>;
 
 /** Options a control message may change for one (re)start. */
-const FROM_MESSAGE = new Set(['threshold', 'labels']);
+const FROM_MESSAGE: ReadonlySet<WatchOptionName> = new Set(['threshold', 'labels']);
 
 /**
  * The watcher options for one start: node settings, overridden by the control message's
@@ -34,23 +60,23 @@ export function watchSettings(def: WatchDef, msg: FlowMessage): WatchSettings {
   if (typeof collectionId !== 'string' || collectionId.trim() === '') {
     throw new InputError('collectionId', 'the face watch node needs a collection id (setting or msg.collectionId)', 'non-empty string');
   }
-  const options: Record<string, unknown> = {
+  const offered: ReadonlySet<WatchOptionName> = new Set(NODE_RED_OPTIONS);
+  const values = WATCH_OPTIONS.flatMap((o): [WatchOptionName, HostValue | undefined][] => {
+    if (!offered.has(o.name)) return [];
+    const raw = FROM_MESSAGE.has(o.name) ? override(msg, o.name, def[o.name]) : def[o.name];
+    return [[o.name, fromSetting(o, raw)]];
+  });
+  return {
+    ...hostOptions(values),
     roomId,
     collectionId,
     // Matches, status, errors, arrivals and departures always; unknown faces unless the node turns them off.
     events: def.unknowns === false ? ['match', 'arrived', 'left', 'status', 'error'] : ['match', 'unknown', 'arrived', 'left', 'status', 'error'],
   };
-  for (const o of WATCH_OPTIONS as readonly OptionSpec[]) {
-    if (!o.hosts.nodeRed) continue;
-    const raw = FROM_MESSAGE.has(o.name) ? override(msg, o.name, def[o.name]) : def[o.name];
-    const value = fromSetting(o, raw);
-    if (value !== undefined) options[o.name] = value;
-  }
-  return options as unknown as WatchSettings;
 }
 
 /** A setting as the core takes it: '' is "not set", numbers from text, lists from comma-separated text. */
-function fromSetting(o: OptionSpec, raw: unknown): unknown {
+function fromSetting(o: OptionSpec, raw: unknown): HostValue | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   switch (o.kind) {
     case 'number':
@@ -68,7 +94,8 @@ function fromSetting(o: OptionSpec, raw: unknown): unknown {
     case 'labels':
       return labelsOf(raw);
     default:
-      return raw;
+      // A choice: the editor's select gives one of its values; the core refuses any other by name.
+      return String(raw);
   }
 }
 

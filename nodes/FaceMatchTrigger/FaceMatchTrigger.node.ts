@@ -1,12 +1,13 @@
 import {
   NodeConnectionTypes,
+  type NodeApiError,
+  type NodeOperationError,
   type INodeType,
   type INodeTypeDescription,
-  type IDataObject,
   type ITriggerFunctions,
   type ITriggerResponse,
 } from 'n8n-workflow';
-import { FaceWatcher, type VisitorStore, type WatchEventName } from '../../shared/watch';
+import { FaceWatcher, type ErrorSource, type VisitorStore, type WatchEventName } from '../../shared/watch';
 import { selfAuthorisedClients } from '../common/self-authorised';
 import { toNodeError } from '../common/errors';
 import { listSearch } from '../common/locators';
@@ -23,9 +24,16 @@ function staticDataStore(ctx: ITriggerFunctions): VisitorStore {
   return {
     load: () => data.visitors,
     save: (doc) => {
-      data.visitors = doc as unknown as IDataObject;
+      data.visitors = { ...doc, visitors: doc.visitors.map((v) => ({ ...v })) };
     },
   };
+}
+
+/** A watcher's error as n8n shows it, saying which part of the watcher failed (in its description and context). */
+function withSource<E extends NodeApiError | NodeOperationError>(error: E, source: ErrorSource): E {
+  error.context.source = source;
+  error.description = `${error.description ? `${error.description} ` : ''}Source: ${source}.`;
+  return error;
 }
 
 /** Starts a workflow when a known (or unknown) face appears in a live streaming room. */
@@ -87,12 +95,12 @@ export class FaceMatchTrigger implements INodeType {
     watcher.on('left', (e) => void deliver(e));
     watcher.on('status', (e) => {
       if (e.state !== 'stopped') void deliver(e);
-      else if (started && e.reason === 'session_lost') this.emitError(fail(e.error ?? new Error('the watcher stopped')));
+      else if (started && e.reason === 'session_lost') this.emitError(withSource(fail(e.error ?? new Error('the watcher stopped')), 'session'));
     });
     // A failure of one stream's analysis, or of the visitor book, is one failed execution; the
     // session's own failure ends in 'stopped' (emitError above).
-    watcher.on('error', ({ error, stream_id }) => {
-      if (error.code.startsWith('visitor') || (started && stream_id !== undefined)) this.saveFailedExecution(fail(error));
+    watcher.on('error', ({ error, source }) => {
+      if (source === 'visitors' || (started && source !== 'session')) this.saveFailedExecution(withSource(fail(error), source));
     });
 
     // The start waits for the first join: a bad room, collection or credential fails it here.

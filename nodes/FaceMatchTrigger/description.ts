@@ -1,10 +1,11 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { WATCH_OPTIONS, type OptionSpec } from '../../shared/watch/option-table';
 import { idParameters } from '../common/locators';
+import { n8nPlacement } from './placement';
 
-/** The watcher options the trigger shows at the top level, and those under Options, from the core's table. */
-const MAIN = WATCH_OPTIONS.filter((o: OptionSpec) => o.hosts.n8n === 'main');
-const MORE = WATCH_OPTIONS.filter((o: OptionSpec) => o.hosts.n8n === 'options');
+/** The watcher options the trigger shows at the top level, and those under Options, in the table's order. */
+const MAIN: readonly OptionSpec[] = WATCH_OPTIONS.filter((o) => n8nPlacement(o.name) === 'main');
+const MORE: readonly OptionSpec[] = WATCH_OPTIONS.filter((o) => n8nPlacement(o.name) === 'options');
 
 /** The events that can start the workflow (errors go to n8n's failed executions instead). */
 const EVENT_CHOICES = WATCH_OPTIONS.find((o) => o.name === 'events')!.choices.filter((c) => c.value !== 'error');

@@ -1,31 +1,29 @@
 import type { ITriggerFunctions } from 'n8n-workflow';
-import { WATCH_OPTIONS, type OptionSpec } from '../../shared/watch/option-table';
+import { hostOptions, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../../shared/watch/option-table';
 import type { WatchOptions } from '../../shared/watch';
 import { triggerIdParameter } from '../common/locators';
+import { n8nPlacement } from './placement';
 
 type Settings = Omit<WatchOptions, 'vision' | 'streaming' | 'events'>;
 
 /**
- * The watcher options of one activation, read from the node's parameters as the table places
- * them. Values are passed as they are: the core checks each one and names it.
+ * The watcher options of one activation, read from the node's parameters where the trigger
+ * places them. Values are passed as they are: the core checks each one and names it.
  */
 export function watcherSettings(ctx: ITriggerFunctions): Settings {
+  const roomId = triggerIdParameter(ctx, 'roomId');
+  const collectionId = triggerIdParameter(ctx, 'collectionId');
   const more = ctx.getNodeParameter('options', {}) as Record<string, unknown>;
-  const settings: Record<string, unknown> = {
-    roomId: triggerIdParameter(ctx, 'roomId'),
-    collectionId: triggerIdParameter(ctx, 'collectionId'),
-  };
-  for (const o of WATCH_OPTIONS as readonly OptionSpec[]) {
-    if (!o.hosts.n8n) continue;
-    const raw = o.hosts.n8n === 'main' ? ctx.getNodeParameter(o.name, o.default) : more[o.name];
-    const value = fromParameter(o, raw);
-    if (value !== undefined) settings[o.name] = value;
-  }
-  return settings as unknown as Settings;
+  const read = (o: OptionSpec, where: 'main' | 'options'): unknown => (where === 'main' ? ctx.getNodeParameter(o.name, o.default) : more[o.name]);
+  const values = WATCH_OPTIONS.flatMap((o): [WatchOptionName, HostValue | undefined][] => {
+    const where = n8nPlacement(o.name);
+    return where ? [[o.name, fromParameter(o, read(o, where))]] : [];
+  });
+  return { ...hostOptions(values), roomId, collectionId };
 }
 
 /** A parameter's value as the core takes it: lists from comma-separated text, labels from their rows. */
-function fromParameter(o: OptionSpec, raw: unknown): unknown {
+function fromParameter(o: OptionSpec, raw: unknown): HostValue | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (o.kind === 'list') {
     const items = String(raw)
@@ -38,5 +36,6 @@ function fromParameter(o: OptionSpec, raw: unknown): unknown {
     const rows = (raw as { label?: { id?: string; name?: string }[] }).label ?? [];
     return Object.fromEntries(rows.filter((r) => r.id).map((r) => [String(r.id).trim(), String(r.name ?? '')]));
   }
-  return raw;
+  // n8n stores numbers, booleans and choices as such; the core refuses anything else by name.
+  return raw as HostValue;
 }

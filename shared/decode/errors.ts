@@ -2,9 +2,13 @@ import { ClientError, InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
 import type { DecoderBackend } from './types';
 
+/** Codes of the decoder errors: none can be made for the codec, or one failed while running. */
+export type DecoderErrorCode = 'decoder_unavailable' | 'decoder_failed';
+
 /** No decoder can be made for a codec with the asked-for backend; the message says what is missing. */
 export class DecoderUnavailableError extends ClientError {
   override readonly name: string = 'DecoderUnavailableError';
+  declare readonly code: 'decoder_unavailable';
   readonly codec: VideoCodec;
   /** The backend asked for ('auto' when none was forced). */
   readonly backend: 'auto' | DecoderBackend;
@@ -12,7 +16,7 @@ export class DecoderUnavailableError extends ClientError {
   readonly reason: string;
 
   constructor(codec: VideoCodec, backend: 'auto' | DecoderBackend, reason: string) {
-    super(`no ${backend === 'auto' ? '' : `${backend} `}decoder for ${codec}: ${reason}`, { code: 'decoder_unavailable', retryable: false });
+    super(`no ${backend === 'auto' ? '' : `${backend} `}decoder for ${codec}: ${reason}`, { code: 'decoder_unavailable' satisfies DecoderErrorCode, retryable: false });
     this.codec = codec;
     this.backend = backend;
     this.reason = reason;
@@ -27,11 +31,12 @@ export class DecoderUnavailableError extends ClientError {
 /** A decoder's child process or worker failed while running (crashed, or refused the stream); a new decoder may work. */
 export class DecoderFailedError extends ClientError {
   override readonly name: string = 'DecoderFailedError';
+  declare readonly code: 'decoder_failed';
   readonly codec: VideoCodec;
   readonly backend: DecoderBackend;
 
   constructor(codec: VideoCodec, backend: DecoderBackend, detail: string) {
-    super(`${backend} decoder for ${codec} failed: ${detail}`, { code: 'decoder_failed', retryable: true });
+    super(`${backend} decoder for ${codec} failed: ${detail}`, { code: 'decoder_failed' satisfies DecoderErrorCode, retryable: true });
     this.codec = codec;
     this.backend = backend;
   }

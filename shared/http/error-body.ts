@@ -95,6 +95,14 @@ const RETRYABLE_NETWORK_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
+/** Undici marks each of its own errors with this symbol (any copy of undici, Node's own fetch included). */
+const UNDICI_ERROR = Symbol.for('undici.error.UND_ERR');
+
+/** True for an error undici raised itself: its code says what undici saw, a socket error in its cause says more. */
+function isUndiciError(err: object): boolean {
+  return Reflect.get(err, UNDICI_ERROR) === true;
+}
+
 /** Finds the most specific error code on a transport error (undici nests the socket error in `cause`). */
 export function transportCode(err: unknown): string | undefined {
   let current: unknown = err;
@@ -102,7 +110,7 @@ export function transportCode(err: unknown): string | undefined {
   for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') {
-      if (!code.startsWith('UND_ERR')) return code;
+      if (!isUndiciError(current)) return code;
       fallback ??= code;
     }
     current = (current as { cause?: unknown }).cause;

@@ -1,4 +1,4 @@
-import { ClientError } from '../errors';
+import { ClientError, type ForeignCode } from '../errors';
 
 /**
  * What a client should do after a signaling failure:
@@ -13,8 +13,7 @@ interface ReasonInfo {
   rejoin: RejoinAdvice;
 }
 
-/** Close reasons of the signaling spec, plus the ones this client raises itself. */
-export const CLOSE_REASONS: Readonly<Record<string, ReasonInfo>> = Object.freeze({
+const TABLE = Object.freeze({
   'CONNECT-WAIT-TIMEOUT': { meaning: 'connect message too late', rejoin: 'backoff' },
   'CONNECT-WAIT-TIMEOUT-ERROR': { meaning: 'connect message too late', rejoin: 'backoff' },
   'CONNECTION-CREATED-WAIT-TIMEOUT-ERROR': { meaning: 'signaling did not complete in time', rejoin: 'backoff' },
@@ -48,11 +47,28 @@ export const CLOSE_REASONS: Readonly<Record<string, ReasonInfo>> = Object.freeze
   'PROTOCOL-ERROR': { meaning: 'the server sent an offer this client cannot answer', rejoin: 'never' },
   'TICKET-FAILED': { meaning: 'a ticket could not be obtained', rejoin: 'backoff' },
   'UNKNOWN-REASON': { meaning: 'the server closed the session with a reason this client does not know', rejoin: 'backoff' },
-});
+} as const satisfies Record<string, ReasonInfo>);
+
+/** Close reasons of the signaling spec, plus the ones this client raises itself. */
+export const CLOSE_REASONS: Readonly<Record<string, ReasonInfo>> = TABLE;
+
+/** A close reason this client knows: the spec's and its own. */
+export type CloseReason = keyof typeof TABLE;
+
+/**
+ * The code of a SignalingError: its close reason. A known one, or one a server sent that the spec
+ * does not list (kept as sent, at most 80 printable characters).
+ */
+export type SignalingErrorCode = CloseReason | ForeignCode;
+
+/** True for a close reason the table lists. */
+export function isCloseReason(reason: string): reason is CloseReason {
+  return Object.hasOwn(TABLE, reason);
+}
 
 /** What a SignalingError is built from. */
 export interface SignalingErrorInit {
-  reason: string;
+  reason: SignalingErrorCode;
   /** WebSocket close code, when the server closed the socket. */
   closeCode?: number;
   /** Extra detail (never a token). */
@@ -64,8 +80,9 @@ export interface SignalingErrorInit {
 /** A signaling session ended; `reason` is the server's close reason or one of this client's own. */
 export class SignalingError extends ClientError {
   override readonly name: string = 'SignalingError';
+  declare readonly code: SignalingErrorCode;
   /** Close reason as sent by the server (e.g. 'RAPI-INVALID-TOKEN') or raised by the client. */
-  readonly reason: string;
+  readonly reason: SignalingErrorCode;
   /** What the spec's table says the reason means. */
   readonly meaning: string;
   /** Whether and how joining again can help. */
@@ -73,8 +90,7 @@ export class SignalingError extends ClientError {
   readonly closeCode?: number;
 
   constructor(init: SignalingErrorInit) {
-    const known = CLOSE_REASONS[init.reason];
-    const info = known ?? CLOSE_REASONS['UNKNOWN-REASON'];
+    const info: ReasonInfo = isCloseReason(init.reason) ? TABLE[init.reason] : TABLE['UNKNOWN-REASON'];
     const detail = init.detail ? ` (${init.detail})` : '';
     const rejoin = init.rejoin ?? info.rejoin;
     // The close reason is the code; joining again is worth it unless the table says never.
@@ -100,6 +116,6 @@ function cleanReason(text: string): string {
 export function errorFromClose(code: number, reasonText: string): SignalingError {
   const reason = cleanReason(reasonText.trim());
   if (!reason) return new SignalingError({ reason: 'CONNECTION-LOST', closeCode: code, detail: `close code ${code}` });
-  if (CLOSE_REASONS[reason]) return new SignalingError({ reason, closeCode: code });
+  if (isCloseReason(reason)) return new SignalingError({ reason, closeCode: code });
   return new SignalingError({ reason, closeCode: code, detail: 'reason not in the spec' });
 }

@@ -140,16 +140,20 @@ export interface StatusCounts {
 }
 
 /**
- * Where a failure comes from: the room's session, one stream's decoder or pipeline, a call to the
- * Visual Recognition API, the remembered visitors, or the watcher's own start.
+ * Which part of the watcher an error comes from:
+ * - 'session': the room's signaling and WebRTC session gave up (the watcher stops: a `stopped` status follows);
+ * - 'decoder': a stream's video cannot be decoded (no decoder for its codec, or the decoder failed);
+ * - 'api': a Visual Recognition call for a stream's sample failed (a spent quota included);
+ * - 'stream': another failure of the analysis of one stream's sample;
+ * - 'visitors': the visitor book could not enrol, remove or store visitors (with rememberVisitors).
  */
-export type ErrorSource = 'session' | 'stream' | 'decoder' | 'api' | 'visitors' | 'watcher';
+export type ErrorSource = 'session' | 'decoder' | 'api' | 'stream' | 'visitors';
 
 /** A failure the watcher survived (or, for `stop`-worthy ones, the reason it stopped). */
 export interface ErrorEvent {
   event: 'error';
   error: ClientError;
-  /** Where it comes from. */
+  /** Which part of the watcher failed. */
   source: ErrorSource;
   /** The stream concerned, when the failure belongs to one. */
   stream_id?: string;

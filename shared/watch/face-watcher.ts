@@ -79,7 +79,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       apiSucceeded: () => this.#report.apiSucceeded(),
       emit: (e) => this.#report.face(e),
       ended: (visit) => this.#report.send(leftEvent(visit, 'recognised', this.#o.roomId)),
-      muted: (faceId) => this.#o.ignore.has(faceId) || this.#o.ignore.has(this.#o.labels.get(faceId) ?? '\u0000'),
+      muted: (faceId) => !!this.#o.ignore && (this.#o.ignore.has(faceId) || this.#o.ignore.has(this.#o.labels.get(faceId) ?? '')),
       presence: this.#presence,
       visitors: this.#visitors,
     };

@@ -1,25 +1,16 @@
 /**
  * The watcher's options, each described once: name, kind, default, range, unit and one line of
- * help. The core checks values against it; the n8n trigger's parameters, the Node-RED watch node's
- * settings reader, the CLI's flags and --help, and the hosts' error labels are built from it, and a
- * test holds the Node-RED editor's defaults and help to it.
+ * help. The TypeScript types of the options (the table's part of WatchOptions, and the values the
+ * core resolves them to) are derived from it, and the core checks values against it. Where each host
+ * shows an option (n8n's parameters, the command line's flags, the Node-RED editor) is the host's
+ * own business: each keeps its placement beside its code, built from or checked against this table.
  */
-
-/** How a host presents an option: where it sits and under which name. */
-export interface OptionHosts {
-  /** n8n Face Match Trigger: a top-level parameter ('main') or one of its Options ('options'). */
-  n8n?: 'main' | 'options';
-  /** Node-RED face watch node: a setting of the node under the option's name. */
-  nodeRed?: boolean;
-  /** `vision-streaming watch`: the flag (without --) and what its value looks like; the variable is VS_ + the flag in upper snake case. */
-  cli?: { flag: string; value?: string };
-}
 
 /** One option of the watcher. */
 export interface OptionSpec {
   /** The option's name in WatchOptions (and in every host). */
   readonly name: string;
-  /** Its name as the n8n editor shows it (Title Case, unit in brackets). */
+  /** Its name as the editors show it (Title Case, unit in brackets). */
   readonly label: string;
   /** One line of help, as the editors and --help show it. */
   readonly help: string;
@@ -30,11 +21,12 @@ export interface OptionSpec {
   readonly max?: number;
   /** Unit of a number, as --help shows it. */
   readonly unit?: string;
-  /** Decimals the n8n editor offers for a number. */
+  /** Decimals an editor offers for a number. */
   readonly precision?: number;
   /** The values of a choice or a list, with a few words each. */
   readonly choices?: readonly { value: string; name: string; help?: string }[];
-  readonly hosts: OptionHosts;
+  /** The core takes the number in milliseconds under this name: the value times `per`. */
+  readonly inMs?: { readonly name: string; readonly per: number };
 }
 
 const DECODERS = [
@@ -59,8 +51,6 @@ export const WATCH_OPTIONS = [
       { value: 'arrived', name: 'Arrived', help: 'Someone\'s visit began: a person, a remembered visitor, or a stranger (once per visit, whatever the cooldown)' },
       { value: 'left', name: 'Left', help: 'A visit is over: someone who arrived has not been seen for a while (Left After), or the watch stopped' },
     ],
-    // n8n picks its events with its own parameter (default: Match) and Node-RED with outputs.
-    hosts: { cli: { flag: 'events', value: 'LIST' } },
   },
   {
     name: 'threshold',
@@ -71,7 +61,6 @@ export const WATCH_OPTIONS = [
     min: 0,
     max: 1,
     precision: 2,
-    hosts: { n8n: 'main', nodeRed: true, cli: { flag: 'threshold', value: 'N' } },
   },
   {
     name: 'cooldownSeconds',
@@ -82,7 +71,7 @@ export const WATCH_OPTIONS = [
     min: 0,
     max: 86_400,
     unit: 's',
-    hosts: { n8n: 'main', nodeRed: true, cli: { flag: 'cooldown', value: 'SECONDS' } },
+    inMs: { name: 'cooldownMs', per: 1000 },
   },
   {
     name: 'fps',
@@ -94,7 +83,6 @@ export const WATCH_OPTIONS = [
     max: 30,
     precision: 1,
     unit: '/s',
-    hosts: { n8n: 'main', nodeRed: true, cli: { flag: 'fps', value: 'N' } },
   },
   {
     name: 'budgetPerSecond',
@@ -105,14 +93,12 @@ export const WATCH_OPTIONS = [
     min: 0.01,
     precision: 2,
     unit: '/s',
-    hosts: { n8n: 'main', nodeRed: true, cli: { flag: 'budget', value: 'N' } },
   },
   {
     name: 'labels',
     label: 'Labels',
     help: 'Names for face IDs (shown as "label" in match events) or for stream IDs (shown as "stream_label")',
     kind: 'labels',
-    hosts: { n8n: 'main', nodeRed: true, cli: { flag: 'labels', value: 'FILE' } },
   },
   {
     name: 'rememberVisitors',
@@ -120,7 +106,6 @@ export const WATCH_OPTIONS = [
     help: 'Whether to enrol each new stranger\'s face in the collection, so that one who comes back keeps one visitor ID (stores strangers\' faces: off by default)',
     kind: 'boolean',
     default: false,
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'remember-visitors' } },
   },
   {
     name: 'visitorRetentionDays',
@@ -131,7 +116,7 @@ export const WATCH_OPTIONS = [
     min: 1,
     max: 3650,
     unit: 'days',
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'visitor-retention-days', value: 'N' } },
+    inMs: { name: 'visitorRetentionMs', per: 86_400_000 },
   },
   {
     name: 'maxVisitors',
@@ -141,7 +126,6 @@ export const WATCH_OPTIONS = [
     default: 200,
     min: 1,
     max: 1000,
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'max-visitors', value: 'N' } },
   },
   {
     name: 'leftAfterSeconds',
@@ -152,7 +136,7 @@ export const WATCH_OPTIONS = [
     min: 1,
     max: 86_400,
     unit: 's',
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'left-after', value: 'SECONDS' } },
+    inMs: { name: 'leftAfterMs', per: 1000 },
   },
   {
     name: 'cooldownScope',
@@ -164,21 +148,18 @@ export const WATCH_OPTIONS = [
       { value: 'stream', name: 'Per Stream' },
       { value: 'room', name: 'Whole Room' },
     ],
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'cooldown-scope', value: 'stream|room' } },
   },
   {
     name: 'streams',
     label: 'Streams',
     help: 'Stream IDs to watch (the publishers\' client IDs), comma-separated; empty watches every stream of the room',
     kind: 'list',
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'streams', value: 'ID,ID' } },
   },
   {
     name: 'ignore',
     label: 'Ignore',
     help: 'Names (labels) or face IDs of people whose match, arrived and left events are not sent (the household, the staff), comma-separated; counted instead',
     kind: 'list',
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'ignore', value: 'NAME,...' } },
   },
   {
     name: 'changeThreshold',
@@ -189,7 +170,6 @@ export const WATCH_OPTIONS = [
     min: 0,
     max: 255,
     precision: 1,
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'change-threshold', value: 'N' } },
   },
   {
     name: 'minFaceSize',
@@ -200,7 +180,6 @@ export const WATCH_OPTIONS = [
     min: 8,
     max: 280,
     unit: 'px',
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'min-face-size', value: 'PX' } },
   },
   {
     name: 'drawBoxes',
@@ -208,7 +187,6 @@ export const WATCH_OPTIONS = [
     help: 'Whether to add the snapshot with the faces boxed and labelled (snapshot_boxes)',
     kind: 'boolean',
     default: false,
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'boxes' } },
   },
   {
     name: 'decoder',
@@ -217,7 +195,6 @@ export const WATCH_OPTIONS = [
     kind: 'choice',
     default: 'auto',
     choices: DECODERS,
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'decoder', value: 'auto|ffmpeg|wasm' } },
   },
   {
     name: 'codec',
@@ -230,7 +207,6 @@ export const WATCH_OPTIONS = [
       { value: 'VP9', name: 'VP9' },
       { value: 'H264', name: 'H.264' },
     ],
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'codec', value: 'VP8|VP9|H264' } },
   },
   {
     name: 'recheckSeconds',
@@ -241,7 +217,7 @@ export const WATCH_OPTIONS = [
     min: 1,
     max: 86_400,
     unit: 's',
-    hosts: {},
+    inMs: { name: 'recheckMs', per: 1000 },
   },
   {
     name: 'maxResults',
@@ -251,7 +227,6 @@ export const WATCH_OPTIONS = [
     default: 3,
     min: 1,
     max: 1000,
-    hosts: {},
   },
   {
     name: 'streamWaitSeconds',
@@ -262,7 +237,7 @@ export const WATCH_OPTIONS = [
     min: 0.1,
     max: 3600,
     unit: 's',
-    hosts: {},
+    inMs: { name: 'streamWaitMs', per: 1000 },
   },
   {
     name: 'quotaPauseSeconds',
@@ -273,7 +248,7 @@ export const WATCH_OPTIONS = [
     min: 0.01,
     max: 86_400,
     unit: 's',
-    hosts: {},
+    inMs: { name: 'quotaPauseMs', per: 1000 },
   },
   {
     name: 'weriftSpeedups',
@@ -281,7 +256,6 @@ export const WATCH_OPTIONS = [
     help: "Whether this watcher's WebRTC receive path runs with the package's measured werift speed-ups (off: werift as published)",
     kind: 'boolean',
     default: true,
-    hosts: { n8n: 'options', nodeRed: true, cli: { flag: 'werift-speedups', value: 'on|off' } },
   },
   {
     name: 'jpegQuality',
@@ -291,7 +265,6 @@ export const WATCH_OPTIONS = [
     default: 85,
     min: 1,
     max: 100,
-    hosts: {},
   },
 ] as const satisfies readonly OptionSpec[];
 
@@ -316,4 +289,57 @@ export function defaultText(spec: OptionSpec): string {
   if (d === undefined) return '';
   if (Array.isArray(d)) return d.join(',');
   return String(d);
+}
+
+type Spec = (typeof WATCH_OPTIONS)[number];
+
+/** The values of a choice, or of a list's items: its choices' values, else any string. */
+type ChoiceValue<S> = S extends { choices: readonly { value: infer V }[] } ? V : string;
+
+/** The type of an option's value as WatchOptions takes it, from its kind and choices. */
+export type OptionValue<S> = S extends { kind: 'number' | 'integer' }
+  ? number
+  : S extends { kind: 'boolean' }
+    ? boolean
+    : S extends { kind: 'choice' }
+      ? ChoiceValue<S>
+      : S extends { kind: 'list' }
+        ? ChoiceValue<S>[]
+        : S extends { kind: 'labels' }
+          ? Record<string, string>
+          : never;
+
+/** The table's part of WatchOptions: each option, optional, under its name. */
+export type OptionValues = { [S in Spec as S['name']]?: OptionValue<S> };
+
+/** The value of one option in WatchOptions, by name. */
+export type OptionValueOf<N extends WatchOptionName> = OptionValue<Extract<Spec, { name: N }>>;
+
+/** The name under which the core keeps a resolved option (times in ms get their own). */
+type ResolvedName<S extends Spec> = S extends { inMs: { name: infer N extends string } } ? N : S['name'];
+
+/** An option's value once resolved: lists become sets, labels a map, the rest as given. */
+type ResolvedValue<S> = S extends { kind: 'list' } ? ReadonlySet<ChoiceValue<S>> : S extends { kind: 'labels' } ? ReadonlyMap<string, string> : OptionValue<S>;
+
+/** Whether an option always has a value once resolved: it has a default, or it is labels (an empty map). */
+type AlwaysSet<S> = S extends { default: unknown } ? true : S extends { kind: 'labels' } ? true : false;
+
+/** The table's options with defaults applied and checked, times in ms: what the watcher uses. */
+export type ResolvedOptionValues = { [S in Spec as AlwaysSet<S> extends true ? ResolvedName<S> : never]: ResolvedValue<S> } & {
+  [S in Spec as AlwaysSet<S> extends true ? never : ResolvedName<S>]?: ResolvedValue<S>;
+};
+
+/** A value as a host reads it from its settings, before the core checks it against the table. */
+export type HostValue = number | boolean | string | readonly string[] | Readonly<Record<string, string>>;
+
+/**
+ * The options a host read, under the table's names, as WatchOptions takes them. A host hands on
+ * what its settings hold (converted by the option's kind); the watcher checks every value against
+ * the table when it resolves them and names the option in an InputError, so a value of the wrong
+ * kind is refused there, not here.
+ */
+export function hostOptions(values: Iterable<readonly [WatchOptionName, HostValue | undefined]>): OptionValues {
+  const out: Partial<Record<WatchOptionName, HostValue>> = {};
+  for (const [name, value] of values) if (value !== undefined) out[name] = value;
+  return out as OptionValues;
 }

@@ -1,5 +1,6 @@
 import { ClientError } from '../errors';
 import type { VisionClient } from '../vision';
+import { VisitorError, type VisitorErrorCode } from './visitor-errors';
 
 /** A stranger the watcher enrolled in the collection, so that coming back gives the same id. */
 export interface VisitorRecord {
@@ -61,13 +62,13 @@ export class VisitorBook {
   readonly #o: VisitorOptions;
   readonly #vision: VisionClient;
   readonly #store: VisitorStore;
-  readonly #failed: (error: ClientError) => void;
+  readonly #failed: (error: VisitorError) => void;
   readonly #visitors = new Map<string, VisitorRecord>();
   /** False once the store could not be read (nothing is remembered then) or the collection is full. */
   #enrolling = true;
   #saving: Promise<void> = Promise.resolve();
 
-  constructor(o: VisitorOptions, vision: VisionClient, store: VisitorStore, failed: (error: ClientError) => void) {
+  constructor(o: VisitorOptions, vision: VisionClient, store: VisitorStore, failed: (error: VisitorError) => void) {
     this.#o = o;
     this.#vision = vision;
     this.#store = store;
@@ -115,7 +116,7 @@ export class VisitorBook {
     } catch (err) {
       if ((err as { code?: string }).code === 'face_limit_exceeded') {
         this.#enrolling = false;
-        this.#failed(new ClientError('the face collection is full (1000 faces): new visitors are not remembered until faces are removed', { code: 'visitors_collection_full', status: 400 }));
+        this.#failed(new VisitorError('visitors_collection_full', 'the face collection is full (1000 faces): new visitors are not remembered until faces are removed', { status: 400 }));
       } else this.#failed(asError(err, 'visitor_enrol_failed'));
       return undefined;
     }
@@ -185,7 +186,7 @@ export class VisitorBook {
 
   #stopRemembering(message: string, cause?: unknown): void {
     this.#enrolling = false;
-    this.#failed(new ClientError(`${message}${reasonOf(cause)}: new visitors are not remembered in this run`, { code: 'visitor_store_failed' }));
+    this.#failed(new VisitorError('visitor_store_failed', `${message}${reasonOf(cause)}: new visitors are not remembered in this run`));
   }
 }
 
@@ -207,11 +208,11 @@ function isDocument(doc: unknown): doc is VisitorDocument {
   );
 }
 
-/** A failure of the visitor book under a `visitor_*` code (hosts tell it from a stream's by that), keeping an API error's status. */
-function asError(err: unknown, code: string, message?: string): ClientError {
+/** A failure of the visitor book under its own code, keeping an API error's status. */
+function asError(err: unknown, code: VisitorErrorCode, message?: string): VisitorError {
   const text = message ?? code.replace(/_/g, ' ');
-  if (err instanceof ClientError) return new ClientError(`${text}: ${err.message}`, { code, status: err.status, retryable: err.retryable });
-  return new ClientError(`${text}${reasonOf(err)}`, { code });
+  if (err instanceof ClientError) return new VisitorError(code, `${text}: ${err.message}`, { status: err.status, retryable: err.retryable });
+  return new VisitorError(code, `${text}${reasonOf(err)}`);
 }
 
 /** A store's failure in a few words: its error code (ENOENT, EACCES, ...) or message, never a value it held. */

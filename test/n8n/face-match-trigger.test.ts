@@ -218,6 +218,7 @@ test('one failed analysis is a failed execution, not the end; losing the room fo
   await waitFor('a failed execution', () => l.failed.length > 0, 120_000);
   expect(l.failed[0].name).toBe('NodeApiError');
   expect(l.failed[0].message).toMatch(/detectFaces failed: HTTP 500/);
+  expect((l.failed[0] as Error & { description?: string }).description).toMatch(/Source: api\.$/);
   expect(l.fatal).toEqual([]);
   await sandbox.clearFaults();
   // The room goes away: the watcher cannot rejoin and gives up.
@@ -226,6 +227,7 @@ test('one failed analysis is a failed execution, not the end; losing the room fo
   await streaming.deleteRoom(room.id);
   await waitFor('emitError', () => l.fatal.length > 0, 120_000);
   expect(l.fatal[0].message.length).toBeGreaterThan(0);
+  expect((l.fatal[0] as Error & { description?: string }).description).toMatch(/Source: session\.$/);
   expect((await sessions()).filter((s) => s.role === 'down')).toHaveLength(0);
 }, 240_000);
 

@@ -186,3 +186,21 @@ it('remembers a stranger under one visitor_id in its context, and says on output
   expect(caught).toEqual([]);
   await h.vision.removeFace(collectionId, first.visitor_id);
 });
+
+it('an error the watcher reports while running reaches the Catch node with msg.source, and the watch goes on', async () => {
+  const room = await h.streaming.createRoom();
+  await helper.load([configNode, watchNode], flow({ roomId: room.id }), configCredentials(h.sandbox));
+  const statuses = collect('status');
+  const caught = collect('caught');
+  await until('watching', () => statuses.some((m) => (m.payload as { state: string }).state === 'watching'));
+  h.sandbox.setFaults({ detect_faces: { serverError: 1 } });
+  try {
+    publisher = await publishClip(h, room.id, clip);
+    await until('a failed analysis at the Catch node', () => caught.length > 0);
+  } finally {
+    h.sandbox.clearFaults();
+  }
+  expect(caught[0]).toMatchObject({ topic: 'error', source: 'api', payload: { name: 'ApiError', status: 500 } });
+  expect((caught[0].error as { code: string }).code).toBe('http_500');
+  expect(statuses.some((m) => (m.payload as { state: string }).state === 'stopped')).toBe(false);
+}, 120_000);

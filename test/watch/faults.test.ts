@@ -104,6 +104,7 @@ test('a spent quota pauses analysis with an error event, and analysis resumes by
   const error = events.find((e) => e.event === 'error') as Extract<WatchEvent, { event: 'error' }>;
   expect(error.error).toMatchObject({ status: 429, retryable: false });
   expect(error.stream_id).toBe(publisher.clientId);
+  expect(error.source).toBe('api');
   const callsWhenPaused = watcher.stats.api.detect;
   await during(700);
   expect(watcher.stats.api.detect).toBe(callsWhenPaused);

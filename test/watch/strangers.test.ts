@@ -4,7 +4,7 @@ import path from 'node:path';
 import { startSandbox } from '../../sandbox';
 import type { Publisher } from '../../shared/publish';
 import { VisionClient } from '../../shared/vision';
-import { FaceWatcher, MemoryVisitorStore, type LeftEvent, type MatchEvent, type UnknownEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
+import { FaceWatcher, MemoryVisitorStore, VisitorError, type LeftEvent, type MatchEvent, type UnknownEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
 import { VisitorBook } from '../../shared/watch/visitors';
 import { astronautFaceOfSize, decode, faceApiSample, rectOf } from '../support/images';
 import { encodeClip, personFrom } from './support/clip';
@@ -200,6 +200,7 @@ describe('remembered visitors', () => {
     await waitFor('an unknown face', () => faceEvents(events).some((e) => e.event === 'unknown'), 90_000);
     const errors = events.filter((e) => e.event === 'error');
     expect(errors).toEqual([expect.objectContaining({ error: expect.objectContaining({ code: 'visitor_store_failed', message: expect.stringContaining('EACCES') }) })]);
+    expect(errors[0]).toMatchObject({ source: 'visitors', error: expect.any(VisitorError) });
     expect(faceEvents(events).find((e) => e.event === 'unknown')).not.toHaveProperty('visitor_id');
     expect(watcher!.state).toBe('watching');
   }, 240_000);
@@ -235,6 +236,7 @@ test('a collection at its face limit: one error event naming it, and no more enr
     expect(await book.enrol(astronautFaceOfSize(180), Date.now())).toBeUndefined();
     expect(await book.enrol(astronautFaceOfSize(190), Date.now())).toBeUndefined();
     expect(errors).toEqual([expect.objectContaining({ code: 'visitors_collection_full', message: expect.stringMatching(/full/) })]);
+    expect(errors[0]).toBeInstanceOf(VisitorError);
     expect(book.enrolling).toBe(false);
     // Two faces added by the test, one refused enrolment: the second enrolment made no call.
     expect(small.stats().byEndpoint.faces).toBe(3);

@@ -1,0 +1,23 @@
+import { ClientError } from '../errors';
+
+/** Codes of VisitorError: what the visitor book could not do. */
+export const VISITOR_ERROR_CODES = ['visitors_collection_full', 'visitor_enrol_failed', 'visitor_remove_failed', 'visitor_store_failed'] as const;
+
+/** A code of VisitorError. */
+export type VisitorErrorCode = (typeof VISITOR_ERROR_CODES)[number];
+
+/** A failure of the visitor book (enrolling, removing or storing visitors); the watcher goes on. */
+export class VisitorError extends ClientError {
+  override readonly name: string = 'VisitorError';
+  declare readonly code: VisitorErrorCode;
+
+  /** status: the API's, when an API call failed. */
+  constructor(code: VisitorErrorCode, message: string, options: { status?: number; retryable?: boolean } = {}) {
+    super(message, { code, status: options.status, retryable: options.retryable ?? false });
+  }
+}
+
+/** True for a code of the visitors family. */
+export function isVisitorErrorCode(code: string): code is VisitorErrorCode {
+  return (VISITOR_ERROR_CODES as readonly string[]).includes(code);
+}
