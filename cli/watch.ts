@@ -184,7 +184,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   }
   const visitorsFile = get('visitors');
   if (visitorsFile !== undefined) {
-    const store = new VisitorFile(visitorsFile);
+    const store = new VisitorFile(visitorsFile, credentials);
     await store.check();
     options.visitorStore = store;
   }

@@ -82,7 +82,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#quota = new QuotaPause(this.#o.quotaPauseMs, this.#o.quotaPauseMs * QUOTA_PAUSE_GROWTH);
     this.#presence = new Presence(this.#o.leftAfterMs);
     if (this.#o.rememberVisitors) {
-      const book = { collectionId: this.#o.collectionId, retentionMs: this.#o.visitorRetentionMs, max: this.#o.maxVisitors };
+      const book = { collectionId: this.#o.collectionId, retentionMs: this.#o.visitorRetentionMs, max: this.#o.maxVisitors, labels: this.#o.labels };
       this.#visitors = new VisitorBook(book, this.#vision, this.#o.visitorStore ?? new MemoryVisitorStore(), (error) => this.#emitError(error));
     }
     this.#ctx = {
