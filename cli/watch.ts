@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
@@ -9,7 +9,11 @@ import type { VisionCredentialsOptions } from '../shared/vision';
 import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { defaultText, optionSpec, rangeText, WATCH_OPTIONS, type OptionSpec } from '../shared/watch/option-table';
 import { VisitorFile } from './visitor-file';
+import { checkSnapshotFolder, fileFailure } from './snapshot-folder';
 
+
+/** Exit code when the room was lost (session_lost): the watch did not end as asked. */
+const EXIT_SESSION_LOST = 3;
 
 /** One flag: its name, the environment variable that also sets it, whether it takes a value, its help line, the option it sets. */
 interface Flag {
@@ -66,7 +70,8 @@ export function helpText(): string {
     '  unknown {event, score, reason?, visitor_id?, first_visit?, visits?, location, room, stream_id, track, time, snapshot, face}',
     '  left    {event, face_id | visitor_id, label, room, stream_id, arrived_at, left_at, duration_s, time}',
     '  status  {event, state, room, counts, ...}    error {event, error, stream_id?, time}',
-    'Diagnostics go to stderr. Ctrl-C stops cleanly (exit 0). Exit 2: bad options; 1: could not start.',
+    'Diagnostics go to stderr. Ctrl-C stops cleanly (exit 0). Exit 2: bad options; 1: could not start;',
+    '3: the room was lost (session_lost) and the watch ended, so that a supervisor restarts it.',
     '',
     'Options (each may also be set by the environment variable in brackets; a flag wins):',
     ...lines,
@@ -75,6 +80,8 @@ export function helpText(): string {
     '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
     '',
     'snapshot and face (the face crop, ready to enrol) are file paths with --snapshots, base64 with --base64, else null.',
+    'Files are written mode 0600, a folder the command creates 0700: they are pictures of people. A file that',
+    'cannot be written leaves its field null and says why in file_errors ({"snapshot": "ENOSPC"}); the line still goes out.',
     '',
   ].join('\n');
 }
@@ -188,9 +195,11 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     await store.check();
     options.visitorStore = store;
   }
+  const snapshots = get('snapshots');
+  if (snapshots !== undefined) await checkSnapshotFolder(snapshots);
   const duration = number(get('duration'), 'duration');
   if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
-  return { help: false, options: options as unknown as WatchOptions, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
+  return { help: false, options: options as unknown as WatchOptions, snapshots, base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
@@ -218,14 +227,17 @@ async function watch(settings: CliSettings, io: CliIo): Promise<number> {
 }
 
 async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher): Promise<number> {
-  if (settings.snapshots) await mkdir(settings.snapshots, { recursive: true });
   let written = 0;
   // Events are printed in the order they come; snapshot files are written before the line that names them.
   let printing = Promise.resolve();
   const shown = new Set(settings.options.events ?? optionChoices('events'));
   const print = (e: WatchEvent): void => {
     if (!shown.has(e.event)) return;
-    printing = printing.then(async () => io.stdout(JSON.stringify(await toLine(e, settings, ++written)))).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
+    printing = printing.then(async () => {
+      const line = await toLine(e, settings, ++written);
+      if (line.file_errors) io.stderr(`could not write a file of a ${e.event} event (${Object.values(line.file_errors as Record<string, string>).join(', ')}); the event line says which`);
+      io.stdout(JSON.stringify(line));
+    }).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
   };
   for (const name of ['match', 'unknown', 'status', 'error', 'left'] as const) watcher.on(name, print);
   try {
@@ -242,13 +254,25 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
   const timeUp = new Promise<void>((resolve) => {
     if (settings.durationMs) timer = setTimeout(resolve, settings.durationMs);
   });
-  const ended = new Promise<void>((resolve) => watcher.on('status', (s) => s.state === 'stopped' && resolve()));
+  let lost: string | undefined;
+  const ended = new Promise<void>((resolve) =>
+    watcher.on('status', (s) => {
+      if (s.state !== 'stopped') return;
+      if (s.reason === 'session_lost') lost = s.error?.message ?? 'the room was lost';
+      resolve();
+    }),
+  );
   await Promise.race([io.interrupted, timeUp, ended]);
   clearTimeout(timer);
   await watcher.stop();
   await printing;
   const stats = watcher.stats;
   io.stderr(`stopped: ${stats.frames.received} frames, ${stats.samples.analysed} samples analysed, ${stats.api.detect + stats.api.compare} API calls, ${stats.events.match} matches, ${stats.events.unknown} unknown`);
+  if (lost !== undefined) {
+    // Not a clean end: a supervisor with restart-on-failure must see it.
+    io.stderr(`vision-streaming watch: the watch ended: ${lost} [session_lost]`);
+    return EXIT_SESSION_LOST;
+  }
   return 0;
 }
 
@@ -259,16 +283,25 @@ async function toLine(e: WatchEvent, s: CliSettings, n: number): Promise<Record<
   const out: Record<string, unknown> = { ...e };
   const suffix = { snapshot: '', snapshot_boxes: '-boxes', face: '-face' } as const;
   if (e.event === 'left') return { ...e };
+  const failed: Record<string, string> = {};
   for (const key of ['snapshot', 'snapshot_boxes', 'face'] as const) {
     const jpeg = e[key];
     if (!jpeg) continue;
     if (s.snapshots) {
       const file = path.resolve(s.snapshots, `${e.time.replace(/[:.]/g, '-')}-${e.event}-${n}${suffix[key]}.jpg`);
-      await writeFile(file, jpeg);
-      out[key] = file;
+      try {
+        // A new file only (never through a link planted at its name), readable by this user alone.
+        await writeFile(file, jpeg, { mode: 0o600, flag: 'wx' });
+        out[key] = file;
+      } catch (err) {
+        // The event still goes out: its file field null, and why.
+        out[key] = null;
+        failed[key] = fileFailure(err);
+      }
     } else if (s.base64) out[key] = jpeg.toString('base64');
     else out[key] = null;
   }
+  if (Object.keys(failed).length > 0) out.file_errors = failed;
   return out;
 }
 
