@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { Agent } from 'undici';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
@@ -10,28 +9,12 @@ import { imageWithBoxes } from '../../shared/picture/boxes';
 import { DRAW_MAX_PIXELS } from '../../shared/picture/jpeg';
 import { Slots } from '../../shared/picture/slots';
 import { VisionClient } from '../../shared/vision';
+import { claimedPng } from '../support/claimed-images';
 import { tinyJpeg, tinyPng } from '../support/images';
 
 // Bounded work per image: the pixel count an image's header declares is checked before anything
 // decodes or sends it, box drawing decodes within a bound, and what it gives back fits the 4 MiB
 // the service takes. Images are made here, small; the huge ones are headers that only claim it.
-
-/** A PNG that claims width x height: a real IHDR, one empty IDAT, IEND (a few dozen bytes). */
-export function claimedPng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer): Buffer => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', Buffer.alloc(0)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 /** A real small JPEG whose frame header is rewritten to claim width x height. */
 function claimedJpeg(width: number, height: number): Buffer {
