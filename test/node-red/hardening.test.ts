@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import type { Node } from 'node-red';
 import compareNode from '../../node-red/compare';
 import configNode from '../../node-red/config';
@@ -164,3 +164,52 @@ test('a URL image on this machine is not downloaded for a service elsewhere', as
     await new Promise((resolve) => images.close(resolve));
   }
 });
+
+test('a flood of messages into a detect node queues on a bounded number of sockets (VS_MAX_CONNECTIONS) and every one succeeds', async () => {
+  // A TCP relay in front of the sandbox counts the sockets the node's pool opens.
+  let open = 0;
+  let most = 0;
+  const relay = createTcpServer((client) => {
+    most = Math.max(most, ++open);
+    const upstream = connect(sandbox.port, '127.0.0.1');
+    client.pipe(upstream).pipe(client);
+    const done = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', () => {
+      open--;
+      done();
+    });
+    upstream.on('error', done);
+    client.on('error', done);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+  process.env.VS_MAX_CONNECTIONS = '4';
+  try {
+    const flow = [
+      { id: 'f1', type: 'tab', label: 'test' },
+      { ...sandboxConfig(sandbox), authUrl: url, visionUrl: url, sfuUrl: url },
+      { id: 'n', z: 'f1', type: 'vision-streaming-detect', service: CONFIG_ID, detect: 'faces', wires: [['out']] },
+      { id: 'out', z: 'f1', type: 'helper' },
+      { id: 'catcher', z: 'f1', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', z: 'f1', type: 'helper' },
+    ];
+    await helper.load([configNode, detectNode], flow, configCredentials(sandbox));
+    let out = 0;
+    let caught = 0;
+    (helper.getNode('out') as Node).on('input', () => out++);
+    (helper.getNode('caught') as Node).on('input', () => caught++);
+    const image = tinyJpeg();
+    for (let i = 0; i < 150; i++) inject('n', { payload: image });
+    await until('150 answers', () => out + caught >= 150);
+    expect(caught).toBe(0);
+    expect(most).toBeLessThanOrEqual(4);
+    expect(most).toBeGreaterThan(1);
+  } finally {
+    delete process.env.VS_MAX_CONNECTIONS;
+    await helper.unload();
+    await new Promise((resolve) => relay.close(resolve));
+  }
+}, 60_000);
