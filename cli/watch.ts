@@ -78,6 +78,8 @@ export function helpText(): string {
     '',
     'Environment only:',
     '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
+    '  VS_MAX_CONNECTIONS                   sockets per service address at most (default 32; more calls wait their turn)',
+    '  VS_ALLOW_PRIVATE_IMAGE_URLS=1        let image URL downloads reach loopback, link-local and private addresses',
     '',
     'snapshot and face (the face crop, ready to enrol) are file paths with --snapshots, base64 with --base64, else null.',
     'Files are written mode 0600, a folder the command creates 0700: they are pictures of people. A file that',
