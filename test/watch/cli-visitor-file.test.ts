@@ -70,7 +70,7 @@ test('a visitors file owned by another user is refused', async () => {
     await chown(file, 4242, 4242);
   } else {
     // Not root: a file root owns, in a folder root owns (which is allowed), stands for another user's.
-    file = '/etc/hostname';
+    file = '/etc/passwd';
   }
   const r = await run(['--visitors', file]);
   expect(r.code).toBe(2);
