@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
@@ -10,9 +10,13 @@ import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { cliFlag, envOf } from './option-flags';
 import { VisitorFile } from './visitor-file';
+import { checkSnapshotFolder, fileFailure } from './snapshot-folder';
 
 
-/** One flag: its name, the environment variable that also sets it, whether it takes a value, its help line. */
+/** Exit code when the room was lost (session_lost): the watch did not end as asked. */
+const EXIT_SESSION_LOST = 3;
+
+/** One flag: its name, the environment variable that also sets it, whether it takes a value, its help line, the option it sets. */
 interface Flag {
   name: string;
   env: string;
@@ -39,8 +43,8 @@ const FLAGS: readonly Flag[] = [
   { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to watch (required)' },
   { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'face collection to compare with (required)' },
   ...OPTION_FLAGS,
-  { name: 'visitors', env: 'VS_VISITORS', value: 'FILE', help: 'with --remember-visitors: keep the visitors enrolled in this JSON file across runs (default: forgotten at exit)' },
-  { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot and face crop there; the event gives their paths' },
+  { name: 'visitors', env: 'VS_VISITORS', value: 'FILE', help: 'with --remember-visitors: keep the visitors enrolled in this JSON file across runs (default: forgotten at exit); it must be yours, not a link, and neither it nor its folder writable by others' },
+  { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot and face crop there (files 0600, a new folder 0700); the event gives their paths' },
   { name: 'base64', env: 'VS_BASE64', help: 'give snapshots inline as base64 (without --snapshots)' },
   { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' },
   { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (default: when --sfu-url is on this machine)' },
@@ -58,20 +62,27 @@ export function helpText(): string {
     'Usage: vision-streaming watch [options]',
     '',
     'Watches a live room and prints one JSON object per line on stdout for each event:',
-    '  match   {event, face_id, label, score, location, room, stream_id, track, time, snapshot, face}',
-    '  unknown {event, score, reason?, visitor_id?, first_visit?, visits?, location, room, stream_id, track, time, snapshot, face}',
-    '  left    {event, face_id | visitor_id, label, room, stream_id, arrived_at, left_at, duration_s, time}',
+    '  match   {event, face_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
+    '  unknown {event, score, reason?, visitor_id?, first_visit?, visits?, location, quality, room, stream_id, track, time, snapshot, face}',
+    '  arrived {event, visit_id, kind, face_id | visitor_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
+    '  left    {event, visit_id, kind, reason, face_id | visitor_id | track, label, room, stream_id, arrived_at, left_at, duration_s, time}',
+    '  (quality: {face_px, sharpness, brightness, greyscale, direction}; every left follows the arrived of its visit_id)',
     '  status  {event, state, room, counts, ...}    error {event, error, source, stream_id?, time}',
     '  (source: session, decoder, api, stream or visitors: the part of the watcher that failed)',
-    'Diagnostics go to stderr. Ctrl-C stops cleanly (exit 0). Exit 2: bad options; 1: could not start.',
+    'Diagnostics go to stderr. Ctrl-C stops cleanly (exit 0). Exit 2: bad options; 1: could not start;',
+    '3: the room was lost (session_lost) and the watch ended, so that a supervisor restarts it.',
     '',
     'Options (each may also be set by the environment variable in brackets; a flag wins):',
     ...lines,
     '',
     'Environment only:',
     '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
+    '  VS_MAX_CONNECTIONS                   sockets per service address at most (default 32; more calls wait their turn)',
+    '  VS_ALLOW_PRIVATE_IMAGE_URLS=1        let image URL downloads reach loopback, link-local and private addresses',
     '',
     'snapshot and face (the face crop, ready to enrol) are file paths with --snapshots, base64 with --base64, else null.',
+    'Files are written mode 0600, a folder the command creates 0700: they are pictures of people. A file that',
+    'cannot be written leaves its field null and says why in file_errors ({"snapshot": "ENOSPC"}); the line still goes out.',
     '',
   ].join('\n');
 }
@@ -188,13 +199,15 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   }
   const visitorsFile = get('visitors');
   if (visitorsFile !== undefined) {
-    const store = new VisitorFile(visitorsFile);
+    const store = new VisitorFile(visitorsFile, credentials);
     await store.check();
     options.visitorStore = store;
   }
+  const snapshots = get('snapshots');
+  if (snapshots !== undefined) await checkSnapshotFolder(snapshots);
   const duration = number(get('duration'), 'duration');
   if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
-  return { help: false, options, snapshots: get('snapshots'), base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
+  return { help: false, options, snapshots, base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
@@ -222,14 +235,17 @@ async function watch(settings: CliSettings, io: CliIo): Promise<number> {
 }
 
 async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher): Promise<number> {
-  if (settings.snapshots) await mkdir(settings.snapshots, { recursive: true });
   let written = 0;
   // Events are printed in the order they come; snapshot files are written before the line that names them.
   let printing = Promise.resolve();
   const shown = new Set(settings.options.events ?? optionChoices('events'));
   const print = (e: WatchEvent): void => {
     if (!shown.has(e.event)) return;
-    printing = printing.then(async () => io.stdout(JSON.stringify(await toLine(e, settings, ++written)))).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
+    printing = printing.then(async () => {
+      const line = await toLine(e, settings, ++written);
+      if (line.file_errors) io.stderr(`could not write a file of a ${e.event} event (${Object.values(line.file_errors as Record<string, string>).join(', ')}); the event line says which`);
+      io.stdout(JSON.stringify(line));
+    }).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
   };
   for (const name of ['match', 'unknown', 'arrived', 'left', 'status', 'error'] as const) watcher.on(name, print);
   try {
@@ -246,13 +262,25 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
   const timeUp = new Promise<void>((resolve) => {
     if (settings.durationMs) timer = setTimeout(resolve, settings.durationMs);
   });
-  const ended = new Promise<void>((resolve) => watcher.on('status', (s) => s.state === 'stopped' && resolve()));
+  let lost: string | undefined;
+  const ended = new Promise<void>((resolve) =>
+    watcher.on('status', (s) => {
+      if (s.state !== 'stopped') return;
+      if (s.reason === 'session_lost') lost = s.error?.message ?? 'the room was lost';
+      resolve();
+    }),
+  );
   await Promise.race([io.interrupted, timeUp, ended]);
   clearTimeout(timer);
   await watcher.stop();
   await printing;
   const stats = watcher.stats;
   io.stderr(`stopped: ${stats.frames.received} frames, ${stats.samples.analysed} samples analysed, ${stats.api.detect + stats.api.compare} API calls, ${stats.events.match} matches, ${stats.events.unknown} unknown, ${stats.events.arrived} arrivals${stats.events.muted ? `, ${stats.events.muted} muted` : ''}`);
+  if (lost !== undefined) {
+    // Not a clean end: a supervisor with restart-on-failure must see it.
+    io.stderr(`vision-streaming watch: the watch ended: ${lost} [session_lost]`);
+    return EXIT_SESSION_LOST;
+  }
   return 0;
 }
 
@@ -263,16 +291,25 @@ async function toLine(e: WatchEvent, s: CliSettings, n: number): Promise<Record<
   const out: Record<string, unknown> = { ...e };
   const suffix = { snapshot: '', snapshot_boxes: '-boxes', face: '-face' } as const;
   if (e.event === 'left') return { ...e };
+  const failed: Record<string, string> = {};
   for (const key of ['snapshot', 'snapshot_boxes', 'face'] as const) {
     const jpeg = e[key];
     if (!jpeg) continue;
     if (s.snapshots) {
       const file = path.resolve(s.snapshots, `${e.time.replace(/[:.]/g, '-')}-${e.event}-${n}${suffix[key]}.jpg`);
-      await writeFile(file, jpeg);
-      out[key] = file;
+      try {
+        // A new file only (never through a link planted at its name), readable by this user alone.
+        await writeFile(file, jpeg, { mode: 0o600, flag: 'wx' });
+        out[key] = file;
+      } catch (err) {
+        // The event still goes out: its file field null, and why.
+        out[key] = null;
+        failed[key] = fileFailure(err);
+      }
     } else if (s.base64) out[key] = jpeg.toString('base64');
     else out[key] = null;
   }
+  if (Object.keys(failed).length > 0) out.file_errors = failed;
   return out;
 }
 

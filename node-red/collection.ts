@@ -58,7 +58,7 @@ async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
       const image = readImage(ctx.RED, msg, def.image, 'image');
       const added = await vision.addFace(id, image, { signal });
       const properties: Record<string, unknown> = { collectionId: id, faceId: added.faceId };
-      if (draw()) properties.image = await imageWithBoxes(image, resultBoxes.addedFace(added), { signal, dispatcher: ctx.connection.dispatcher() });
+      if (draw()) properties.image = await imageWithBoxes(image, resultBoxes.addedFace(added), { signal, ...ctx.connection.imageDownloads() });
       return { payload: added, properties, status: 'face added' };
     }
     case 'removeFace': {
@@ -74,7 +74,7 @@ async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
       const result = await vision.compareWithCollection(id, image, { maxResults, signal });
       const best = result.target.faces[0];
       const properties: Record<string, unknown> = { collectionId: id, match: best ?? null };
-      if (draw()) properties.image = await imageWithBoxes(image, resultBoxes.collectionMatch(result), { signal, dispatcher: ctx.connection.dispatcher() });
+      if (draw()) properties.image = await imageWithBoxes(image, resultBoxes.collectionMatch(result), { signal, ...ctx.connection.imageDownloads() });
       return {
         payload: result,
         properties,

@@ -24,13 +24,13 @@ export = function register(RED: NodeAPI): void {
     if (what === 'faces') {
       const faces = await vision.detectFaces(image, { signal });
       const properties: Record<string, unknown> = { count: faces.length };
-      if (draw) properties.image = await imageWithBoxes(image, resultBoxes.faces(faces), { signal, dispatcher: connection.dispatcher() });
+      if (draw) properties.image = await imageWithBoxes(image, resultBoxes.faces(faces), { signal, ...connection.imageDownloads() });
       return { payload: faces, properties, status: count(faces.length, 'face') };
     }
     if (what === 'humans') {
       const humans = await vision.detectHumans(image, { signal });
       const properties: Record<string, unknown> = { count: humans.length };
-      if (draw) properties.image = await imageWithBoxes(image, resultBoxes.humans(humans), { signal, dispatcher: connection.dispatcher() });
+      if (draw) properties.image = await imageWithBoxes(image, resultBoxes.humans(humans), { signal, ...connection.imageDownloads() });
       return { payload: humans, properties, status: count(humans.length, 'head') };
     }
     throw new InputError('detect', `msg.detect must be 'faces' or 'humans', got ${JSON.stringify(String(what)).slice(0, 40)}`, "'faces' | 'humans'");

@@ -9,6 +9,10 @@ import { watchSettings, type WatchDef, type WatchSettings } from './lib/watch-se
 /** The node context key of the visitors the watcher enrolled. */
 const VISITORS_KEY = 'visitors';
 
+/** First wait before starting again after the room was lost; doubles with each failed start, up to RESTART_MAX_MS. */
+const RESTART_FIRST_MS = 1000;
+const RESTART_MAX_MS = 60_000;
+
 /** Status ring for each watcher state. */
 const RINGS: Record<StatusEvent['state'], { fill: 'yellow' | 'green' | 'grey'; shape: 'ring' | 'dot' }> = {
   joining: { fill: 'yellow', shape: 'ring' },
@@ -68,6 +72,10 @@ class WatchControl {
   #chain: Promise<void> = Promise.resolve();
   #counts = { match: 0, unknown: 0 };
   #closed = false;
+  /** The settings of the last start, for starting again after the room was lost. */
+  #settings?: WatchSettings;
+  #restartTimer?: NodeJS.Timeout;
+  #restarts = 0;
 
   constructor(node: Node, connection: ServiceConnection, def: WatchDef) {
     this.#node = node;
@@ -112,6 +120,7 @@ class WatchControl {
 
   async #start(settings: WatchSettings): Promise<void> {
     if (this.#closed) return;
+    this.#settings = settings;
     const context = this.#node.context();
     const options: WatchOptions = {
       ...settings,
@@ -143,6 +152,8 @@ class WatchControl {
   }
 
   async #stop(): Promise<void> {
+    clearTimeout(this.#restartTimer);
+    this.#restartTimer = undefined;
     const watcher = this.#watcher;
     this.#watcher = undefined;
     if (watcher) await watcher.stop();
@@ -167,9 +178,39 @@ class WatchControl {
   }
 
   #status(e: StatusEvent): void {
-    if (e.state === 'watching') this.#showWatching();
-    else this.#node.status({ ...RINGS[e.state], text: e.detail ? `${e.state}: ${e.detail}`.slice(0, 60) : e.state });
+    if (e.state === 'watching') {
+      this.#restarts = 0;
+      this.#showWatching();
+    } else if (e.state === 'stopped' && e.reason === 'session_lost') this.#lost(e.error?.message ?? 'the room was lost');
+    // A lost room, or a start that failed, shows its red ring (#lost, #start): no grey one in between.
+    else if (!(e.state === 'stopped' && (e.reason === 'session_lost' || e.reason === 'start_failed'))) this.#node.status({ ...RINGS[e.state], text: e.detail ? `${e.state}: ${e.detail}`.slice(0, 60) : e.state });
     this.#node.send([null, null, { topic: 'status', payload: e }, null] as never);
+  }
+
+  /**
+   * The room was lost for good (the watcher stopped itself): the node does not stay grey until a
+   * message or a deploy, it starts again after a backoff, showing why on a red ring meanwhile.
+   */
+  #lost(reason: string): void {
+    if (this.#closed || !this.#settings) return;
+    this.#watcher = undefined;
+    const delayMs = Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** Math.min(this.#restarts, 16));
+    this.#restarts += 1;
+    this.#node.status({ fill: 'red', shape: 'ring', text: `lost: ${reason}`.slice(0, 48) + `; again in ${Math.round(delayMs / 1000)} s` });
+    const settings = this.#settings;
+    clearTimeout(this.#restartTimer);
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = undefined;
+      // In the control chain, so it never runs beside a start or stop a message asked for.
+      this.#chain = this.#chain.then(async () => {
+        if (this.#closed || this.#watcher) return;
+        try {
+          await this.#start(settings);
+        } catch (err) {
+          this.#lost(failureText(err));
+        }
+      });
+    }, delayMs);
   }
 
   // Its own output, like matches and unknown faces: "who is here now" needs arrivals and departures,

@@ -30,7 +30,7 @@ export {
   type CallerTokenSource,
   type HostTransport,
 } from './auth';
-export { defaultDispatcher, type Dispatcher } from './http/dispatcher';
+export { defaultDispatcher, createDispatcher, DEFAULT_CONNECTIONS_PER_ORIGIN, type Dispatcher, type DispatcherOptions } from './http/dispatcher';
 export type { HttpTransport, TransportRequest, TransportResponse } from './http/transport';
 export type { RetryPolicy } from './http/retry';
 export type { CallOptions } from './util/call-options';

@@ -10,6 +10,7 @@ export {
   VisionApi,
   downloadImage,
   MAX_IMAGE_BYTES,
+  MAX_IMAGE_PIXELS,
   type VisionClientOptions,
   type VisionCredentialsOptions,
   type VisionTokenSourceOptions,

@@ -83,19 +83,22 @@ async function testCredential(RED: NodeAPI, body: Record<string, unknown> | unde
   const typedSecret = typeof body?.clientSecret === 'string' ? body.clientSecret : '';
   const useStored = typedSecret === UNCHANGED_SECRET || typedSecret === '';
   const clientSecret = useStored ? stored?.clientSecret : typedSecret;
+  const typedId = text('clientId');
+  const useStoredId = (typedId === UNCHANGED_SECRET || typedId === undefined) && stored?.clientId !== undefined;
+  const clientId = useStoredId ? stored?.clientId : typedId === UNCHANGED_SECRET ? undefined : typedId;
   const deployed = id ? (RED.nodes.getNode(id) as ConfigNodeLike | null)?.addresses : undefined;
-  if (useStored) {
-    if (!clientSecret || !deployed) throw new EndpointError(400, 'the stored client secret is not deployed yet: type it again, or deploy first');
-    // The stored secret, and the token it gets, go only where the deployed node sends them: a
-    // dialog must not be able to point them at other addresses.
+  if (useStored && !clientSecret) throw new EndpointError(400, 'the stored client secret is not deployed yet: type it again, or deploy first');
+  if (useStored || useStoredId) {
+    if (!deployed) throw new EndpointError(400, `the stored client ${useStored ? 'secret' : 'id'} is not deployed yet: type it again, or deploy first`);
+    // The stored secret and client id (both credentials), and the token they get, go only where the
+    // deployed node sends them: a dialog must not be able to point them at other addresses.
     const moved = (['authUrl', 'visionUrl'] as const).filter((key) => normalised(text(key) ?? SERVICE_URLS[key]) !== normalised(deployed[key]));
     if (moved.length > 0) {
       const what = moved.map((key) => ADDRESS_NAMES[key]).join(' and ');
-      throw new EndpointError(400, `${what} ${moved.length === 1 ? 'differs from the deployed one' : 'differ from the deployed ones'}: type the client secret again to test other addresses`);
+      const retype = useStored && useStoredId ? 'client secret again, and the client id,' : useStored ? 'client secret again' : 'client id again';
+      throw new EndpointError(400, `${what} ${moved.length === 1 ? 'differs from the deployed one' : 'differ from the deployed ones'}: type the ${retype} to test other addresses`);
     }
   }
-  const typedId = text('clientId');
-  const clientId = typedId === UNCHANGED_SECRET ? stored?.clientId : (typedId ?? stored?.clientId);
   const lease = acquireConnection({
     authUrl: text('authUrl') ?? SERVICE_URLS.authUrl,
     visionUrl: text('visionUrl') ?? SERVICE_URLS.visionUrl,

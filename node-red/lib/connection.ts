@@ -1,5 +1,6 @@
 import { acquireConnection, type ConnectionLease, type ConnectionSettings as CoreConnectionSettings } from '../../shared/connection';
 import { isClientError } from '../../shared/errors';
+import { isLocalServiceUrl } from '../../shared/image/address-guard';
 import type { Dispatcher } from '../../shared/http/dispatcher';
 import type { StreamingClient } from '../../shared/streaming';
 import type { VisionClient } from '../../shared/vision';
@@ -38,6 +39,11 @@ export class ServiceConnection {
   /** The dispatcher shared by this config's clients (built on first use). */
   dispatcher(): Dispatcher {
     return this.#connection().dispatcher;
+  }
+
+  /** How nodes of this config download image URLs (boxes drawn on a URL image): through its pool, private addresses only when its service is on this machine. */
+  imageDownloads(): { dispatcher: Dispatcher; allowPrivateImageUrls?: boolean } {
+    return { dispatcher: this.dispatcher(), allowPrivateImageUrls: isLocalServiceUrl(this.#settings.visionUrl) || undefined };
   }
 
   /** True while this config holds a connection lease with anything open. */

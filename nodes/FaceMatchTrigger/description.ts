@@ -34,6 +34,13 @@ export const properties: INodeProperties[] = [
     // n8n lists a collection's options alphabetically.
     options: MORE.map(property).sort((a, b) => a.displayName.localeCompare(b.displayName)),
   },
+  {
+    displayName:
+      'A dropped connection is rejoined by the trigger itself. A room lost for good (deleted, or a fault rejoining cannot fix) fails the trigger with the error: n8n runs the Error Workflow, takes the trigger down and activates it again with backoff (how many times depends on the n8n version); once the room is back, the trigger watches again.',
+    name: 'lostRoomNotice',
+    type: 'notice',
+    default: '',
+  },
 ];
 
 /** Where each watcher option sits in the node's parameters, for error messages ("Options > Streams"). */

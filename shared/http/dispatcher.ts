@@ -1,4 +1,5 @@
 import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { InputError } from '../errors';
 
 export type { Dispatcher } from 'undici';
 
@@ -11,13 +12,44 @@ const CLOSE_GRACE_MS = 2_000;
 let shared: Dispatcher | undefined;
 
 /**
- * A new connection pool as every part of the package builds one: keep-alive per origin (idle
- * pools closed by undici itself), a 10 s connect timeout, and HTTP_PROXY, HTTPS_PROXY and
- * NO_PROXY honoured (lower case too; a plain agent when none is set). The proxy variables are
- * read when it is first used, NO_PROXY on every request. The caller closes it.
+ * Sockets a pool opens to one origin (one service address) at most, unless told otherwise: more
+ * requests at once wait their turn in the pool's queue instead of each opening a socket (2000
+ * messages into a node would otherwise take 2000 file descriptors, past a usual limit of 1024).
  */
-export function createDispatcher(): Dispatcher {
+export const DEFAULT_CONNECTIONS_PER_ORIGIN = 32;
+
+/** Environment variable that sets the connections per origin of every pool the package builds. */
+export const CONNECTIONS_ENV = 'VS_MAX_CONNECTIONS';
+
+/** Largest accepted connections per origin. */
+const MAX_CONNECTIONS_PER_ORIGIN = 1024;
+
+/** How a pool is built. */
+export interface DispatcherOptions {
+  /** Sockets per origin at most, 1..1024 (default: VS_MAX_CONNECTIONS, else 32). */
+  connections?: number;
+}
+
+/** The connections per origin: the option, else VS_MAX_CONNECTIONS, else the default; an InputError names a bad one. */
+export function connectionsPerOrigin(given?: number, env: NodeJS.ProcessEnv = process.env): number {
+  const text = env[CONNECTIONS_ENV];
+  const [value, field] = given !== undefined ? [given, 'connections'] : text !== undefined && text.trim() !== '' ? [Number(text), CONNECTIONS_ENV] : [DEFAULT_CONNECTIONS_PER_ORIGIN, 'connections'];
+  if (!(Number.isInteger(value) && value >= 1 && value <= MAX_CONNECTIONS_PER_ORIGIN)) {
+    throw new InputError(field, `${field} must be a whole number of connections per service address from 1 to ${MAX_CONNECTIONS_PER_ORIGIN}`, `1..${MAX_CONNECTIONS_PER_ORIGIN}`);
+  }
+  return value;
+}
+
+/**
+ * A new connection pool as every part of the package builds one: at most `connections` sockets
+ * per origin (default 32, see connectionsPerOrigin(); further requests queue), keep-alive per
+ * origin (idle pools closed by undici itself), a 10 s connect timeout, and HTTP_PROXY,
+ * HTTPS_PROXY and NO_PROXY honoured (lower case too; a plain agent when none is set). The proxy
+ * variables are read when it is first used, NO_PROXY on every request. The caller closes it.
+ */
+export function createDispatcher(options: DispatcherOptions = {}): Dispatcher {
   return new EnvHttpProxyAgent({
+    connections: connectionsPerOrigin(options.connections),
     keepAliveTimeout: KEEP_ALIVE_MS,
     keepAliveMaxTimeout: KEEP_ALIVE_MS * 2,
     connect: { timeout: 10_000 },

@@ -93,6 +93,9 @@ const RETRYABLE_NETWORK_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
+  // Out of file descriptors (this process's, or the system's): a socket frees one soon.
+  'EMFILE',
+  'ENFILE',
 ]);
 
 /** Undici marks each of its own errors with this symbol (any copy of undici, Node's own fetch included). */
@@ -137,7 +140,7 @@ export function networkError(operation: string, err: unknown, target: string): A
 
 /** True when a network error is a connection that never opened, so the request never reached the server. */
 export function neverSent(err: ApiError): boolean {
-  return err.status === undefined && (err.code === 'ECONNREFUSED' || err.code === 'UND_ERR_CONNECT_TIMEOUT');
+  return err.status === undefined && (err.code === 'ECONNREFUSED' || err.code === 'UND_ERR_CONNECT_TIMEOUT' || err.code === 'EMFILE' || err.code === 'ENFILE');
 }
 
 function isTimeoutAbort(err: unknown): boolean {

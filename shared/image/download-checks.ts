@@ -1,14 +1,9 @@
 import { InputError } from '../errors';
-import { transportCode } from '../http/error-body';
+import { IMAGE_DOWNLOAD_TIMEOUT_MS } from './limits';
 
 /** A download past the bytes left for it. */
 export function tooLarge(field: string, maxBytes: number): InputError {
   return new InputError(field, `${field} download exceeds ${maxBytes} bytes (the room left under the 4 MiB total)`, `less than ${maxBytes} bytes`);
-}
-
-function failureCode(err: unknown): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'timed out';
-  return transportCode(err) ?? 'network failure';
 }
 
 /** Only the origin goes into messages: a URL's path or query may hold a signed token. */
@@ -20,12 +15,24 @@ export function safeOrigin(url: string): string {
   }
 }
 
-/** A download that failed without an answer: only a code, since the transport's own message can quote the whole URL. */
-export function downloadFailure(field: string, url: string, err: unknown, timeoutMs: number): InputError {
-  return new InputError(field, `${field} could not be downloaded from ${safeOrigin(url)} (${failureCode(err)})`, `reachable http(s) URL, ${timeoutMs} ms`);
+/**
+ * A download that got no image: no answer (refused, reset, timed out) and an error answer give the
+ * same message, so that the package cannot be used to tell a closed port from an open one.
+ */
+export function downloadFailure(field: string, url: string, _err: unknown, timeoutMs: number): InputError {
+  return new InputError(field, `${field} could not be downloaded from ${safeOrigin(url)}: no image came back (no answer within ${timeoutMs} ms, or an error answer)`, `reachable http(s) URL, ${timeoutMs} ms`);
 }
 
-/** A download that was answered with an error status. */
-export function downloadRefused(field: string, url: string, status: number): InputError {
-  return new InputError(field, `${field} could not be downloaded: HTTP ${status} from ${safeOrigin(url)}`, 'reachable http(s) URL');
+/** A download that was answered with an error status: told like any other failure (see downloadFailure). */
+export function downloadRefused(field: string, url: string, _status: number): InputError {
+  return downloadFailure(field, url, undefined, IMAGE_DOWNLOAD_TIMEOUT_MS);
+}
+
+/** A download to a loopback, link-local or private address, refused before any connection. */
+export function privateAddressRefused(field: string, url: string): InputError {
+  return new InputError(
+    field,
+    `${field} URL leads to a loopback, link-local or private network address (${safeOrigin(url)}); image URLs are downloaded from there only when the service address is on this machine, or with allowPrivateImageUrls (VS_ALLOW_PRIVATE_IMAGE_URLS=1)`,
+    'a public http(s) URL',
+  );
 }

@@ -1,5 +1,6 @@
 import { InputError } from '../errors';
-import { IMAGE_LIMIT_TEXT, MAX_IMAGE_BYTES, type ImageMime } from './limits';
+import { imageDimensions } from './dimensions';
+import { IMAGE_LIMIT_TEXT, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, PIXEL_LIMIT_TEXT, type ImageMime } from './limits';
 import { sniffImage } from './sniff';
 
 /** An image as callers hold it: bytes, a base64 string, a data URL, or an http(s) URL. */
@@ -23,7 +24,7 @@ export function resolveImage(input: unknown, field: string): ResolvedImage {
   throw new InputError(field, `${field} must be a Buffer, Uint8Array, base64 string, data URL or http(s) URL (got ${got})`, 'JPEG or PNG image');
 }
 
-/** Validates image bytes: not empty, under the size limit, JPEG or PNG, not cut short. */
+/** Validates image bytes: not empty, under the size limit, JPEG or PNG, not cut short, within the pixel limit. */
 export function checkImageBytes(bytes: Buffer, field: string): ResolvedImage & { kind: 'bytes' } {
   if (bytes.length === 0) throw new InputError(field, `${field} is empty (0 bytes)`, 'non-empty JPEG or PNG');
   if (bytes.length >= MAX_IMAGE_BYTES) {
@@ -38,6 +39,13 @@ export function checkImageBytes(bytes: Buffer, field: string): ResolvedImage & {
   if (!sniffed.complete) {
     const marker = sniffed.mime === 'image/jpeg' ? 'JPEG end-of-image marker' : 'PNG IEND chunk';
     throw new InputError(field, `${field} looks truncated: no ${marker}`, 'complete JPEG or PNG');
+  }
+  const size = imageDimensions(bytes, sniffed.mime);
+  if (!size || size.width === 0 || size.height === 0) {
+    throw new InputError(field, `${field} has no readable ${sniffed.mime === 'image/png' ? 'PNG header (IHDR)' : 'JPEG frame header (SOF)'} giving its width and height`, 'JPEG or PNG');
+  }
+  if (size.width * size.height > MAX_IMAGE_PIXELS) {
+    throw new InputError(field, `${field} is ${size.width}x${size.height} (${size.width * size.height} pixels); images are limited to ${PIXEL_LIMIT_TEXT}`, PIXEL_LIMIT_TEXT);
   }
   return { kind: 'bytes', bytes, mime: sniffed.mime };
 }

@@ -5,6 +5,10 @@ import type { Location } from '../vision/types';
 import { rawView, toRaw, type RawPixels } from './convert';
 import { drawOutlines, type Box } from './overlay';
 import { pictureBackend, sharpLib } from './sharp';
+import { Slots } from './slots';
+import { checkImageBytes } from '../image/input';
+import { imageDimensions } from '../image/dimensions';
+import { IMAGE_LIMIT_TEXT, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS } from '../image/limits';
 
 /** JPEG options. */
 export interface JpegOptions {
@@ -73,30 +77,92 @@ export async function drawBoxes(p: Picture, boxes: readonly Box[], options?: Jpe
 }
 
 /**
+ * Largest picture box drawing decodes at full size: 12 megapixels (48 MB as RGBA). A larger image
+ * (the input limit is MAX_IMAGE_PIXELS) is decoded shrunk to it, the boxes scaled alike.
+ */
+export const DRAW_MAX_PIXELS = 12_000_000;
+/** Drawings decoded at once in the process: with DRAW_MAX_PIXELS, bounds their memory (others queue). */
+export const DRAW_CONCURRENCY = 2;
+/** Each step of shrinking a drawn picture that is still too large to send is at least this. */
+const SHRINK_STEP = 0.9;
+/** Steps of shrinking tried before giving up (each aims under the limit: one or two suffice). */
+const MAX_SHRINK_STEPS = 6;
+/** JPEG qualities tried, after the caller's, before the picture is shrunk. */
+const FALLBACK_QUALITIES = [60, 45];
+
+const drawSlots = new Slots(DRAW_CONCURRENCY);
+
+/**
  * Draws rectangles (and optional labels, native sharp only) on an encoded image; JPEG in gives JPEG
  * out, PNG gives PNG. Coordinates are the image's stored pixels (EXIF orientation is not applied).
+ * The image is checked (format, size, pixel count) before it is decoded; an image past
+ * DRAW_MAX_PIXELS is drawn shrunk, and the result is kept under the service's 4 MiB (re-encoded
+ * at a lower quality, then smaller, when needed), so it can be sent on.
  */
 export async function drawBoxesOnImage(image: Buffer, boxes: readonly Box[], options?: JpegOptions): Promise<Buffer> {
   const q = quality(options);
-  let decoded: { data: Buffer; info: { format?: string; width: number; height: number; channels: number } };
-  let format: string | undefined;
-  try {
-    format = (await sharpLib()(image).metadata()).format;
-    decoded = await sharpLib()(image).raw().toBuffer({ resolveWithObject: true });
-  } catch {
-    throw new InputError('image', 'image could not be read (JPEG or PNG expected)', 'JPEG or PNG');
+  const { mime } = checkImageBytes(image, 'image');
+  const declared = imageDimensions(image, mime)!;
+  const scale = Math.min(1, Math.sqrt(DRAW_MAX_PIXELS / (declared.width * declared.height)));
+  return drawSlots.run(async () => {
+    let decoded: { data: Buffer; info: { width: number; height: number; channels: number } };
+    try {
+      const decode = (): Sharp => {
+        const input = sharpLib()(image, { limitInputPixels: MAX_IMAGE_PIXELS });
+        return scale < 1 ? input.resize(Math.max(1, Math.floor(declared.width * scale)), Math.max(1, Math.floor(declared.height * scale)), { fit: 'fill' }) : input;
+      };
+      decoded = await decode().raw().toBuffer({ resolveWithObject: true });
+      if (decoded.info.channels !== 3 && decoded.info.channels !== 4) {
+        // Grey (1) or grey+alpha (2): widened to RGB(A) so coloured boxes can be drawn.
+        decoded = await decode().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+      }
+    } catch {
+      throw new InputError('image', 'image could not be decoded (a damaged JPEG or PNG)', 'JPEG or PNG');
+    }
+    const { width, height } = decoded.info;
+    const raw: RawPixels = { data: decoded.data, width, height, channels: decoded.info.channels === 4 ? 4 : 3 };
+    const labels = drawOutlines(raw, scale < 1 ? boxes.map((b) => scaleBox(b, width / declared.width, height / declared.height)) : boxes, pictureBackend() === 'sharp-native');
+    const encode = (picture: Sharp, jpegQuality: number): Promise<Buffer> => (mime === 'image/png' ? picture.png().toBuffer() : picture.jpeg(jpegSettings(jpegQuality)).toBuffer());
+    const first = await encode(withLabels(fromRaw(raw), labels), q);
+    if (first.length < MAX_IMAGE_BYTES) return first;
+    return shrinkUnderLimit(await withLabels(fromRaw(raw), labels).raw().toBuffer({ resolveWithObject: true }), mime, q, first.length);
+  });
+}
+
+/**
+ * Re-encodes a drawn picture (raw, labels in) until it is under MAX_IMAGE_BYTES: a JPEG at lower
+ * qualities first; then smaller, each step scaled by how far the last try was over the limit.
+ */
+async function shrinkUnderLimit(drawn: { data: Buffer; info: { width: number; height: number; channels: number } }, mime: string, q: number, size: number): Promise<Buffer> {
+  const raw = { width: drawn.info.width, height: drawn.info.height, channels: drawn.info.channels as 3 | 4 };
+  const encode = (factor: number, jpegQuality: number): Promise<Buffer> => {
+    let picture = sharpLib()(drawn.data, { raw });
+    if (factor < 1) picture = picture.resize(Math.max(1, Math.floor(raw.width * factor)), Math.max(1, Math.floor(raw.height * factor)), { fit: 'fill' });
+    return mime === 'image/png' ? picture.png().toBuffer() : picture.jpeg(jpegSettings(jpegQuality)).toBuffer();
+  };
+  let last = size;
+  let lowest = q;
+  if (mime !== 'image/png') {
+    for (const v of FALLBACK_QUALITIES.filter((f) => f < q)) {
+      const out = await encode(1, v);
+      if (out.length < MAX_IMAGE_BYTES) return out;
+      [last, lowest] = [out.length, v];
+    }
   }
-  if (format !== 'jpeg' && format !== 'png') throw new InputError('image', `image is ${format ?? 'of an unknown format'}; JPEG or PNG expected`, 'JPEG or PNG');
-  const { width, height, channels } = decoded.info;
-  if (channels !== 3 && channels !== 4) {
-    // Grey (1) or grey+alpha (2): widened to RGB(A) so coloured boxes can be drawn.
-    const rgb = await sharpLib()(image).toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-    decoded = rgb;
+  let factor = 1;
+  for (let step = 0; step < MAX_SHRINK_STEPS; step++) {
+    // Bytes go roughly with the pixel count: aim a tenth under the limit.
+    factor *= Math.min(SHRINK_STEP, Math.sqrt((0.9 * MAX_IMAGE_BYTES) / last));
+    const out = await encode(factor, lowest);
+    if (out.length < MAX_IMAGE_BYTES) return out;
+    last = out.length;
   }
-  const raw: RawPixels = { data: decoded.data, width, height, channels: decoded.info.channels === 4 ? 4 : 3 };
-  const labels = drawOutlines(raw, boxes, pictureBackend() === 'sharp-native');
-  const out = withLabels(fromRaw(raw), labels);
-  return format === 'png' ? out.png().toBuffer() : out.jpeg(jpegSettings(q)).toBuffer();
+  throw new InputError('image', `the image with its boxes could not be made ${IMAGE_LIMIT_TEXT}`, IMAGE_LIMIT_TEXT);
+}
+
+function scaleBox(box: Box, sx: number, sy: number): Box {
+  const { left, top, right, bottom } = box.location ?? {};
+  return { ...box, location: { left: left * sx, top: top * sy, right: right * sx, bottom: bottom * sy } };
 }
 
 function withLabels(image: Sharp, labels: { input: Buffer; left: number; top: number }[]): Sharp {

@@ -10,5 +10,5 @@ export {
 export { VisionApi, type VisionApiParts, type ImageDownloader } from './vision-api';
 export * from './types';
 export { downloadImage, type DownloadLimits, type DownloadOptions } from '../image/download';
-export { MAX_IMAGE_BYTES, type ImageMime } from '../image/limits';
+export { MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, type ImageMime } from '../image/limits';
 export type { ImageInput } from '../image/input';

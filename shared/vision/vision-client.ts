@@ -6,6 +6,7 @@ import { InputError } from '../errors';
 import { processIo } from '../http/http-client';
 import type { RetryPolicy } from '../http/retry';
 import { downloadImage } from '../image/download';
+import { isLocalServiceUrl } from '../image/address-guard';
 import { IMAGE_DOWNLOAD_TIMEOUT_MS } from '../image/limits';
 import { VisionApi, type VisionApiParts } from './vision-api';
 
@@ -20,6 +21,11 @@ interface VisionCommonOptions {
   timeoutMs?: number;
   /** Limit for downloading a URL image of a mixed comparison (default 15 s). */
   downloadTimeoutMs?: number;
+  /**
+   * Let this client download image URLs on loopback, link-local and private addresses (default: only
+   * when visionUrl is itself on this machine, or VS_ALLOW_PRIVATE_IMAGE_URLS is set).
+   */
+  allowPrivateImageUrls?: boolean;
 }
 
 /** Builds its own token source from client credentials. */
@@ -65,13 +71,14 @@ function wire(options: VisionClientOptions): { parts: VisionApiParts; owned?: To
   const { tokens, owned, transport } = clientTokens(options, VISION_SCOPES);
   const dispatcher = options.dispatcher;
   const downloadTimeoutMs = options.downloadTimeoutMs ?? IMAGE_DOWNLOAD_TIMEOUT_MS;
+  const allowPrivateAddresses = options.allowPrivateImageUrls ?? (isLocalServiceUrl(options.visionUrl) || undefined);
   return {
     owned,
     parts: {
       visionUrl: options.visionUrl,
       tokens,
       ...processIo(transport, dispatcher),
-      download: (url, field, maxBytes, signal, operation) => downloadImage(url, field, { maxBytes, timeoutMs: downloadTimeoutMs }, { dispatcher, signal, operation }),
+      download: (url, field, maxBytes, signal, operation) => downloadImage(url, field, { maxBytes, timeoutMs: downloadTimeoutMs }, { dispatcher, signal, operation, allowPrivateAddresses }),
       retry: options.retry,
       timeoutMs: options.timeoutMs,
     },

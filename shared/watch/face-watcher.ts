@@ -65,7 +65,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#report = new WatchReporter(this.#o, out, { streams: () => this.#room.streams, decoder: () => this.#room.backend, present: () => this.present() }, this.#timers);
     this.#presence = new Presence(this.#o.leftAfterMs);
     if (this.#o.rememberVisitors) {
-      const book = { collectionId: this.#o.collectionId, retentionMs: this.#o.visitorRetentionMs, max: this.#o.maxVisitors };
+      const book = { collectionId: this.#o.collectionId, retentionMs: this.#o.visitorRetentionMs, max: this.#o.maxVisitors, labels: this.#o.labels };
       this.#visitors = new VisitorBook(book, this.#vision, this.#o.visitorStore ?? new MemoryVisitorStore(), (error) => this.#report.error(error, 'visitors'));
     }
     const ctx: AnalysisContext = {

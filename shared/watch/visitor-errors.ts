@@ -1,7 +1,7 @@
 import { ClientError } from '../errors';
 
 /** Codes of VisitorError: what the visitor book could not do. */
-export const VISITOR_ERROR_CODES = ['visitors_collection_full', 'visitor_enrol_failed', 'visitor_remove_failed', 'visitor_store_failed'] as const;
+export const VISITOR_ERROR_CODES = ['visitors_collection_full', 'visitor_enrol_failed', 'visitor_remove_failed', 'visitor_store_failed', 'visitor_store_mismatch', 'visitor_store_untrusted'] as const;
 
 /** A code of VisitorError. */
 export type VisitorErrorCode = (typeof VISITOR_ERROR_CODES)[number];

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ClientError } from '../errors';
 import type { VisionClient } from '../vision';
 import { VisitorError, type VisitorErrorCode } from './visitor-errors';
@@ -18,6 +19,8 @@ export interface VisitorDocument {
   version: 1;
   collectionId: string;
   visitors: VisitorRecord[];
+  /** HMAC-SHA256 (hex) of the collection and the entries under the store's key, when the store has one. */
+  seal?: string;
 }
 
 /**
@@ -26,6 +29,13 @@ export interface VisitorDocument {
  * given (undefined when nothing was saved); either may throw, which the watcher reports and survives.
  */
 export interface VisitorStore {
+  /** How errors name the store (a file's path, "workflow static data"); default "the visitor store". */
+  readonly name?: string;
+  /**
+   * A secret of the host's, kept outside the document (e.g. derived from the client secret): the
+   * book seals what it saves with it and refuses a document whose seal does not match.
+   */
+  readonly key?: Uint8Array;
   load(): Promise<unknown> | unknown;
   save(document: VisitorDocument): Promise<void> | void;
 }
@@ -48,7 +58,14 @@ export interface VisitorOptions {
   collectionId: string;
   retentionMs: number;
   max: number;
+  /** Face ids named in `labels`: people of the collection, never removed by the book. */
+  labels?: ReadonlySet<string> | ReadonlyMap<string, string>;
 }
+
+/** What a face id of the service looks like (UUID-like; no path or control characters, not overly long). */
+const FACE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+/** How far in the future a sighting may lie (clock skew between runs) before the store is doubted. */
+const FUTURE_SLACK_MS = 86_400_000;
 
 const DAY_MS = 86_400_000;
 
@@ -75,19 +92,31 @@ export class VisitorBook {
     this.#failed = failed;
   }
 
-  /** Reads the store; a store that cannot be read, or holds something else, turns remembering off. */
+  /**
+   * Reads the store. A store is trusted state: its entries are removed from the collection later, so
+   * one that cannot be read, holds something else, belongs to another collection or has an entry
+   * the book cannot vouch for is refused as a whole (an error naming it) and remembering is off.
+   */
   async open(now: number): Promise<void> {
     let doc: unknown;
     try {
       doc = await this.#store.load();
     } catch (err) {
-      return this.#stopRemembering('the visitor store could not be read', err);
+      return this.#stopRemembering(`${this.#storeName} could not be read`, err);
     }
     if (doc === undefined || doc === null) return;
-    if (!isDocument(doc)) return this.#stopRemembering('the visitor store holds something that is not a visitor list of this package');
-    // Another collection's visitors are not this one's faces: they are left alone, and not kept.
-    if (doc.collectionId !== this.#o.collectionId) return;
-    for (const v of doc.visitors) this.#visitors.set(v.visitorId, v);
+    if (!isDocument(doc)) return this.#stopRemembering(`${this.#storeName} holds something that is not a visitor list of this package`);
+    if (doc.collectionId !== this.#o.collectionId) {
+      return this.#stopRemembering(`${this.#storeName} belongs to another face collection, not to ${this.#o.collectionId.slice(0, 80)}; its faces are left alone`, undefined, 'visitor_store_mismatch');
+    }
+    if (this.#store.key && !sealMatches(doc, this.#store.key)) {
+      return this.#stopRemembering(`${this.#storeName} was not written by a watcher with these credentials (its seal does not match); no face of it is removed. Remove it to start afresh`, undefined, 'visitor_store_untrusted');
+    }
+    const doubt = doubtful(doc.visitors, now);
+    if (doubt) return this.#stopRemembering(`${this.#storeName} has an entry this watcher cannot vouch for (${doubt}); no face of it is removed`, undefined, 'visitor_store_untrusted');
+    // A visitor since named in labels is a person of the collection now: forgotten as a visitor, never removed.
+    for (const v of doc.visitors) if (!this.#labelled(v.visitorId)) this.#visitors.set(v.visitorId, v);
+    if (this.#visitors.size !== doc.visitors.length) this.#save();
     await this.expire(now);
   }
 
@@ -161,6 +190,11 @@ export class VisitorBook {
   }
 
   async #remove(visitorId: string): Promise<void> {
+    // Belt and braces: a face named in labels is a person, whatever the book holds.
+    if (this.#labelled(visitorId)) {
+      this.#visitors.delete(visitorId);
+      return;
+    }
     try {
       await this.#vision.removeFace(this.#o.collectionId, visitorId);
     } catch (err) {
@@ -175,6 +209,7 @@ export class VisitorBook {
 
   #save(): void {
     const doc: VisitorDocument = { kind: 'vision-streaming-visitors', version: 1, collectionId: this.#o.collectionId, visitors: [...this.#visitors.values()].map((v) => ({ ...v })) };
+    if (this.#store.key) doc.seal = sealOf(doc, this.#store.key);
     this.#saving = this.#saving.then(async () => {
       try {
         await this.#store.save(doc);
@@ -184,9 +219,18 @@ export class VisitorBook {
     });
   }
 
-  #stopRemembering(message: string, cause?: unknown): void {
+  #stopRemembering(message: string, cause?: unknown, code: VisitorErrorCode = 'visitor_store_failed'): void {
     this.#enrolling = false;
-    this.#failed(new VisitorError('visitor_store_failed', `${message}${reasonOf(cause)}: new visitors are not remembered in this run`));
+    this.#failed(new VisitorError(code, `${message}${reasonOf(cause)}: new visitors are not remembered in this run`));
+  }
+
+  get #storeName(): string {
+    const name = typeof this.#store.name === 'string' && this.#store.name !== '' ? this.#store.name.slice(0, 200) : undefined;
+    return name ? `the visitor store ${name}` : 'the visitor store';
+  }
+
+  #labelled(faceId: string): boolean {
+    return this.#o.labels?.has(faceId) ?? false;
   }
 }
 
@@ -208,6 +252,41 @@ function isDocument(doc: unknown): doc is VisitorDocument {
   );
 }
 
+/** The seal of a document: its collection and entries, in a fixed order, under the key. */
+export function sealOf(doc: Pick<VisitorDocument, 'collectionId' | 'visitors'>, key: Uint8Array): string {
+  const content = JSON.stringify([doc.collectionId, doc.visitors.map((v) => [v.visitorId, v.firstSeen, v.lastSeen, v.visits])]);
+  return createHmac('sha256', key).update(content).digest('hex');
+}
+
+function sealMatches(doc: VisitorDocument, key: Uint8Array): boolean {
+  if (typeof doc.seal !== 'string') return false;
+  const want = Buffer.from(sealOf(doc, key), 'hex');
+  const got = Buffer.from(doc.seal, 'hex');
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+/**
+ * Why a store's entries cannot be vouched for (undefined when they can): each must be one face id
+ * the book enrolled once, with real times of sighting in order and not ahead of now, and a count.
+ * Never quotes a value of the store.
+ */
+function doubtful(visitors: readonly VisitorRecord[], now: number): string | undefined {
+  const ids = new Set<string>();
+  for (const [i, v] of visitors.entries()) {
+    const first = Date.parse(v.firstSeen);
+    const last = Date.parse(v.lastSeen);
+    const at = `entry ${i + 1}`;
+    if (!FACE_ID.test(v.visitorId)) return `${at}: not a face id`;
+    if (ids.has(v.visitorId)) return `${at}: a face listed twice`;
+    if (!Number.isFinite(first) || !Number.isFinite(last)) return `${at}: a time that is not a date`;
+    if (first > last) return `${at}: times out of order`;
+    if (last > now + FUTURE_SLACK_MS) return `${at}: a time in the future`;
+    if (!Number.isInteger(v.visits) || v.visits < 1) return `${at}: a visit count that is not a positive whole number`;
+    ids.add(v.visitorId);
+  }
+  return undefined;
+}
+
 /** A failure of the visitor book under its own code, keeping an API error's status. */
 function asError(err: unknown, code: VisitorErrorCode, message?: string): VisitorError {
   const text = message ?? code.replace(/_/g, ' ');
@@ -215,10 +294,11 @@ function asError(err: unknown, code: VisitorErrorCode, message?: string): Visito
   return new VisitorError(code, `${text}${reasonOf(err)}`);
 }
 
-/** A store's failure in a few words: its error code (ENOENT, EACCES, ...) or message, never a value it held. */
+/** A store's failure in a few words: its error code (ENOENT, EACCES, ...) or kind, never a value it held (a parser's message quotes the text). */
 function reasonOf(err: unknown): string {
   if (err === undefined) return '';
   const e = err as { code?: unknown; message?: unknown };
-  const why = typeof e.code === 'string' ? e.code : typeof e.message === 'string' ? e.message : String(err);
+  // A package error's message is written to be shown; a system error's may quote a path or a value.
+  const why = err instanceof ClientError ? err.message : typeof e.code === 'string' ? e.code : err instanceof Error ? err.name : 'error';
   return ` (${why.slice(0, 120)})`;
 }

@@ -274,7 +274,7 @@ describe('cancellation', () => {
     try {
       const limits = { maxBytes: 1_000_000, timeoutMs: 60_000 };
       const controller = new AbortController();
-      const download = downloadImage(`${slow.url}/a.jpg`, 'image', limits, { signal: controller.signal });
+      const download = downloadImage(`${slow.url}/a.jpg`, 'image', limits, { signal: controller.signal, allowPrivateAddresses: true });
       await until(() => slow.count('/a.jpg') === 1);
       controller.abort();
       await expect(download).rejects.toMatchObject({ name: 'ApiError', code: 'ABORTED', operation: 'downloadImage' });

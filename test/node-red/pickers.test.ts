@@ -84,6 +84,6 @@ test("the config dialog's test: the stored secret when unchanged, a typed one ot
   expect(elsewhere.body.error).toMatch(/the Auth URL differs from the deployed one: type the client secret again/);
   const visionElsewhere = await helper.request().post('/vision-streaming/test').send({ ...settings, visionUrl: 'http://127.0.0.1:9' }).expect(400);
   expect(visionElsewhere.body.error).toMatch(/the Vision URL differs/);
-  const badUrl = await helper.request().post('/vision-streaming/test').send({ ...settings, clientSecret: 'typed-secret', visionUrl: 'ftp://nowhere' }).expect(400);
+  const badUrl = await helper.request().post('/vision-streaming/test').send({ ...settings, clientId: 'typed-id', clientSecret: 'typed-secret', visionUrl: 'ftp://nowhere' }).expect(400);
   expect(badUrl.body).toMatchObject({ field: 'visionUrl' });
 });
