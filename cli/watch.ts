@@ -8,6 +8,7 @@ import type { StreamingCredentialsOptions } from '../shared/streaming';
 import type { VisionCredentialsOptions } from '../shared/vision';
 import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { defaultText, optionSpec, rangeText, WATCH_OPTIONS, type OptionSpec } from '../shared/watch/option-table';
+import { publishMain } from './publish';
 import { VisitorFile } from './visitor-file';
 
 
@@ -94,8 +95,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: 
     io.stdout(helpText());
     return command === undefined ? 2 : 0;
   }
+  if (command === 'publish') return publishMain(rest, env, io);
   if (command !== 'watch') {
-    io.stderr(`vision-streaming: unknown command "${command}"; try: vision-streaming watch --help`);
+    io.stderr(`vision-streaming: unknown command "${command}"; try: vision-streaming watch --help or vision-streaming publish --help`);
     return 2;
   }
   let settings: CliSettings;

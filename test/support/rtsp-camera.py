@@ -16,7 +16,7 @@ server.set_service(port)
 factory = GstRtspServer.RTSPMediaFactory()
 factory.set_launch(
     f'( multifilesrc location={frames}/%04d.jpg index=1 start-index=1 loop=true caps=image/jpeg,framerate={fps}/1 '
-    f'! jpegdec ! videoconvert ! video/x-raw,format=I420 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max={fps} '
+    f'! jpegdec ! videoconvert ! video/x-raw,format=I420 ! x264enc tune=zerolatency speed-preset=ultrafast threads=1 key-int-max={fps} '
     '! video/x-h264,profile=baseline ! rtph264pay name=pay0 pt=96 config-interval=-1 )')
 factory.set_shared(True)
 auth = GstRtspServer.RTSPAuth()
