@@ -34,8 +34,8 @@ export interface CameraStatus {
   time: string;
 }
 
-/** Settings of one camera; the signaling options (ticket, rejoin, loopback) are those of a publisher. */
-export interface CameraOptions extends Omit<SessionOptions, 'role' | 'video'>, FfmpegLookup {
+/** Settings of one camera's source and encoding. */
+export interface CameraSettings extends FfmpegLookup {
   /** rtsp(s)://, http(s):// (MJPEG stream or JPEG/PNG snapshot), /dev/videoN, or a video file. Empty: pictures pushed with push(). */
   source?: string;
   /** VP8 (default: encoded) or H264 (an H.264 RTSP camera relayed as it is, anything else encoded to H.264 Baseline). */
@@ -58,6 +58,9 @@ export interface CameraOptions extends Omit<SessionOptions, 'role' | 'video'>, F
   maxRetrySeconds?: number;
 }
 
+/** Settings of one camera publisher; the signaling options (ticket, rejoin, loopback) are those of a publisher. */
+export interface CameraOptions extends CameraSettings, Omit<SessionOptions, 'role' | 'video'> {}
+
 /** The checked settings of a camera, before anything starts. */
 export interface CheckedCamera {
   input: CameraInput;
@@ -73,7 +76,7 @@ export interface CheckedCamera {
 }
 
 /** Checks a camera's settings; throws an InputError naming the field. Starts nothing. */
-export function checkCamera(o: CameraOptions): CheckedCamera {
+export function checkCamera(o: CameraSettings): CheckedCamera {
   if (!o || typeof o !== 'object') throw new InputError('options', 'a camera needs an options object', 'an object');
   const input = parseCameraSource(o.source, { transport: o.transport });
   if (o.transport !== undefined && input.kind !== 'rtsp') {
@@ -115,7 +118,7 @@ const ENCODER: Record<CameraCodec, string> = { VP8: 'libvpx', H264: 'libx264' };
  * Opens a camera's video source: checks the settings, the device, and finds ffmpeg (every camera
  * needs one at run time; only an .ivf/.h264 file goes without). Errors say what is missing.
  */
-export async function openCameraSource(o: CameraOptions): Promise<{ source: VideoSource; checked: CheckedCamera }> {
+export async function openCameraSource(o: CameraSettings): Promise<{ source: VideoSource; checked: CheckedCamera }> {
   const c = checkCamera(o);
   if (c.input.kind === 'file') {
     await stat(c.input.file).catch(() => {
