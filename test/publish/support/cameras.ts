@@ -4,6 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
+import { encodeClip, type Placement } from '../../watch/support/clip';
 
 /**
  * Test cameras on 127.0.0.1: an RTSP IP camera (GStreamer's RTSP server, run by a small Python
@@ -130,4 +131,14 @@ export async function startMjpegCamera(pictures: readonly Buffer[], opts: { fps?
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * The JPEG frames of a short door-camera scene for the RTSP camera: the enrolled person A for 2 s
+ * (drifting, so the video moves), then nobody for 1 s, at 10 fps. Returns their folder.
+ */
+export async function doorFrames(dir: string, personA: Placement['person']): Promise<string> {
+  const at = { faceSide: 150, cx: 320, cy: 220 };
+  await encodeClip(dir, 'door', [{ placements: [{ person: personA, ...at }], seconds: 2, drift: 4 }, { placements: [], seconds: 1 }], { codec: 'H264' });
+  return path.join(dir, 'door-frames');
 }
