@@ -92,7 +92,7 @@ export interface CliIo {
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.stdout(helpText());
+    io.stdout(`${helpText()}\nTo publish cameras into a room: vision-streaming publish --help\n`);
     return command === undefined ? 2 : 0;
   }
   if (command === 'publish') return publishMain(rest, env, io);

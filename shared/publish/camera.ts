@@ -179,6 +179,7 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
   #sessionReason?: string;
   #last?: CameraStatus;
   #stopped = false;
+  #refusalReported = false;
   #stopping?: Promise<void>;
   readonly #options: CameraOptions;
 
@@ -223,6 +224,12 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
     if (!(source instanceof CameraSource)) this.#camera = 'live';
     if (source instanceof CameraSource) {
       source.on('state', (s) => {
+        if (s.state === 'live') this.#refusalReported = false;
+        if (s.state === 'lost' && s.refused && !this.#refusalReported) {
+          // Said once as an error (a Catch node, stderr); the retries that follow show in the state only.
+          this.#refusalReported = true;
+          emitGuarded(this, 'error', [new PublishError('camera_refused', `${s.reason}; retrying every ${Math.round(checked.maxRetryMs / 1000)} s`, true)]);
+        }
         this.#camera = s.state;
         this.#cameraReason = s.state === 'lost' ? s.reason : undefined;
         this.#retryIn = s.state === 'lost' ? s.retryInMs : undefined;

@@ -92,7 +92,9 @@ test('an MJPEG HTTP camera, encoded to VP8 (the watcher\'s default): a match; wr
   const wrong = mjpeg.url.replace(mjpeg.password, 'not-the-Pa55word');
   const refused = new CameraPublisher({ source: wrong, getTicket: h.streaming.ticketSource(room.id, 'up'), loopbackOnly: true, maxRetrySeconds: 1 });
   const refusedStatuses: CameraStatus[] = [];
+  const refusedErrors: Error[] = [];
   refused.on('status', (s) => refusedStatuses.push(s));
+  refused.on('error', (e) => refusedErrors.push(e));
   const cam = new CameraPublisher({ source: mjpeg.url, getTicket: h.streaming.ticketSource(room.id, 'up'), loopbackOnly: true, width: 640, height: 480 });
   try {
     await watcher.start();
@@ -100,6 +102,10 @@ test('an MJPEG HTTP camera, encoded to VP8 (the watcher\'s default): a match; wr
     await waitFor('refused', () => refused.status?.state === 'camera_lost', 20_000);
     expect(refused.status!.reason).toMatch(/refused the credentials \(HTTP 401\)/);
     expect(refused.status!.retry_in_ms).toBeLessThanOrEqual(1000);
+    // Retried at the capped interval; the error is said once, not at every attempt.
+    await waitFor('a second refusal', () => refusedStatuses.filter((s) => s.state === 'camera_lost').length >= 2, 20_000);
+    expect(refusedErrors).toHaveLength(1);
+    expect(refusedErrors[0]).toMatchObject({ name: 'PublishError', code: 'camera_refused', message: expect.stringMatching(/127\.0\.0\.1.*refused the credentials/) });
     await refused.stop();
     await cam.start();
     await waitFor('a match from the MJPEG camera', () => matches(events).length > 0, 60_000);
@@ -111,7 +117,7 @@ test('an MJPEG HTTP camera, encoded to VP8 (the watcher\'s default): a match; wr
     await watcher.stop();
     await mjpeg.stop();
   }
-  const text = shown([...refusedStatuses, cam.status!], events);
+  const text = shown([...refusedStatuses, cam.status!], events) + JSON.stringify(refusedErrors.map((e) => e.message));
   expect(text).not.toContain(mjpeg.password);
   expect(text).not.toContain('not-the-Pa55word');
   expect(liveFfmpegChildren()).toBe(0);
