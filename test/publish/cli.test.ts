@@ -143,4 +143,13 @@ test('--help; several cameras from a config file; bad options exit 2 naming the 
   child!.kill('SIGINT');
   expect(await r.exit).toBe(0);
   expect(r.stdout() + r.stderr()).not.toContain(camera.password);
+
+  // The command killed outright (no chance to clean up): its ffmpeg ends with it, on the broken pipe.
+  const port = new URL(camera.url).port;
+  const killed = run(['--create-room', 'x', '--source', camera.url, '--codec', 'H264', '--loopback'], { VS_AUTH_URL: h.sandbox.url, VS_SFU_URL: h.sandbox.url });
+  await waitFor('live', () => killed.lines.some((l) => l.state === 'live'), 60_000);
+  expect(ffmpegReading(port)).toHaveLength(1);
+  child!.kill('SIGKILL');
+  await killed.exit;
+  await waitFor('no ffmpeg left', () => ffmpegReading(port).length === 0, 15_000);
 }, 180_000);
