@@ -9,6 +9,7 @@ import type { VisionCredentialsOptions } from '../shared/vision';
 import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { cliFlag, envOf } from './option-flags';
+import { publishMain } from './publish';
 import { VisitorFile } from './visitor-file';
 import { checkSnapshotFolder, fileFailure } from './snapshot-folder';
 
@@ -99,11 +100,12 @@ export interface CliIo {
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.stdout(helpText());
+    io.stdout(`${helpText()}\nTo publish cameras into a room: vision-streaming publish --help\n`);
     return command === undefined ? 2 : 0;
   }
+  if (command === 'publish') return publishMain(rest, env, io);
   if (command !== 'watch') {
-    io.stderr(`vision-streaming: unknown command "${command}"; try: vision-streaming watch --help`);
+    io.stderr(`vision-streaming: unknown command "${command}"; try: vision-streaming watch --help or vision-streaming publish --help`);
     return 2;
   }
   let settings: CliSettings;

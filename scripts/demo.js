@@ -3,7 +3,9 @@
 // `npm start`: the sandbox on 127.0.0.1:8787, a camera clip published into one of its rooms, a
 // collection that knows one person in it, and Node-RED on 127.0.0.1:1880 with this package and
 // Dashboard 2.0 loaded and the demo flow (scripts/demo-flow.json) deployed. Ctrl-C stops it all.
-// Needs `npm run build` first (npm start does it).
+// Needs `npm run build` first (npm start does it). DEMO_CAMERA=rtsp://user:pass@camera/stream1 (or
+// `npm start -- --camera URL`) publishes the user's own camera instead of the built-in clip: any
+// source `vision-streaming publish` takes (RTSP, MJPEG or snapshot URL, /dev/videoN, a video file).
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -17,6 +19,14 @@ const SANDBOX_PORT = Number(process.env.DEMO_SANDBOX_PORT || 8787);
 const NODE_RED_PORT = Number(process.env.DEMO_NODE_RED_PORT || 1880);
 const CLIENT = { clientId: 'sandbox-client', clientSecret: 'sandbox-secret' };
 const KNOWN_LABEL = 'Astronaut (known)';
+const CAMERA = cameraArgument();
+
+/** The user's camera: `--camera URL` or DEMO_CAMERA; undefined for the built-in clip. */
+function cameraArgument() {
+  const i = process.argv.indexOf('--camera');
+  const value = i >= 0 ? process.argv[i + 1] : process.env.DEMO_CAMERA;
+  return value && value.trim() ? value.trim() : undefined;
+}
 
 const owned = [];
 let stopping;
@@ -56,13 +66,22 @@ async function main() {
   const room = await streaming.createRoom();
   say(`collection ${collectionId.slice(0, 8)}… knows one face; room ${room.id.slice(0, 8)}…`);
 
-  const ffmpegPath = await core.findFfmpeg();
-  const clip = await makeClip(work, ffmpegPath);
-  const source = await core.openVideoSource({ file: clip.file, loop: true, fps: clip.fps });
-  const publisher = new core.Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up'), loopbackOnly: true });
-  owned.push(() => publisher.close());
-  await publisher.start();
-  say('a camera clip is streaming into the room');
+  if (CAMERA) {
+    // The user's camera, encoded to VP8: what the demo's face watch node reads with its defaults.
+    const camera = new core.CameraPublisher({ source: CAMERA, getTicket: streaming.ticketSource(room.id, 'up'), loopbackOnly: true });
+    camera.on('status', (s) => say(`camera ${s.source}: ${s.state}${s.reason ? ` (${s.reason})` : ''}`));
+    owned.push(() => camera.stop());
+    await camera.start();
+    say(`your camera is publishing into the room as stream ${camera.streamId}; enrol your own face in the collection to get matches`);
+  } else {
+    const ffmpegPath = await core.findFfmpeg();
+    const clip = await makeClip(work, ffmpegPath);
+    const source = await core.openVideoSource({ file: clip.file, loop: true, fps: clip.fps });
+    const publisher = new core.Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up'), loopbackOnly: true });
+    owned.push(() => publisher.close());
+    await publisher.start();
+    say('a camera clip is streaming into the room');
+  }
 
   const userDir = prepareNodeRed(work, { sandboxUrl: sandbox.url, roomId: room.id, collectionId, labels: { [faceId]: KNOWN_LABEL } });
   const url = await startNodeRed(userDir);

@@ -68,6 +68,14 @@ export {
   type FfmpegInput,
   type FfmpegSourceOptions,
 } from './publish';
+export {
+  CameraPublisher,
+  maskUrl,
+  type CameraOptions,
+  type CameraSettings,
+  type CameraState,
+  type CameraStatus,
+} from './publish';
 export { PublishError, type PublishErrorCode } from './publish/errors';
 export { findFfmpeg, FfmpegNotFoundError, type FfmpegLookup } from './media';
 export {

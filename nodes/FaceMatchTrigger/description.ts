@@ -12,6 +12,13 @@ const EVENT_CHOICES = WATCH_OPTIONS.find((o) => o.name === 'events')!.choices.fi
 
 /** Every parameter of Face Match Trigger v1, in display order. */
 export const properties: INodeProperties[] = [
+  {
+    displayName:
+      'Cameras get into the room with the command line, kept running beside n8n: <code>vision-streaming publish --room ID --source rtsp://…</code>. See <a href="https://www.npmjs.com/package/n8n-nodes-vision-streaming#bring-your-camera" target="_blank">Bring your camera</a>.',
+    name: 'cameraNotice',
+    type: 'notice',
+    default: '',
+  },
   ...idParameters({ name: 'roomId', displayName: 'Room ID', description: 'Live streaming room to watch (the cameras publish into it)' }),
   ...idParameters({ name: 'collectionId', displayName: 'Collection ID', description: 'Face collection holding the known faces' }),
   {

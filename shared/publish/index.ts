@@ -3,3 +3,9 @@ export { IvfFileSource, AnnexBFileSource, type FileSourceOptions } from './file-
 export { FfmpegSource, ffmpegArgs, ffmpegEncoders, type EncodeSettings, type FfmpegInput, type FfmpegSourceOptions } from './ffmpeg-source';
 export { Publisher, type PublisherOptions, type PublisherEvents, type PublisherStats } from './publisher';
 export { openVideoSource, type OpenSourceOptions } from './open-source';
+export { CameraPublisher, checkCamera, openCameraSource, type CameraOptions, type CameraSettings, type CameraState, type CameraStatus, type CameraPublisherEvents, type CheckedCamera } from './camera';
+export { CameraSource, type CameraSourceOptions, type CameraSourceState, type CameraSourceStats } from './camera-source';
+export { cameraArgs, encodeArgs, imageEncoderArgs, inputArgs, relayArgs, type CameraCodec, type CameraEncoding } from './camera-args';
+export { maskUrl, parseCameraSource, type CameraInput } from './camera-url';
+export { liveFfmpegChildren } from './ffmpeg-child';
+export { ParameterSetKeeper } from './h264-relay';

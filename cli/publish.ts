@@ -1,0 +1,289 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { acquireConnection, type ConnectionLease } from '../shared/connection';
+import { InputError, isClientError } from '../shared/errors';
+import { CameraPublisher, checkCamera, maskUrl, type CameraSettings, type CameraStatus } from '../shared/publish';
+import { SERVICE_URLS } from '../shared/service-urls';
+import type { CliIo } from './watch';
+
+/** One flag of `publish`: name, environment variable, value placeholder, help line. */
+interface Flag {
+  name: string;
+  env: string;
+  value?: string;
+  help: string;
+  multiple?: boolean;
+}
+
+const FLAGS: readonly Flag[] = [
+  { name: 'auth-url', env: 'VS_AUTH_URL', value: 'URL', help: `authorization server (default ${SERVICE_URLS.authUrl})` },
+  { name: 'sfu-url', env: 'VS_SFU_URL', value: 'URL', help: `Live Streaming API (default ${SERVICE_URLS.sfuUrl})` },
+  { name: 'client-id', env: 'VS_CLIENT_ID', value: 'ID', help: 'client id (required); the secret is read from VS_CLIENT_SECRET only' },
+  { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to publish into (this or --create-room)' },
+  { name: 'create-room', env: 'VS_CREATE_ROOM', value: 'NAME', help: 'create a room and publish into it; NAME is shown in the output only (rooms have no names in the API)' },
+  { name: 'source', env: 'VS_SOURCE', value: 'URL|DEVICE|FILE', multiple: true, help: 'a camera: rtsp(s)://, http(s):// (MJPEG stream or JPEG/PNG snapshot), /dev/videoN, or a video file; repeat for several cameras' },
+  { name: 'config', env: 'VS_CONFIG', value: 'FILE', help: 'JSON file: {"cameras": [{"source": "...", "codec"?, "bitRate"?, "fps"?, "size"?, "transport"?, "name"?}]}' },
+  { name: 'codec', env: 'VS_CODEC', value: 'VP8|H264', help: 'VP8 (default: encoded, what watch reads by default) or H264 (an H.264 RTSP camera relayed without re-encoding; watch with --codec H264)' },
+  { name: 'bit-rate', env: 'VS_BIT_RATE', value: 'KBPS', help: 'bit-rate cap of encoded video (50..20000; default 800)' },
+  { name: 'fps', env: 'VS_FPS', value: 'N', help: 'frame rate of encoded video (1..60; default 10)' },
+  { name: 'size', env: 'VS_SIZE', value: 'WxH', help: 'size of encoded video, e.g. 640x480 (default: the camera\'s; pictures: 640x480)' },
+  { name: 'transport', env: 'VS_TRANSPORT', value: 'tcp|udp', help: 'RTSP transport (default tcp)' },
+  { name: 'reencode', env: 'VS_REENCODE', help: 'with --codec H264: encode even an H.264 camera (e.g. a High-profile camera for watchers without ffmpeg)' },
+  { name: 'stall', env: 'VS_STALL', value: 'SECONDS', help: 'no frame for this long: reconnect the camera (1..120; default 5)' },
+  { name: 'snapshot-fps', env: 'VS_SNAPSHOT_FPS', value: 'N', help: 'pictures per second read from a snapshot URL (default 2)' },
+  { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' },
+  { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (a local sandbox)' },
+  { name: 'help', env: '', help: 'show this help' },
+];
+
+/** The help text of `vision-streaming publish`. */
+export function publishHelp(): string {
+  const lines = FLAGS.map((f) => `${`  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(36)} ${f.help}${f.env ? ` [${f.env}]` : ''}`);
+  return [
+    'Usage: vision-streaming publish --room ID --source URL [--source URL ...] [options]',
+    '',
+    'Publishes cameras into a live room, each as its own stream, and keeps them up: a camera that',
+    'refuses, drops or stalls is retried (backoff up to 30 s), a lost room session is rejoined.',
+    'Prints one JSON line per change of a camera\'s state on stdout:',
+    '  room    {event, room, name?}     (with --create-room)',
+    '  status  {event, camera, state, reason?, stream_id, source, codec, relayed, retry_in_ms?, time}',
+    '          state: connecting | live | camera_lost | rejoining | stopped; stream_id is the camera\'s',
+    '          client_id in the room (name it in watch --labels). Passwords in URLs show as ***.',
+    'Diagnostics go to stderr. Ctrl-C or SIGTERM stops cleanly (exit 0). Exit 2: bad options; 1: could not start.',
+    'Needs an ffmpeg binary (FFMPEG_PATH, PATH, or the @ffmpeg-installer/linux-x64 package).',
+    '',
+    'Examples:',
+    '  vision-streaming publish --room R --source rtsp://user:pass@192.0.2.10/stream1',
+    '  vision-streaming publish --room R --codec H264 --source rtsp://user:pass@192.0.2.10/stream1   (relayed as it is)',
+    '  vision-streaming publish --room R --source http://192.0.2.11:81/stream          (ESP32-CAM MJPEG)',
+    '  vision-streaming publish --room R --source http://192.0.2.12/snapshot.jpg --snapshot-fps 1',
+    '  vision-streaming publish --room R --source /dev/video0 --size 640x480',
+    '',
+    'Options (each may also be set by the environment variable in brackets; a flag wins):',
+    ...lines,
+    '',
+    'Environment only:',
+    '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
+    '  FFMPEG_PATH                          the ffmpeg binary to use',
+    '',
+  ].join('\n');
+}
+
+/** One camera of the command: its settings and a display name. */
+interface CameraEntry {
+  name?: string;
+  options: CameraSettings;
+}
+
+interface PublishSettings {
+  help: boolean;
+  credentials: { authUrl: string; sfuUrl: string; clientId: string; clientSecret: string };
+  room?: string;
+  createRoom?: string;
+  cameras: CameraEntry[];
+  loopback: boolean;
+  durationMs?: number;
+}
+
+/** Runs `vision-streaming publish <args>`; resolves with the exit code. */
+export async function publishMain(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  let settings: PublishSettings;
+  try {
+    settings = await readSettings(args, env);
+  } catch (err) {
+    io.stderr(`vision-streaming publish: ${maskUrl(err instanceof Error ? err.message : String(err))}`);
+    io.stderr('see: vision-streaming publish --help');
+    return 2;
+  }
+  if (settings.help) {
+    io.stdout(publishHelp());
+    return 0;
+  }
+  return publish(settings, io);
+}
+
+async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Promise<PublishSettings> {
+  const parsed = parseArgs({
+    args: [...args],
+    options: Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.value ? 'string' : 'boolean', ...(f.multiple ? { multiple: true } : {}) }])) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>,
+    strict: true,
+    allowPositionals: false,
+  }).values as Record<string, string | string[] | boolean | undefined>;
+  if (parsed.help) return { help: true } as PublishSettings;
+  const flagOf = (name: string): Flag => FLAGS.find((f) => f.name === name)!;
+  const get = (name: string): string | undefined => {
+    const v = parsed[name];
+    if (typeof v === 'string') return v;
+    const e = env[flagOf(name).env];
+    return e === undefined || e === '' ? undefined : e;
+  };
+  const on = (name: string): boolean => parsed[name] === true || /^(1|true|yes|on)$/i.test(env[flagOf(name).env] ?? '');
+  const clientId = get('client-id');
+  if (!clientId) throw new InputError('client-id', '--client-id is required (or VS_CLIENT_ID)', 'a value');
+  const clientSecret = env.VS_CLIENT_SECRET;
+  if (!clientSecret) throw new InputError('VS_CLIENT_SECRET', 'the client secret must be given in the environment variable VS_CLIENT_SECRET', 'a value');
+  const room = get('room');
+  const createRoom = get('create-room');
+  if (room && createRoom) throw new InputError('room', 'give --room or --create-room, not both', 'one of them');
+  if (!room && !createRoom) throw new InputError('room', '--room ID or --create-room NAME is required (or VS_ROOM)', 'a room id');
+  const common: Omit<CameraSettings, 'source'> = {
+    codec: choice(get('codec')?.toUpperCase(), 'codec', ['VP8', 'H264']) as 'VP8' | 'H264' | undefined,
+    bitRateKbps: int(get('bit-rate'), 'bit-rate'),
+    fps: int(get('fps'), 'fps'),
+    ...size(get('size'), 'size'),
+    transport: choice(get('transport')?.toLowerCase(), 'transport', ['tcp', 'udp']) as 'tcp' | 'udp' | undefined,
+    reencode: on('reencode') || undefined,
+    stallSeconds: num(get('stall'), 'stall'),
+    snapshotFps: num(get('snapshot-fps'), 'snapshot-fps'),
+  };
+  const sources = Array.isArray(parsed.source) ? parsed.source : get('source') !== undefined ? [get('source')!] : [];
+  const cameras: CameraEntry[] = sources.map((source) => ({ options: { ...common, source } }));
+  const config = get('config');
+  if (config) cameras.push(...(await readConfig(config, common)));
+  if (cameras.length === 0) throw new InputError('source', '--source URL|DEVICE|FILE (or --config FILE) is required', 'at least one camera');
+  // Every camera is checked before anything starts: a bad one is refused with its flag named.
+  cameras.forEach((c, i) => {
+    if (!c.options.source || !String(c.options.source).trim()) throw new InputError('source', `camera ${i + 1}: --source is empty`, 'a camera URL, device or file');
+    try {
+      checkCamera(c.options);
+    } catch (err) {
+      if (err instanceof InputError) throw new InputError(flagFor(err.field), `camera ${i + 1}: ${err.message.replace(/^\w+ /, `--${flagFor(err.field)} `)}`, err.limit);
+      throw err;
+    }
+  });
+  const duration = num(get('duration'), 'duration');
+  if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
+  return {
+    help: false,
+    credentials: { authUrl: get('auth-url') ?? SERVICE_URLS.authUrl, sfuUrl: get('sfu-url') ?? SERVICE_URLS.sfuUrl, clientId, clientSecret },
+    room,
+    createRoom,
+    cameras,
+    loopback: on('loopback'),
+    durationMs: duration === undefined ? undefined : duration * 1000,
+  };
+}
+
+const FIELD_FLAGS: Record<string, string> = { bitRateKbps: 'bit-rate', width: 'size', height: 'size', stallSeconds: 'stall', snapshotFps: 'snapshot-fps' };
+
+function flagFor(field: string): string {
+  return FIELD_FLAGS[field] ?? field;
+}
+
+async function readConfig(file: string, common: Omit<CameraSettings, 'source'>): Promise<CameraEntry[]> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError('config', code ? `cannot read the config file ${file}: ${code}` : `the config file ${file} is not JSON`, 'a JSON file');
+  }
+  const list = (doc as { cameras?: unknown })?.cameras;
+  if (!Array.isArray(list) || list.length === 0) throw new InputError('config', `the config file ${file} needs "cameras": [{"source": "..."}, ...]`, 'a non-empty cameras list');
+  return list.map((c: Record<string, unknown>, i) => {
+    if (!c || typeof c !== 'object') throw new InputError('config', `cameras[${i}] in ${file} is not an object`, 'an object');
+    const s = (k: string): string | undefined => (c[k] === undefined ? undefined : String(c[k]));
+    return {
+      name: s('name'),
+      options: {
+        ...common,
+        source: s('source'),
+        ...(c.codec !== undefined ? { codec: choice(s('codec')!.toUpperCase(), 'codec', ['VP8', 'H264']) as 'VP8' | 'H264' } : {}),
+        ...(c.bitRate !== undefined ? { bitRateKbps: int(s('bitRate'), 'bit-rate') } : {}),
+        ...(c.fps !== undefined ? { fps: int(s('fps'), 'fps') } : {}),
+        ...(c.size !== undefined ? size(s('size'), 'size') : {}),
+        ...(c.transport !== undefined ? { transport: choice(s('transport')!.toLowerCase(), 'transport', ['tcp', 'udp']) as 'tcp' | 'udp' } : {}),
+        ...(c.reencode !== undefined ? { reencode: c.reencode === true } : {}),
+      },
+    };
+  });
+}
+
+async function publish(s: PublishSettings, io: CliIo): Promise<number> {
+  let lease: ConnectionLease;
+  try {
+    lease = acquireConnection({ ...s.credentials, visionUrl: SERVICE_URLS.visionUrl, owner: 'the command' });
+  } catch (err) {
+    io.stderr(`vision-streaming publish: ${describe(err)}`);
+    return 2;
+  }
+  const cameras: CameraPublisher[] = [];
+  try {
+    const streaming = lease.streaming();
+    let roomId = s.room;
+    if (!roomId) {
+      try {
+        roomId = (await streaming.createRoom()).id;
+      } catch (err) {
+        io.stderr(`vision-streaming publish: could not create a room: ${describe(err)}`);
+        return 1;
+      }
+      io.stdout(JSON.stringify({ event: 'room', room: roomId, name: s.createRoom }));
+    }
+    let stoppedOnTheirOwn = 0;
+    let allStopped!: () => void;
+    const ended = new Promise<void>((resolve) => (allStopped = resolve));
+    let stopping = false;
+    s.cameras.forEach((c, i) => {
+      const cam = new CameraPublisher({ ...c.options, getTicket: streaming.ticketSource(roomId, 'up'), loopbackOnly: s.loopback || undefined });
+      cam.on('status', (st: CameraStatus) => {
+        io.stdout(JSON.stringify({ ...st, camera: c.name ?? i + 1, room: roomId }));
+        if (st.state === 'stopped' && !stopping && ++stoppedOnTheirOwn === s.cameras.length) allStopped();
+      });
+      cam.on('error', (err) => io.stderr(`camera ${c.name ?? i + 1}: ${describe(err)}`));
+      cameras.push(cam);
+    });
+    try {
+      await Promise.all(cameras.map((c) => c.start()));
+    } catch (err) {
+      stopping = true;
+      io.stderr(`vision-streaming publish: could not start: ${describe(err)}`);
+      // A source found wrong only now (a missing device or file) is a bad option, like any other.
+      return err instanceof InputError ? 2 : 1;
+    }
+    cameras.forEach((c, i) => io.stderr(`camera ${s.cameras[i].name ?? i + 1} (${c.status?.source}) publishes into room ${roomId} as stream ${c.streamId}`));
+    io.stderr(`${cameras.length} camera${cameras.length === 1 ? '' : 's'} publishing${s.durationMs ? ` for ${s.durationMs / 1000} s` : ''}; Ctrl-C stops`);
+    let timer: NodeJS.Timeout | undefined;
+    const timeUp = new Promise<void>((resolve) => {
+      if (s.durationMs) timer = setTimeout(resolve, s.durationMs);
+    });
+    const which = await Promise.race([io.interrupted.then(() => 'stop'), timeUp.then(() => 'stop'), ended.then(() => 'ended')]);
+    clearTimeout(timer);
+    stopping = true;
+    return which === 'ended' ? 1 : 0;
+  } finally {
+    await Promise.all(cameras.map((c) => c.stop()));
+    await lease.release();
+  }
+}
+
+function describe(err: unknown): string {
+  const text = isClientError(err) ? `${err.message} [${err.code}]` : err instanceof Error ? err.message : String(err);
+  return maskUrl(text);
+}
+
+function choice(v: string | undefined, flag: string, allowed: string[]): string | undefined {
+  if (v === undefined) return undefined;
+  if (!allowed.includes(v)) throw new InputError(flag, `--${flag} takes ${allowed.join(' or ')} (got ${JSON.stringify(v.slice(0, 20))})`, allowed.join(' | '));
+  return v;
+}
+
+function num(v: string | undefined, flag: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InputError(flag, `--${flag} must be a number, got ${JSON.stringify(v.slice(0, 40))}`, 'a number');
+  return n;
+}
+
+function int(v: string | undefined, flag: string): number | undefined {
+  const n = num(v, flag);
+  if (n !== undefined && !Number.isInteger(n)) throw new InputError(flag, `--${flag} must be a whole number, got ${JSON.stringify(v!.slice(0, 40))}`, 'a whole number');
+  return n;
+}
+
+function size(v: string | undefined, flag: string): { width?: number; height?: number } {
+  if (v === undefined) return {};
+  const m = /^(\d+)x(\d+)$/i.exec(v.trim());
+  if (!m) throw new InputError(flag, `--${flag} must be WIDTHxHEIGHT such as 640x480, got ${JSON.stringify(v.slice(0, 40))}`, 'WxH');
+  return { width: Number(m[1]), height: Number(m[2]) };
+}

@@ -1,0 +1,323 @@
+import { stat } from 'node:fs/promises';
+import { EventEmitter } from 'node:events';
+import { InputError } from '../errors';
+import { FfmpegNotFoundError, findFfmpeg, type FfmpegLookup } from '../media/ffmpeg';
+import type { SessionOptions } from '../signaling/session';
+import { emitGuarded } from '../util/emit-guarded';
+import type { CameraCodec } from './camera-args';
+import { CameraSource, type CameraSourceStats } from './camera-source';
+import { describeInput, parseCameraSource, type CameraInput } from './camera-url';
+import { ffmpegEncoders } from './ffmpeg-source';
+import { openVideoSource } from './open-source';
+import { Publisher } from './publisher';
+import type { VideoSource } from './source';
+import { PublishError } from './errors';
+
+/** What a camera publisher shows: its state and why. */
+export type CameraState = 'connecting' | 'live' | 'camera_lost' | 'rejoining' | 'stopped';
+
+/** A change of a camera publisher's state (one JSON status line of `vision-streaming publish`). */
+export interface CameraStatus {
+  event: 'status';
+  state: CameraState;
+  /** Why, in words (no password: camera URLs are masked). */
+  reason?: string;
+  /** The camera's stream id in the room (its client_id); a rejoin gets a new one. */
+  stream_id: string | null;
+  /** The source, masked (`rtsp://user:***@host/...`). */
+  source: string;
+  /** Codec sent and whether the camera's own H.264 is relayed without re-encoding. */
+  codec: CameraCodec;
+  relayed: boolean;
+  /** With camera_lost: when the next attempt comes. */
+  retry_in_ms?: number;
+  time: string;
+}
+
+/** Settings of one camera's source and encoding. */
+export interface CameraSettings extends FfmpegLookup {
+  /** rtsp(s)://, http(s):// (MJPEG stream or JPEG/PNG snapshot), /dev/videoN, or a video file. Empty: pictures pushed with push(). */
+  source?: string;
+  /** VP8 (default: encoded) or H264 (an H.264 RTSP camera relayed as it is, anything else encoded to H.264 Baseline). */
+  codec?: CameraCodec;
+  /** Encode even an H.264 camera (default false). */
+  reencode?: boolean;
+  /** RTSP transport (default tcp). */
+  transport?: 'tcp' | 'udp';
+  /** Bit-rate cap of encoded video, in kbps (default 800). */
+  bitRateKbps?: number;
+  /** Frame rate of encoded video (default 10). */
+  fps?: number;
+  width?: number;
+  height?: number;
+  /** No frame for this long is a stall: the camera is reconnected (default 5 s). */
+  stallSeconds?: number;
+  /** Pictures per second read from a snapshot URL (default 2). */
+  snapshotFps?: number;
+  /** Longest wait between two attempts to reach a camera (default 30 s). */
+  maxRetrySeconds?: number;
+}
+
+/** Settings of one camera publisher; the signaling options (ticket, rejoin, loopback) are those of a publisher. */
+export interface CameraOptions extends CameraSettings, Omit<SessionOptions, 'role' | 'video'> {}
+
+/** The checked settings of a camera, before anything starts. */
+export interface CheckedCamera {
+  input: CameraInput;
+  codec: CameraCodec;
+  fps: number;
+  bitRateKbps: number;
+  width?: number;
+  height?: number;
+  stallMs: number;
+  snapshotIntervalMs: number;
+  maxRetryMs: number;
+  relay: boolean;
+}
+
+/** Checks a camera's settings; throws an InputError naming the field. Starts nothing. */
+export function checkCamera(o: CameraSettings): CheckedCamera {
+  if (!o || typeof o !== 'object') throw new InputError('options', 'a camera needs an options object', 'an object');
+  const input = parseCameraSource(o.source, { transport: o.transport });
+  if (o.transport !== undefined && input.kind !== 'rtsp') {
+    if (o.transport !== 'tcp' && o.transport !== 'udp') throw new InputError('transport', 'transport must be tcp or udp', 'tcp | udp');
+  }
+  const codec = o.codec ?? 'VP8';
+  if (codec !== 'VP8' && codec !== 'H264') throw new InputError('codec', `codec must be VP8 or H264 (got ${JSON.stringify(String(codec).slice(0, 20))})`, 'VP8 | H264');
+  const int = (field: string, v: number | undefined, min: number, max: number, def?: number): number | undefined => {
+    if (v === undefined) return def;
+    if (!Number.isInteger(v) || v < min || v > max) throw new InputError(field, `${field} must be a whole number from ${min} to ${max}`, `${min}..${max}`);
+    return v;
+  };
+  const num = (field: string, v: number | undefined, min: number, max: number, def: number): number => {
+    if (v === undefined) return def;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new InputError(field, `${field} must be a number from ${min} to ${max}`, `${min}..${max}`);
+    return v;
+  };
+  const width = int('width', o.width, 16, 4096);
+  const height = int('height', o.height, 16, 4096);
+  if ((width === undefined) !== (height === undefined)) throw new InputError(width === undefined ? 'width' : 'height', 'give both width and height, or neither', 'both or neither');
+  if ((width !== undefined && width % 2 !== 0) || (height !== undefined && height % 2 !== 0)) throw new InputError(width! % 2 ? 'width' : 'height', 'width and height must be even', 'even numbers');
+  return {
+    input,
+    codec,
+    fps: int('fps', o.fps, 1, 60, 10)!,
+    bitRateKbps: int('bitRateKbps', o.bitRateKbps, 50, 20_000, 800)!,
+    width,
+    height,
+    stallMs: num('stallSeconds', o.stallSeconds, 1, 120, 5) * 1000,
+    snapshotIntervalMs: 1000 / num('snapshotFps', o.snapshotFps, 0.05, 30, 2),
+    maxRetryMs: num('maxRetrySeconds', o.maxRetrySeconds, 1, 30, 30) * 1000,
+    relay: codec === 'H264' && input.kind === 'rtsp' && o.reencode !== true,
+  };
+}
+
+const ENCODER: Record<CameraCodec, string> = { VP8: 'libvpx', H264: 'libx264' };
+
+/**
+ * Opens a camera's video source: checks the settings, the device, and finds ffmpeg (every camera
+ * needs one at run time; only an .ivf/.h264 file goes without). Errors say what is missing.
+ */
+export async function openCameraSource(o: CameraSettings): Promise<{ source: VideoSource; checked: CheckedCamera }> {
+  const c = checkCamera(o);
+  if (c.input.kind === 'file') {
+    await stat(c.input.file).catch(() => {
+      throw new InputError('source', `no such file: ${c.input.kind === 'file' ? c.input.file : ''}`, 'an existing file, a camera URL or /dev/videoN');
+    });
+    const source = await openVideoSource({ file: c.input.file, loop: true, codec: c.codec, fps: c.fps, bitRateKbps: c.bitRateKbps, width: c.width, height: c.height, ffmpegPath: o.ffmpegPath, env: o.env, cacheDir: o.cacheDir });
+    return { source, checked: c };
+  }
+  if (c.input.kind === 'v4l2') {
+    const device = c.input.device;
+    const st = await stat(device).catch(() => undefined);
+    if (!st) throw new InputError('source', `no such device: ${device} (is the webcam plugged in, and may this user read it? try: ls -l /dev/video*)`, 'an existing /dev/videoN');
+    if (!st.isCharacterDevice()) throw new InputError('source', `${device} is not a device`, 'a V4L2 character device');
+  }
+  let ffmpegPath: string;
+  try {
+    ffmpegPath = await findFfmpeg(o);
+  } catch (err) {
+    if (err instanceof FfmpegNotFoundError) throw new FfmpegNotFoundError([...err.tried, 'publishing a camera needs ffmpeg at run time (to read RTSP/V4L2 and to encode)']);
+    throw err;
+  }
+  if (!c.relay) {
+    const encoders = await ffmpegEncoders(ffmpegPath);
+    if (!encoders.has(ENCODER[c.codec])) throw new PublishError('encoder_missing', `the ffmpeg at hand has no ${ENCODER[c.codec]} encoder, needed for ${c.codec}`);
+  }
+  const source = new CameraSource({
+    input: c.input,
+    ffmpegPath,
+    encoding: { codec: c.codec, fps: c.fps, bitRateKbps: c.bitRateKbps, width: c.width, height: c.height },
+    relay: c.relay,
+    stallMs: c.stallMs,
+    backoff: { baseMs: 1000, maxMs: c.maxRetryMs },
+    repeatMs: 1000,
+    snapshotIntervalMs: c.snapshotIntervalMs,
+  });
+  return { source, checked: c };
+}
+
+/** Events of a camera publisher. */
+export interface CameraPublisherEvents {
+  status: [CameraStatus];
+  error: [Error];
+}
+
+/**
+ * One camera published into a room: its source (retried while the room session stays), a
+ * publisher (whose session rejoins by itself), and one visible state with its reason.
+ */
+export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
+  #publisher?: Publisher;
+  #source?: VideoSource;
+  #checked?: CheckedCamera;
+  #shown = '';
+  #camera: 'connecting' | 'live' | 'lost' = 'connecting';
+  #cameraReason?: string;
+  #retryIn?: number;
+  #session: 'joining' | 'connected' | 'rejoining' = 'joining';
+  #sessionReason?: string;
+  #last?: CameraStatus;
+  #stopped = false;
+  #refusalReported = false;
+  #stopping?: Promise<void>;
+  readonly #options: CameraOptions;
+
+  constructor(options: CameraOptions) {
+    super();
+    this.#options = options;
+    // Settings are checked at once, so that a bad value is refused before anything starts.
+    this.#checked = checkCamera(options);
+    this.#shown = describeInput(this.#checked.input);
+  }
+
+  /** The camera's stream id in the room (its client_id); undefined before the first join. */
+  get streamId(): string | undefined {
+    return this.#publisher?.clientId;
+  }
+
+  /** The latest status. */
+  get status(): CameraStatus | undefined {
+    return this.#last;
+  }
+
+  /** Counters of the camera source (frames, retries, pictures dropped). */
+  get stats(): CameraSourceStats | undefined {
+    return this.#source instanceof CameraSource ? this.#source.stats : undefined;
+  }
+
+  /** Opens the source, joins the room; resolves at the first join, then stays up until stop(). */
+  async start(): Promise<void> {
+    if (this.#publisher || this.#stopped) throw new InputError('start', 'a camera publisher starts once', 'one start');
+    this.#emit();
+    let opened: Awaited<ReturnType<typeof openCameraSource>>;
+    try {
+      opened = await openCameraSource(this.#options);
+    } catch (err) {
+      this.#stopped = true;
+      this.#emit((err as Error).message);
+      throw err;
+    }
+    const { source, checked } = opened;
+    this.#source = source;
+    this.#checked = checked;
+    if (!(source instanceof CameraSource)) this.#camera = 'live';
+    if (source instanceof CameraSource) {
+      source.on('state', (s) => {
+        if (s.state === 'live') this.#refusalReported = false;
+        if (s.state === 'lost' && s.refused && !this.#refusalReported) {
+          // Said once as an error (a Catch node, stderr); the retries that follow show in the state only.
+          this.#refusalReported = true;
+          emitGuarded(this, 'error', [new PublishError('camera_refused', `${s.reason}; retrying every ${Math.round(checked.maxRetryMs / 1000)} s`, true)]);
+        }
+        this.#camera = s.state;
+        this.#cameraReason = s.state === 'lost' ? s.reason : undefined;
+        this.#retryIn = s.state === 'lost' ? s.retryInMs : undefined;
+        this.#emit();
+      });
+    }
+    const o = this.#options;
+    const session = { getTicket: o.getTicket, rejoin: o.rejoin, timeouts: o.timeouts, loopbackOnly: o.loopbackOnly, iceServers: o.iceServers, keyframeRetryMs: o.keyframeRetryMs, channelId: o.channelId };
+    const publisher = new Publisher({ ...session, source, bitRateKbps: checked.bitRateKbps });
+    this.#publisher = publisher;
+    publisher.on('connected', () => {
+      this.#session = 'connected';
+      this.#sessionReason = undefined;
+      this.#emit();
+    });
+    publisher.on('rejoining', (i) => {
+      this.#session = 'rejoining';
+      this.#sessionReason = `room session lost (${i.error.message}); attempt ${i.attempt} in ${i.delayMs} ms`;
+      this.#emit();
+    });
+    publisher.on('closed', ({ error }) => {
+      if (this.#stopped) return;
+      this.#stopped = true;
+      if (error && this.listenerCount('error') > 0) emitGuarded(this, 'error', [error]);
+      this.#emit(error ? `stopped: ${error.message}` : 'the source ended');
+    });
+    try {
+      await publisher.start();
+    } catch (err) {
+      this.#stopped = true;
+      await publisher.close().catch(() => undefined);
+      this.#emit(`could not join the room: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  /** Pushes a JPEG or PNG picture (a camera without a source URL); throws an InputError for anything else. */
+  push(image: unknown, field = 'payload'): void {
+    if (this.#source instanceof CameraSource) this.#source.push(image, field);
+    else if (!this.#source && this.#checked?.input.kind === 'push') throw new InputError(field, 'the camera is not started', 'a started camera');
+    else throw new InputError(field, 'this camera reads its own source; pictures can only be pushed to a camera without a source URL', 'no source');
+  }
+
+  /** Leaves the room and stops the camera's ffmpeg child. Idempotent. */
+  stop(reason = 'stopped'): Promise<void> {
+    this.#stopping ??= (async () => {
+      const was = this.#stopped;
+      this.#stopped = true;
+      await this.#publisher?.close();
+      await this.#source?.close();
+      if (!was) this.#emit(reason);
+    })();
+    return this.#stopping;
+  }
+
+  #state(): CameraState {
+    if (this.#stopped) return 'stopped';
+    if (this.#session === 'rejoining') return 'rejoining';
+    if (this.#camera === 'lost') return 'camera_lost';
+    if (this.#session === 'connected' && this.#camera === 'live') return 'live';
+    return 'connecting';
+  }
+
+  #reason(state: CameraState, stopReason?: string): string | undefined {
+    if (state === 'stopped') return stopReason;
+    if (state === 'rejoining') return this.#sessionReason;
+    if (state === 'camera_lost') return this.#cameraReason;
+    if (state === 'connecting') return this.#session === 'connected' ? 'waiting for the camera' : 'joining the room';
+    return undefined;
+  }
+
+  #emit(stopReason?: string): void {
+    const state = this.#state();
+    const reason = this.#reason(state, stopReason);
+    if (this.#last && this.#last.state === state && this.#last.reason === reason) return;
+    const c = this.#checked!;
+    const status: CameraStatus = {
+      event: 'status',
+      state,
+      ...(reason ? { reason } : {}),
+      stream_id: this.streamId ?? null,
+      source: this.#shown,
+      codec: c.codec,
+      relayed: this.#source instanceof CameraSource ? this.#source.relayed : c.relay,
+      ...(state === 'camera_lost' && this.#retryIn !== undefined ? { retry_in_ms: this.#retryIn } : {}),
+      time: new Date().toISOString(),
+    };
+    this.#last = status;
+    emitGuarded(this, 'status', [status]);
+  }
+}

@@ -1,0 +1,41 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+// Every camera encoder alive in this process; killed when the process exits, so none outlives it.
+const live = new Set<ChildProcess>();
+let hooked = false;
+
+function killAll(): void {
+  for (const child of live) child.kill('SIGKILL');
+}
+
+/** Starts ffmpeg and remembers it until it exits; the process's exit kills what is left. */
+export function spawnFfmpeg(ffmpegPath: string, args: string[], stdin: 'pipe' | 'ignore'): ChildProcess {
+  if (!hooked) {
+    hooked = true;
+    process.once('exit', killAll);
+  }
+  const child = spawn(ffmpegPath, args, { stdio: [stdin, 'pipe', 'pipe'] });
+  live.add(child);
+  const forget = (): void => void live.delete(child);
+  child.once('exit', forget);
+  child.once('error', forget);
+  return child;
+}
+
+/** How many camera encoders this process runs now (for tests and leak checks). */
+export function liveFfmpegChildren(): number {
+  return live.size;
+}
+
+/** Stops a child: SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+export async function stopChild(child: ChildProcess, graceMs = 2000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(killer);
+}
