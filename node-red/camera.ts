@@ -3,6 +3,7 @@ import { InputError } from '../shared/errors';
 import { CameraPublisher, type CameraOptions, type CameraStatus } from '../shared/publish';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
+import { wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 
 /** The camera node's settings as the editor saves them (numbers as text; blank means the default). */
@@ -42,25 +43,8 @@ export = function register(RED: NodeAPI): void {
       node.on('input', (_msg, _send, done) => done(flowError(new InputError('service', 'vision-streaming-camera needs a vision-streaming-config node', 'a configured service'))));
       return;
     }
-    connection.register(node);
-    const control = new CameraControl(node, connection, def);
-    if (def.autoStart !== false && text(def.roomId) && text(def.source)) {
-      control.apply({ payload: 'start' } as FlowMessage).catch((err: unknown) => control.report(err));
-    } else {
-      node.status({ fill: 'grey', shape: 'ring', text: 'stopped' });
-    }
-    node.on('input', (msg, _send, done) => {
-      control.apply(msg as FlowMessage).then(
-        () => done(),
-        (err: unknown) => done(flowError(err)),
-      );
-    });
-    node.on('close', (_removed: boolean, done: () => void) => {
-      control
-        .close()
-        .then(() => connection.deregister(node))
-        .then(done, done);
-    });
+    const autoStart = def.autoStart !== false && text(def.roomId) && text(def.source);
+    wireControl(node, connection, new CameraControl(node, connection, def), autoStart ? ({ payload: 'start' } as FlowMessage) : undefined);
   }
   RED.nodes.registerType('vision-streaming-camera', CameraNode);
 };

@@ -3,6 +3,7 @@ import { InputError } from '../shared/errors';
 import { FaceWatcher, type ArrivedEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
+import { wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 import { watchSettings, type WatchDef, type WatchSettings } from './lib/watch-settings';
 
@@ -38,27 +39,8 @@ export = function register(RED: NodeAPI): void {
       node.on('input', (_msg, _send, done) => done(flowError(new InputError('service', 'vision-streaming-watch needs a vision-streaming-config node', 'a configured service'))));
       return;
     }
-    connection.register(node);
-    const control = new WatchControl(node, connection, def);
-    if (def.autoStart !== false && def.roomId && def.collectionId) {
-      control.apply({} as FlowMessage).catch((err: unknown) => control.report(err));
-    } else {
-      node.status({ fill: 'grey', shape: 'ring', text: 'stopped' });
-    }
-
-    node.on('input', (msg, _send, done) => {
-      control.apply(msg as FlowMessage).then(
-        () => done(),
-        (err: unknown) => done(flowError(err)),
-      );
-    });
-
-    node.on('close', (_removed: boolean, done: () => void) => {
-      control
-        .close()
-        .then(() => connection.deregister(node))
-        .then(done, done);
-    });
+    const autoStart = def.autoStart !== false && def.roomId && def.collectionId;
+    wireControl(node, connection, new WatchControl(node, connection, def), autoStart ? ({} as FlowMessage) : undefined);
   }
   RED.nodes.registerType('vision-streaming-watch', WatchNode);
 };
