@@ -10,7 +10,7 @@ import { StreamingClient } from '../../shared/streaming';
 import { VisionClient } from '../../shared/vision';
 import { claimedPng } from '../support/claimed-images';
 import { tinyJpeg } from '../support/images';
-import { CONFIG_ID, configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, sandboxForTests, useNodeRedHelper } from './support/runtime';
+import { CONFIG_ID, configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, sandboxForTests, until, useNodeRedHelper } from './support/runtime';
 
 // Hardening in the real Node-RED runtime: the watch node starts again after its room was lost
 // (red ring with the reason), the config dialog's test sends no stored credential to a typed
@@ -41,13 +41,6 @@ function statuses(id: string): { fill?: string; shape?: string; text?: string }[
   return seen;
 }
 
-async function until(what: string, predicate: () => boolean, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test('the watch node, its room lost, shows why on a red ring and keeps trying to start again, waiting longer each time', async () => {
   const { collectionId } = await vision.createCollection();

@@ -2,13 +2,12 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Node } from 'node-red';
 import configNode from '../../node-red/config';
 import watchNode from '../../node-red/watch';
 import type { Publisher } from '../../shared/publish';
 import { encodeClip } from '../watch/support/clip';
 import { publishClip, standardScene, startWatchHarness, type WatchHarness } from '../watch/support/room';
-import { configCredentials, configNode as sandboxConfig, helper, useNodeRedHelper } from './support/runtime';
+import { configCredentials, configNode as sandboxConfig, helper, received, until, useNodeRedHelper } from './support/runtime';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const functionNode = require('@node-red/nodes/core/function/10-function.js');
 
@@ -77,28 +76,16 @@ function flow(roomId: string, watch: Record<string, unknown>): object[] {
   ];
 }
 
-function collect(id: string): Record<string, unknown>[] {
-  const seen: Record<string, unknown>[] = [];
-  (helper.getNode(id) as Node).on('input', (msg: Record<string, unknown>) => seen.push(msg));
-  return seen;
-}
 
-async function until(what: string, predicate: () => boolean, ms = 120_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 type Row = { who: string; since: string; camera: string };
 
 it("the demo's Here now lists exactly who is on a visit: the known person while in view, then nobody; Recent events shows arrivals", async () => {
   const room = await h.streaming.createRoom();
   await helper.load([configNode, watchNode, functionNode], flow(room.id, {}), configCredentials(h.sandbox));
-  const tables = collect('table');
-  const events = collect('events');
-  const presence = collect('presence');
+  const tables = received('table');
+  const events = received('events');
+  const presence = received('presence');
   publisher = await publishClip(h, room.id, clip);
   const lefts = () => presence.filter((m) => m.topic === 'left' && (m.payload as { face_id?: string }).face_id === faceA);
   await until('two visits of the known person over', () => lefts().length >= 2);
@@ -125,8 +112,8 @@ it("the demo's Here now lists exactly who is on a visit: the known person while 
 it('Ignore: the muted person sends nothing on any output; strangers still arrive', async () => {
   const room = await h.streaming.createRoom();
   await helper.load([configNode, watchNode, functionNode], flow(room.id, { ignore: 'Astronaut' }), configCredentials(h.sandbox));
-  const presence = collect('presence');
-  const events = collect('events');
+  const presence = received('presence');
+  const events = received('events');
   publisher = await publishClip(h, room.id, clip);
   await until('two strangers arrived', () => presence.filter((m) => m.topic === 'arrived').length >= 2);
   const all = [...presence, ...events].map((m) => JSON.stringify(m.payload));

@@ -8,7 +8,7 @@ import type { Publisher } from '../../shared/publish';
 import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
 import { encodeClip, loadPeople } from '../watch/support/clip';
 import { publishClip, startWatchHarness, type WatchHarness } from '../watch/support/room';
-import { configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, useNodeRedHelper } from './support/runtime';
+import { configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, received, until, useNodeRedHelper } from './support/runtime';
 
 // A room with a publisher streaming a clip (A, the astronaut, then B, a stranger, then nobody),
 // a collection holding A, and the face watch node in the real Node-RED runtime.
@@ -59,29 +59,16 @@ function flow(watch: Record<string, unknown>): object[] {
   ];
 }
 
-/** Every message a helper node receives from now on. */
-function collect(id: string): Record<string, unknown>[] {
-  const seen: Record<string, unknown>[] = [];
-  (helper.getNode(id) as Node).on('input', (msg: Record<string, unknown>) => seen.push(msg));
-  return seen;
-}
 
-async function until(what: string, predicate: () => boolean, ms = 120_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 it('starts on deploy, sends a match with its snapshots and label, shows its state, and stops on a control message', async () => {
   const room = await h.streaming.createRoom();
   const statusCalls: Record<string, unknown>[] = [];
   await helper.load([configNode, watchNode], flow({ roomId: room.id, labels: JSON.stringify({ [faceA]: 'Astronaut' }) }), configCredentials(h.sandbox));
   (helper.getNode('w') as unknown as NodeJS.EventEmitter).on('call:status', (call: { args: [Record<string, unknown>] }) => statusCalls.push(call.args[0]));
-  const statuses = collect('status');
-  const unknowns = collect('unknown');
-  const caught = collect('caught');
+  const statuses = received('status');
+  const unknowns = received('unknown');
+  const caught = received('caught');
   await until('watching', () => statuses.some((m) => (m.payload as { state: string }).state === 'watching'));
   const match = nextMessage('match', 120_000);
   publisher = await publishClip(h, room.id, clip);
@@ -124,7 +111,7 @@ it('a room that does not exist reaches the Catch node and turns the ring red; ms
   await until('a red ring', () => statusCalls.some((s) => s.fill === 'red'));
 
   // A control message that fails to start fails with done(err): one Catch message, not two.
-  const caughtNow = collect('caught');
+  const caughtNow = received('caught');
   inject('w', { roomId: 'still-no-such-room' });
   await until('the failed switch at the Catch node', () => caughtNow.length > 0, 60_000);
   // Control messages are handled one after the other: once the next one's failure is caught, a
@@ -134,7 +121,7 @@ it('a room that does not exist reaches the Catch node and turns the ring red; ms
   expect(caughtNow).toHaveLength(2);
   expect(JSON.stringify(caughtNow[0].error)).toContain('still-no-such-room');
 
-  const statuses = collect('status');
+  const statuses = received('status');
   inject('w', { roomId: room.id });
   await until('watching the new room', () => statuses.some((m) => (m.payload as { state: string; room: string }).state === 'watching' && (m.payload as { room: string }).room === room.id));
 }, 180_000);
@@ -166,11 +153,11 @@ it('closing while the watcher is still joining ends well within the runtime clos
 it('remembers a stranger under one visitor_id in its context, and says on output 4 who left', async () => {
   const room = await h.streaming.createRoom();
   await helper.load([configNode, watchNode], flow({ roomId: room.id, cooldownSeconds: '1', rememberVisitors: true, leftAfterSeconds: '1' }), configCredentials(h.sandbox));
-  const unknowns = collect('unknown');
+  const unknowns = received('unknown');
   // Output 4 is presence: arrivals and departures, told apart by msg.topic.
-  const presence = collect('left');
+  const presence = received('left');
   const lefts = presence.filter.bind(presence, (m) => m.topic === 'left');
-  const caught = collect('caught');
+  const caught = received('caught');
   publisher = await publishClip(h, room.id, clip);
   await until('the stranger twice and a departure', () => unknowns.length >= 2 && lefts().length >= 1);
   const [first, second] = unknowns.map((m) => m.payload as { visitor_id: string; first_visit: boolean; visits: number });
@@ -190,8 +177,8 @@ it('remembers a stranger under one visitor_id in its context, and says on output
 it('an error the watcher reports while running reaches the Catch node with msg.source, and the watch goes on', async () => {
   const room = await h.streaming.createRoom();
   await helper.load([configNode, watchNode], flow({ roomId: room.id }), configCredentials(h.sandbox));
-  const statuses = collect('status');
-  const caught = collect('caught');
+  const statuses = received('status');
+  const caught = received('caught');
   await until('watching', () => statuses.some((m) => (m.payload as { state: string }).state === 'watching'));
   h.sandbox.setFaults({ detect_faces: { serverError: 1 } });
   try {

@@ -1,6 +1,7 @@
 import helper from 'node-red-node-test-helper';
 import type { Node } from 'node-red';
 import { startSandbox, type RunningSandbox } from '../../../sandbox';
+import { waitFor } from '../../watch/support/room';
 
 /**
  * Node-RED flows under test: the real runtime (node-red-node-test-helper) with this package's
@@ -57,4 +58,18 @@ export function inject(nodeId: string, msg: Record<string, unknown>): void {
   const node = helper.getNode(nodeId) as Node | undefined;
   if (!node) throw new Error(`no node ${nodeId} in the flow`);
   node.receive(msg);
+}
+
+/** Every message a node receives from now on, in order. */
+export function received(nodeId: string): Received[] {
+  const node = helper.getNode(nodeId) as Node | undefined;
+  if (!node) throw new Error(`no node ${nodeId} in the flow`);
+  const seen: Received[] = [];
+  node.on('input', (msg: Received) => seen.push(msg));
+  return seen;
+}
+
+/** Resolves when `predicate` holds; rejects after `ms` naming `what` (flows with a live room take a while). */
+export function until(what: string, predicate: () => boolean, ms = 120_000): Promise<void> {
+  return waitFor(what, predicate, ms);
 }
