@@ -8,3 +8,4 @@ export type { WatchStats, StreamStats, StreamCounters } from './stats';
 export type { Box } from './geometry';
 export { WatchError } from './errors';
 export { MemoryVisitorStore, type VisitorStore, type VisitorDocument, type VisitorRecord } from './visitors';
+export { setReceiveWorkers, receiveWorkers, type ReceiveWorkerInfo } from '../signaling/receive-pool';
