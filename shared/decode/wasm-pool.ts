@@ -41,13 +41,19 @@ class DecodeWorker {
   }
 }
 
+/**
+ * Decoders a worker holds before another worker is started (at most one per core): a stream's
+ * decoding takes a few percent of a core, and a thread costs more memory than a decoder instance.
+ */
+export const DECODERS_PER_WORKER = 4;
+
 const workers: DecodeWorker[] = [];
 let nextId = 1;
 
-/** Seats a decoder in the least busy worker, starting one while each has a decoder and there are fewer than one per core. */
+/** Seats a decoder in the least busy worker, starting another when each holds DECODERS_PER_WORKER and there are fewer than one per core. */
 export function joinDecodeWorker(client: DecodeClient): DecodeSeat {
   let worker = workers.reduce<DecodeWorker | undefined>((best, w) => (!best || w.clients.size < best.clients.size ? w : best), undefined);
-  if (!worker || (worker.clients.size > 0 && workers.length < availableParallelism())) {
+  if (!worker || (worker.clients.size >= DECODERS_PER_WORKER && workers.length < availableParallelism())) {
     worker = new DecodeWorker((w, detail) => {
       remove(w);
       const clients = [...w.clients.values()];

@@ -18,6 +18,12 @@ const WORKER_FILE = join(__dirname, `receive-worker${extname(__filename)}`);
 export const RECEIVE_WORKERS_ENV = 'VS_RECEIVE_WORKERS';
 /** Most receive workers one process may be set to (per speed-up setting). */
 const MAX_WORKERS = 64;
+/**
+ * Sessions a worker carries before another worker is started (while fewer than the pool's size run).
+ * One stream's receive path takes a few percent of a core, so a worker has room for many; a second
+ * thread (about 25 MB: V8, werift, this package) pays off only once there is load to spread.
+ */
+export const DEFAULT_SPREAD_AFTER = 8;
 
 /** What the pool needs of a session it carries. */
 export interface PoolClient {
@@ -74,6 +80,7 @@ class ReceiveWorker {
 export class ReceivePool {
   readonly #workers: ReceiveWorker[] = [];
   #size?: number;
+  #spreadAfter = DEFAULT_SPREAD_AFTER;
   #nextSid = 1;
 
   /** Workers per speed-up setting: as set, else VS_RECEIVE_WORKERS, else one per core. */
@@ -81,9 +88,14 @@ export class ReceivePool {
     return this.#size ?? workersFromEnv() ?? defaultWorkers();
   }
 
-  /** Sets the number of workers (per speed-up setting), or 'auto' for one per core; workers above it end as their sessions leave. */
-  setSize(count: number | 'auto'): void {
+  /**
+   * Sets the number of workers (per speed-up setting), or 'auto' for one per core, and optionally the
+   * sessions a worker carries before another starts; workers above the count end as their sessions leave.
+   */
+  setSize(count: number | 'auto', spreadAfter = DEFAULT_SPREAD_AFTER): void {
+    if (!Number.isInteger(spreadAfter) || spreadAfter < 1) throw new InputError('spreadAfter', 'spreadAfter must be a whole number of sessions, at least 1', '>= 1');
     this.#size = count === 'auto' ? undefined : checkCount(count, 'receiveWorkers');
+    this.#spreadAfter = spreadAfter;
   }
 
   /** The workers running now. */
@@ -92,13 +104,13 @@ export class ReceivePool {
   }
 
   /**
-   * Seats a session in the least busy worker of its speed-up setting, starting a new worker while
-   * every one has a session and there are fewer than `size`.
+   * Seats a session in the least busy worker of its speed-up setting, starting a new worker when
+   * every one carries `spreadAfter` sessions and there are fewer than `size`.
    */
   join(client: PoolClient, speedupsOff: boolean): PoolSeat {
     const same = this.#workers.filter((w) => w.speedupsOff === speedupsOff && !w.retiring);
     let worker = same.reduce<ReceiveWorker | undefined>((best, w) => (!best || w.clients.size < best.clients.size ? w : best), undefined);
-    if (!worker || (worker.clients.size > 0 && same.length < this.size)) {
+    if (!worker || (worker.clients.size >= this.#spreadAfter && same.length < this.size)) {
       worker = new ReceiveWorker(speedupsOff, (w, error) => this.#lost(w, error));
       this.#workers.push(worker);
     }
@@ -179,9 +191,13 @@ export function receivePool(): ReceivePool {
   return pool;
 }
 
-/** Sets how many receive workers the face watchers of this process share (per speed-up setting): a whole number, or 'auto' (one per core, the default; VS_RECEIVE_WORKERS sets it too). */
-export function setReceiveWorkers(count: number | 'auto'): void {
-  receivePool().setSize(count);
+/**
+ * Sets how many receive workers the face watchers of this process share (per speed-up setting): a
+ * whole number, or 'auto' (one per core, the default; VS_RECEIVE_WORKERS sets it too); and how many
+ * sessions a worker carries before the next one starts (default 8).
+ */
+export function setReceiveWorkers(count: number | 'auto', spreadAfter?: number): void {
+  receivePool().setSize(count, spreadAfter);
 }
 
 /** The receive workers running now, with their session counts. */

@@ -128,7 +128,7 @@ async function watched(options: Partial<ThreadSessionOptions> = {}) {
 }
 
 test('sessions share a receive worker; the worker ends when its last session leaves', async () => {
-  setReceiveWorkers(1);
+  setReceiveWorkers(2);
   const a = await watched();
   const b = await watched();
   expect(a.session.workerThreadId).toBeDefined();
@@ -145,7 +145,8 @@ test('sessions share a receive worker; the worker ends when its last session lea
 });
 
 test('a worker that dies ends only its own sessions, which go on in another worker', async () => {
-  setReceiveWorkers(2);
+  // Two workers, a session each.
+  setReceiveWorkers(2, 1);
   const a = await watched();
   const b = await watched();
   const lost = a.session.workerThreadId!;
