@@ -262,6 +262,17 @@ async function threadCpu(): Promise<Map<string, { user: number; system: number }
   return out;
 }
 
+/** CPU seconds (user + system) of one process and its threads (0 when it is gone). */
+async function processCpu(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /** Proportional set size of one process, MB (0 when it is gone). */
 async function pssMb(pid: number | 'self'): Promise<number> {
   try {
@@ -491,6 +502,12 @@ async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, cl
   const c0 = await childCpu(excluded);
   const p0 = process.cpuUsage();
   const s0 = total();
+  // The publishers and the sandbox's relay share the machine: their load says whether they kept up.
+  const others = async () => {
+    const relay = await sandbox.cpuUsage();
+    return { publishers: await processCpu(pubs.pid), sandbox: (relay.user + relay.system) / 1e6 };
+  };
+  const o0 = await others();
   const loop = watchEventLoop();
   measuring = true;
   const t0 = performance.now();
@@ -500,6 +517,7 @@ async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, cl
   const delay = loop();
   const p1 = process.cpuUsage(p0);
   const c1 = await childCpu(excluded);
+  const o1 = await others();
   const s1 = total();
   const mb = await memoryMb(excluded);
   const workers = receiveWorkers();
@@ -527,6 +545,10 @@ async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, cl
     frames_dropped_per_s: perS(s1.framesDropped - s0.framesDropped),
     event_loop_delay_ms: delay,
     receive_workers: workers.length,
+    /** Not counted above: the publishers' child and the sandbox (relaying every stream), percent of one core. */
+    publishers_cpu_pct: Math.round(((o1.publishers - o0.publishers) / wall) * 1000) / 10,
+    sandbox_cpu_pct: Math.round(((o1.sandbox - o0.sandbox) / wall) * 1000) / 10,
+    load: os.loadavg().map((l) => Math.round(l * 10) / 10),
     seconds: Math.round(wall),
   };
 }
