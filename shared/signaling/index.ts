@@ -15,4 +15,4 @@ export { resolveConnectSettings, type ConnectSettings, type Role, type VideoSett
 export { rejoinDelay, type BackoffPolicy } from './backoff';
 export { disableWeriftSpeedups, weriftSpeedupsStatus, TESTED_WERIFT_VERSIONS, type WeriftSpeedupsStatus } from './werift-speedups';
 export { ThreadSession, type ThreadSessionOptions } from './session-thread';
-export { setReceiveWorkers, receiveWorkers, RECEIVE_WORKERS_ENV, type ReceiveWorkerInfo } from './receive-pool';
+export { setReceiveWorkers, receiveWorkers, receivePool, RECEIVE_WORKERS_ENV, type ReceivePool, type ReceiveWorkerInfo } from './receive-pool';

@@ -98,6 +98,11 @@ export class ReceivePool {
     this.#spreadAfter = spreadAfter;
   }
 
+  /** Throws the InputError of a bad VS_RECEIVE_WORKERS before any session is seated. */
+  checkSettings(): void {
+    if (this.size < 1) throw new InputError('receiveWorkers', 'no receive workers', '>= 1');
+  }
+
   /** The workers running now. */
   workers(): ReceiveWorkerInfo[] {
     return this.#workers.map((w) => ({ threadId: w.thread.threadId, sessions: w.clients.size, weriftSpeedups: !w.speedupsOff, applied: [...w.applied] }));

@@ -53,6 +53,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
     const { getTicket, weriftSpeedups, ...data } = options;
     // The same checks, on this thread, so a bad option is refused before anything starts.
     new SignalingSession({ ...data, getTicket });
+    receivePool().checkSettings();
     this.#getTicket = getTicket;
     this.#data = data;
     this.#rejoin = data.rejoin === false ? undefined : { ...DEFAULT_REJOIN, ...data.rejoin };

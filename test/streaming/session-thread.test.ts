@@ -1,3 +1,4 @@
+import { InputError } from '../../shared/errors';
 import { SignalingError } from '../../shared/signaling/close-reasons';
 import { receivePool, receiveWorkers, setReceiveWorkers } from '../../shared/signaling/receive-pool';
 import { ThreadSession, type ThreadSessionOptions } from '../../shared/signaling/session-thread';
@@ -183,4 +184,25 @@ test('a session with the speed-ups off runs in a worker where they were never ap
     // Turned off for the process (VS_WERIFT_SPEEDUPS=0): every session is in an unpatched worker.
     expect(on.session.workerThreadId).toBe(off.session.workerThreadId);
   }
+});
+
+test('the number of receive workers is checked: a bad setting is refused with an error naming it, before anything starts', () => {
+  expect(() => setReceiveWorkers(0)).toThrow(InputError);
+  expect(() => setReceiveWorkers(2.5)).toThrow(/receiveWorkers must be a whole number from 1 to 64/);
+  expect(() => setReceiveWorkers(2, 0)).toThrow(InputError);
+  const options = { role: 'downstream' as const, channelId: 'room', getTicket: () => Promise.reject(new Error('not used')) };
+  const saved = process.env.VS_RECEIVE_WORKERS;
+  try {
+    process.env.VS_RECEIVE_WORKERS = 'many';
+    expect(() => new ThreadSession(options)).toThrow(expect.objectContaining({ name: 'InputError', field: 'VS_RECEIVE_WORKERS' }));
+    process.env.VS_RECEIVE_WORKERS = '3';
+    expect(receivePool().size).toBe(3);
+    // Set in code, the number wins over the environment.
+    setReceiveWorkers(1);
+    expect(receivePool().size).toBe(1);
+  } finally {
+    if (saved === undefined) delete process.env.VS_RECEIVE_WORKERS;
+    else process.env.VS_RECEIVE_WORKERS = saved;
+  }
+  expect(receiveWorkers()).toEqual([]);
 });
