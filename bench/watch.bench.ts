@@ -488,20 +488,30 @@ async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, cl
   while (live() < MANY_STREAMS && Date.now() < streamsUp) await sleep(200);
   await sleep(5000); // warm-up: decoders started, first key frames in
   const excluded = new Set([...exclude, pubs.pid]);
-  const total = () => {
-    const all = watchers.map((w) => w.stats);
-    return {
-      taken: all.reduce((n, s) => n + s.samples.taken, 0),
-      dropped: all.reduce((n, s) => n + s.samples.skippedBusy, 0),
-      analysed: all.reduce((n, s) => n + s.samples.analysed, 0),
-      skippedGate: all.reduce((n, s) => n + s.samples.skippedGate, 0),
-      framesDropped: all.reduce((n, s) => n + s.frames.dropped, 0),
-      received: all.reduce((n, s) => n + s.frames.received, 0),
-    };
+  // Counters per stream (a watcher's totals lose a stream it stops tracking after a rejoin's grace).
+  type Counts = { taken: number; dropped: number; analysed: number; skippedGate: number; framesDropped: number; received: number };
+  const snapshot = () => {
+    const out = new Map<string, Counts>();
+    watchers.forEach((w, i) => {
+      for (const [id, st] of Object.entries(w.stats.streams)) {
+        out.set(`${i}/${id}`, { taken: st.samples.taken, dropped: st.samples.skippedBusy, analysed: st.samples.analysed, skippedGate: st.samples.skippedGate, framesDropped: st.frames.dropped, received: st.frames.received });
+      }
+    });
+    return out;
+  };
+  /** What each stream counted since `start`: a stream new since then from nothing, one started over (counters reset) from its restart. */
+  const since = (start: Map<string, Counts>): Counts => {
+    const sum: Counts = { taken: 0, dropped: 0, analysed: 0, skippedGate: 0, framesDropped: 0, received: 0 };
+    for (const [key, c] of snapshot()) {
+      const before = start.get(key);
+      const reset = before !== undefined && c.received < before.received;
+      for (const k of Object.keys(sum) as (keyof Counts)[]) sum[k] += c[k] - (before && !reset ? before[k] : 0);
+    }
+    return sum;
   };
   const c0 = await childCpu(excluded);
   const p0 = process.cpuUsage();
-  const s0 = total();
+  const s0 = snapshot();
   // The publishers and the sandbox's relay share the machine: their load says whether they kept up.
   const others = async () => {
     const relay = await sandbox.cpuUsage();
@@ -518,7 +528,7 @@ async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, cl
   const p1 = process.cpuUsage(p0);
   const c1 = await childCpu(excluded);
   const o1 = await others();
-  const s1 = total();
+  const d = since(s0);
   const mb = await memoryMb(excluded);
   const workers = receiveWorkers();
   let children = 0;
@@ -537,12 +547,12 @@ async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, cl
     total_mb: Math.round(mb),
     cpu_pct: Math.round(((p1.user + p1.system) / 1e6 / wall + children / wall) * 1000) / 10,
     of_which_decoder_children_pct: Math.round((children / wall) * 1000) / 10,
-    samples_dropped: s1.dropped - s0.dropped,
-    samples_taken: s1.taken - s0.taken,
-    samples_analysed: s1.analysed - s0.analysed,
-    samples_skipped_by_gate: s1.skippedGate - s0.skippedGate,
-    frames_received_per_s: perS(s1.received - s0.received),
-    frames_dropped_per_s: perS(s1.framesDropped - s0.framesDropped),
+    samples_dropped: d.dropped,
+    samples_taken: d.taken,
+    samples_analysed: d.analysed,
+    samples_skipped_by_gate: d.skippedGate,
+    frames_received_per_s: perS(d.received),
+    frames_dropped_per_s: perS(d.framesDropped),
     event_loop_delay_ms: delay,
     receive_workers: workers.length,
     /** Not counted above: the publishers' child and the sandbox (relaying every stream), percent of one core. */
