@@ -9,8 +9,17 @@
  *   The vision API is a stand-in answering at once (a host transport, no network) with one face;
  *   default settings (the change gate lets through what the motion changes); the streams are several
  *   cameras in one room.
- * - `rss_mb_per_watcher`: memory (this process plus decoder children) added by each watcher beyond
- *   the first, several watchers in one process.
+ * - `rss_mb_per_watcher`: memory added by each watcher beyond the first, several watchers in one
+ *   process, for each backend (`ffmpeg`, and `pure`: the wasm decoders): the proportional set size
+ *   (PSS, /proc/<pid>/smaps_rollup) of this process plus its decoder children, so the shared library
+ *   pages of every ffmpeg child are not counted once per child.
+ * - `event_loop_delay_p99_ms`: this process's event-loop delay (perf_hooks.monitorEventLoopDelay),
+ *   99th percentile, over the CPU windows (the worst backend): what the host's other work waits.
+ * - `many_streams`: 40 cameras (BENCH_MANY_STREAMS), each a room with its own watcher, in this one
+ *   process, 2 fps each, the change gate on, the people clip at 10 fps, the stand-in vision API:
+ *   total memory (PSS, this process plus decoder children), CPU (percent of one core, the same), the
+ *   event latency p95 (from a frame's arrival to its event; goal under 1 s) and the samples dropped
+ *   (a newer sample replaced one waiting for analysis, `samples.skippedBusy`).
  * - `api_calls`: calls made on the standard clip (photos: A 5 s, B 5 s, nobody 4 s, looped) against
  *   one detect plus one compare per sample, with the events the run gave; `api_swaying` repeats it
  *   with the people drifting 4 px/s (the gate then lets more samples through); `strangers` runs it on a
@@ -18,8 +27,11 @@
  *   visitors: the share of faces (tracks) that got a verdict (goal 100%), the extra calls spent on
  *   retries per appearance of the stranger, and the call ratio with the enrolments (goal >= 8).
  * The sandbox and the publishers run in child processes, so their CPU is not counted.
- * Run: npm run bench:watch. The last line is one JSON object. Knobs: BENCH_ONLY=latency|api|cpu|rss
- * (one part), BENCH_THREAD=main (the receive path on the main thread; default: a worker thread per watcher), BENCH_STREAMS (streams in the CPU room, 3), BENCH_SECONDS (CPU window, 10), BENCH_FPS
+ * Run: npm run bench:watch. The last line is one JSON object. Knobs: BENCH_ONLY=latency|api|cpu|rss|many
+ * (one part), BENCH_THREAD=main (the receive path on the main thread; default: the shared receive
+ * workers), BENCH_STREAMS (streams in the CPU room, 3), BENCH_SECONDS (CPU window, 10),
+ * BENCH_MANY_STREAMS (40), BENCH_MANY_SECONDS (the many-streams window, 20), BENCH_WATCHERS
+ * (watchers of the memory part, 4), BENCH_FPS
  * (sampling rate of the CPU part, 2; 0.1 shows the cost of receiving and decoding alone),
  * BENCH_APPEARANCES (latency samples, 8), BENCH_DECODER (ffmpeg or wasm: one backend only),
  * BENCH_PROFILE (a folder: a CPU profile and an allocation profile of this process over each CPU window
@@ -29,13 +41,14 @@ import { fork, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type SharpModule from 'sharp';
 import type { HttpTransport } from '../shared/http/transport';
 import { findFfmpeg } from '../shared/media';
 import { openVideoSource, Publisher, type VideoSource } from '../shared/publish';
 import { StreamingClient } from '../shared/streaming';
 import { VisionClient } from '../shared/vision';
-import { FaceWatcher, type MatchEvent, type WatchEvent, type WatchOptions } from '../shared/watch';
+import { FaceWatcher, receiveWorkers, type MatchEvent, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { forkSandbox, type SandboxChild } from './support/sandbox-child';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- sharp is CommonJS
@@ -47,11 +60,14 @@ const FRAME = { width: 640, height: 480 };
 const CPU_STREAMS = Number(process.env.BENCH_STREAMS ?? 3);
 const CPU_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const LATENCY_APPEARANCES = Number(process.env.BENCH_APPEARANCES ?? 8);
+const MANY_STREAMS = Number(process.env.BENCH_MANY_STREAMS ?? 40);
+const MANY_SECONDS = Number(process.env.BENCH_MANY_SECONDS ?? 20);
+const RSS_WATCHERS = Number(process.env.BENCH_WATCHERS ?? 4);
 const ROOT = path.join(__dirname, '..', '..');
 /** The standard clip of the API-call count: A, then B, then nobody, looped. */
 const STANDARD: { who?: 'A' | 'B'; seconds: number }[] = [{ who: 'A', seconds: 5 }, { who: 'B', seconds: 5 }, { seconds: 4 }];
 const STANDARD_LOOPS = 3;
-/** BENCH_ONLY=cpu (or latency, api, rss) runs one part, for profiling. */
+/** BENCH_ONLY=cpu (or latency, api, rss, many) runs one part, for profiling. */
 const ONLY = process.env.BENCH_ONLY;
 
 /** BENCH_THREAD=main (or worker, the default) says where each watcher's WebRTC receive path runs (session.thread). */
@@ -246,17 +262,42 @@ async function threadCpu(): Promise<Map<string, { user: number; system: number }
   return out;
 }
 
-async function childRssMb(exclude: Set<number>): Promise<number> {
-  let total = 0;
-  for (const pid of (await childCpu(exclude)).keys()) {
-    try {
-      const status = await readFile(`/proc/${pid}/status`, 'utf8');
-      total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-    } catch {
-      // Gone.
-    }
+/** CPU seconds (user + system) of one process and its threads (0 when it is gone). */
+async function processCpu(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
   }
+}
+
+/** Proportional set size of one process, MB (0 when it is gone). */
+async function pssMb(pid: number | 'self'): Promise<number> {
+  try {
+    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** PSS of this process and of its children (the decoders) but those excluded (sandbox, publishers), MB. */
+async function memoryMb(exclude: Set<number>): Promise<number> {
+  let total = await pssMb('self');
+  for (const pid of (await childCpu(exclude)).keys()) total += await pssMb(pid);
   return total;
+}
+
+/** This process's event-loop delay over a window: call the result to stop and read the p99 and max, ms. */
+function watchEventLoop(): () => { p99: number; max: number } {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  return () => {
+    h.disable();
+    return { p99: Math.round((h.percentile(99) / 1e6) * 10) / 10, max: Math.round((h.max / 1e6) * 10) / 10 };
+  };
 }
 
 /** A vision API that answers at once: one face in the middle of the frame, known to the collection. */
@@ -337,9 +378,11 @@ async function measureCpu(sandbox: SandboxChild, streaming: StreamingClient, cli
   const th0 = await threadCpu();
   const p0 = process.cpuUsage();
   const s0 = watcher.stats;
+  const loop = watchEventLoop();
   const t0 = performance.now();
   await sleep(CPU_SECONDS * 1000);
   const wall = (performance.now() - t0) / 1000;
+  const delay = loop();
   const p1 = process.cpuUsage(p0);
   const th1 = await threadCpu();
   await profile?.stop(decoder);
@@ -374,6 +417,7 @@ async function measureCpu(sandbox: SandboxChild, streaming: StreamingClient, cli
     /** Frames that reached the watcher, and those it threw away (lost, or waiting for a key frame). */
     frames_received_per_s: Math.round(((s1.frames.received - s0.frames.received) / wall) * 10) / 10,
     frames_dropped_per_s: Math.round(((s1.frames.dropped - s0.frames.dropped) / wall) * 10) / 10,
+    event_loop_delay_ms: delay,
   };
 }
 
@@ -400,7 +444,7 @@ async function startProfile(): Promise<{ stop(name: string): Promise<void> } | u
   };
 }
 
-async function measureRss(sandbox: SandboxChild, streaming: StreamingClient, clip: string, decoder: 'ffmpeg' | 'wasm', exclude: Set<number>, count = 4) {
+async function measureRss(sandbox: SandboxChild, streaming: StreamingClient, clip: string, decoder: 'ffmpeg' | 'wasm', exclude: Set<number>, count = RSS_WATCHERS) {
   const rooms = await Promise.all(Array.from({ length: count }, () => streaming.createRoom()));
   const pubs = await forkPublishers(sandbox.url, rooms.map((r) => ({ roomId: r.id, file: clip })));
   const watchers: FaceWatcher[] = [];
@@ -411,13 +455,112 @@ async function measureRss(sandbox: SandboxChild, streaming: StreamingClient, cli
     await w.start();
     watchers.push(w);
     await sleep(4000);
-    rss.push(process.memoryUsage().rss / 2 ** 20 + (await childRssMb(new Set([...exclude, pubs.pid]))));
+    rss.push(await memoryMb(new Set([...exclude, pubs.pid])));
   }
+  const workers = receiveWorkers().length;
   for (const w of watchers) await w.stop();
   await vision.close();
   await pubs.stop();
   for (const r of rooms) await streaming.deleteRoom(r.id).catch(() => undefined);
-  return { per_watcher: Math.round(((rss[count - 1] - rss[0]) / (count - 1)) * 10) / 10, first_mb: Math.round(rss[0]), watchers: count };
+  return { per_watcher: Math.round(((rss[count - 1] - rss[0]) / (count - 1)) * 10) / 10, first_mb: Math.round(rss[0]), pss_mb: rss.map(Math.round), watchers: count, receive_workers: workers };
+}
+
+/** Many cameras in one process: a room and a watcher each, 2 fps, the change gate on. */
+async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, clip: string, exclude: Set<number>) {
+  const rooms: { id: string }[] = [];
+  for (let i = 0; i < MANY_STREAMS; i++) rooms.push(await streaming.createRoom());
+  const pubs = await forkPublishers(sandbox.url, rooms.map((r) => ({ roomId: r.id, file: clip })));
+  const vision = standInVision();
+  const decoder = process.env.BENCH_DECODER as 'ffmpeg' | 'wasm' | undefined;
+  const watchers: FaceWatcher[] = [];
+  const latencies: number[] = [];
+  let measuring = false;
+  for (const room of rooms) {
+    const w = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId: 'c', fps: 2, cooldownSeconds: 0, loopbackOnly: true, ...(decoder ? { decoder } : {}), ...SESSION });
+    const take = (e: { latency_ms: number }) => measuring && latencies.push(e.latency_ms);
+    w.on('match', take);
+    w.on('unknown', take);
+    await w.start();
+    watchers.push(w);
+  }
+  const streamsUp = Date.now() + 30_000;
+  const live = () => watchers.filter((w) => Object.keys(w.stats.streams).length > 0).length;
+  while (live() < MANY_STREAMS && Date.now() < streamsUp) await sleep(200);
+  await sleep(5000); // warm-up: decoders started, first key frames in
+  const excluded = new Set([...exclude, pubs.pid]);
+  // Counters per stream (a watcher's totals lose a stream it stops tracking after a rejoin's grace).
+  type Counts = { taken: number; dropped: number; analysed: number; skippedGate: number; framesDropped: number; received: number };
+  const snapshot = () => {
+    const out = new Map<string, Counts>();
+    watchers.forEach((w, i) => {
+      for (const [id, st] of Object.entries(w.stats.streams)) {
+        out.set(`${i}/${id}`, { taken: st.samples.taken, dropped: st.samples.skippedBusy, analysed: st.samples.analysed, skippedGate: st.samples.skippedGate, framesDropped: st.frames.dropped, received: st.frames.received });
+      }
+    });
+    return out;
+  };
+  /** What each stream counted since `start`: a stream new since then from nothing, one started over (counters reset) from its restart. */
+  const since = (start: Map<string, Counts>): Counts => {
+    const sum: Counts = { taken: 0, dropped: 0, analysed: 0, skippedGate: 0, framesDropped: 0, received: 0 };
+    for (const [key, c] of snapshot()) {
+      const before = start.get(key);
+      const reset = before !== undefined && c.received < before.received;
+      for (const k of Object.keys(sum) as (keyof Counts)[]) sum[k] += c[k] - (before && !reset ? before[k] : 0);
+    }
+    return sum;
+  };
+  const c0 = await childCpu(excluded);
+  const p0 = process.cpuUsage();
+  const s0 = snapshot();
+  // The publishers and the sandbox's relay share the machine: their load says whether they kept up.
+  const others = async () => {
+    const relay = await sandbox.cpuUsage();
+    return { publishers: await processCpu(pubs.pid), sandbox: (relay.user + relay.system) / 1e6 };
+  };
+  const o0 = await others();
+  const loop = watchEventLoop();
+  measuring = true;
+  const t0 = performance.now();
+  await sleep(MANY_SECONDS * 1000);
+  const wall = (performance.now() - t0) / 1000;
+  measuring = false;
+  const delay = loop();
+  const p1 = process.cpuUsage(p0);
+  const c1 = await childCpu(excluded);
+  const o1 = await others();
+  const d = since(s0);
+  const mb = await memoryMb(excluded);
+  const workers = receiveWorkers();
+  let children = 0;
+  for (const [pid, v] of c1) if (c0.has(pid)) children += v - c0.get(pid)!;
+  const streams = live();
+  for (const w of watchers) await w.stop();
+  await vision.close();
+  await pubs.stop();
+  for (const r of rooms) await streaming.deleteRoom(r.id).catch(() => undefined);
+  const perS = (n: number) => Math.round((n / wall) * 10) / 10;
+  return {
+    streams,
+    latency_p95_ms: pct(latencies, 95),
+    latency_p50_ms: pct(latencies, 50),
+    events: latencies.length,
+    total_mb: Math.round(mb),
+    cpu_pct: Math.round(((p1.user + p1.system) / 1e6 / wall + children / wall) * 1000) / 10,
+    of_which_decoder_children_pct: Math.round((children / wall) * 1000) / 10,
+    samples_dropped: d.dropped,
+    samples_taken: d.taken,
+    samples_analysed: d.analysed,
+    samples_skipped_by_gate: d.skippedGate,
+    frames_received_per_s: perS(d.received),
+    frames_dropped_per_s: perS(d.framesDropped),
+    event_loop_delay_ms: delay,
+    receive_workers: workers.length,
+    /** Not counted above: the publishers' child and the sandbox (relaying every stream), percent of one core. */
+    publishers_cpu_pct: Math.round(((o1.publishers - o0.publishers) / wall) * 1000) / 10,
+    sandbox_cpu_pct: Math.round(((o1.sandbox - o0.sandbox) / wall) * 1000) / 10,
+    load: os.loadavg().map((l) => Math.round(l * 10) / 10),
+    seconds: Math.round(wall),
+  };
 }
 
 async function measureApiCalls(sandbox: SandboxChild, streaming: StreamingClient, vision: VisionClient, collectionId: string, clip: string, options: Partial<WatchOptions> = {}) {
@@ -519,11 +662,17 @@ async function main(): Promise<void> {
       rss[backend] = runs('rss') ? await measureRss(sandbox, streaming, motion, backend, exclude) : undefined;
       if (rss[backend]) console.error(JSON.stringify(rss[backend]));
     }
+    console.error(`many streams (${MANY_STREAMS})...`);
+    const many = runs('many') ? await measureMany(sandbox, streaming, standard, exclude) : undefined;
+    if (many) console.error(JSON.stringify(many));
+    const delays = Object.values(cpu).flatMap((c) => (c ? [c.event_loop_delay_ms.p99] : []));
     console.log(
       JSON.stringify({
         latency_ms: latency,
         rooms_per_core: { ffmpeg: cpu.ffmpeg?.rooms_per_core, pure: cpu.wasm?.rooms_per_core },
-        rss_mb_per_watcher: rss.ffmpeg?.per_watcher,
+        rss_mb_per_watcher: { ffmpeg: rss.ffmpeg?.per_watcher, pure: rss.wasm?.per_watcher },
+        event_loop_delay_p99_ms: delays.length > 0 ? Math.max(...delays) : undefined,
+        many_streams: many && { streams: many.streams, latency_p95_ms: many.latency_p95_ms, total_mb: many.total_mb, cpu_pct: many.cpu_pct, samples_dropped: many.samples_dropped },
         api_calls: api && { made: api.made, naive: api.naive, ratio: api.ratio },
         strangers: strangersSummary,
         cpu: cpu,
@@ -531,6 +680,7 @@ async function main(): Promise<void> {
         api: api,
         api_swaying: apiSwaying,
         api_strangers: apiStrangers,
+        many: many,
         cores: os.cpus().length,
         load: os.loadavg().map((l) => Math.round(l * 10) / 10),
       }),

@@ -50,6 +50,7 @@ export {
   type AudioSettings,
   type AudioCodec,
 } from './signaling';
+export { setReceiveWorkers, receiveWorkers, type ReceiveWorkerInfo } from './signaling/receive-pool';
 export type { EncodedFrame, VideoCodec } from './frames';
 export {
   Publisher,

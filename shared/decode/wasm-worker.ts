@@ -1,13 +1,14 @@
 /*
- * Worker thread of the wasm backend: one per stream, so that the synchronous wasm decoders never
- * block the host's event loop. In development Node runs this file straight from TypeScript (types
+ * Worker thread of the wasm backend, shared by several streams (wasm-pool.ts): each stream's
+ * decoder is a wasm instance of its own here, so that the synchronous wasm decoders never block the
+ * host's event loop while the thread (most of a worker's memory) is paid once for many streams. In development Node runs this file straight from TypeScript (types
  * stripped): so it is CommonJS without import statements (ESM syntax would make Node reparse it with
  * a warning), loads only packages and node: modules, and takes our own files' types as type imports.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
+const { parentPort } = require('node:worker_threads') as typeof import('node:worker_threads');
 type DecodeRequest = import('./wasm-protocol').DecodeRequest;
-type WorkerInit = import('./wasm-protocol').WorkerInit;
+type VideoCodec = import('../frames/types').VideoCodec;
 type WorkerReply = import('./wasm-protocol').WorkerReply;
 
 /** One decoder library behind the calls the worker needs. */
@@ -119,24 +120,45 @@ function post(reply: WorkerReply, transfer: ArrayBuffer[] = []): void {
   parentPort?.postMessage(reply, transfer);
 }
 
-async function main(): Promise<void> {
-  const { codec } = workerData as WorkerInit;
-  let decoder: WasmCodec;
-  try {
-    decoder = codec === 'H264' ? await h264Codec() : await ogvCodec(codec);
-  } catch (err) {
-    post({ type: 'failed', message: err instanceof Error ? err.message : String(err) });
+/** The decoders of this worker, by the id their host gave them; a promise while one loads. */
+const decoders = new Map<number, WasmCodec | Promise<WasmCodec | undefined>>();
+
+async function open(id: number, codec: VideoCodec): Promise<void> {
+  const loading = (codec === 'H264' ? h264Codec() : ogvCodec(codec)).then(
+    (decoder) => decoder,
+    (err: unknown) => {
+      post({ type: 'failed', id, message: err instanceof Error ? err.message : String(err) });
+      return undefined;
+    },
+  );
+  decoders.set(id, loading);
+  const decoder = await loading;
+  // Closed while it loaded: it is dropped.
+  if (decoders.get(id) !== loading) return;
+  if (!decoder) {
+    decoders.delete(id);
     return;
   }
-  parentPort?.on('message', (req: DecodeRequest) => {
-    try {
-      const picture = decoder.decode(req.units, req.want, req.width, req.height);
-      post({ type: 'done', id: req.id, picture }, picture ? [picture.data.buffer as ArrayBuffer] : []);
-    } catch (err) {
-      post({ type: 'done', id: req.id, error: err instanceof Error ? err.message : String(err) });
-    }
-  });
-  post({ type: 'ready' });
+  decoders.set(id, decoder);
+  post({ type: 'ready', id });
 }
 
-void main();
+parentPort?.on('message', (req: DecodeRequest) => {
+  if (req.type === 'open') {
+    void open(req.id, req.codec);
+    return;
+  }
+  if (req.type === 'close') {
+    decoders.delete(req.id);
+    return;
+  }
+  const decoder = decoders.get(req.id);
+  // Frames come only once the decoder said it is ready; one closed meanwhile gets no answer.
+  if (!decoder || decoder instanceof Promise) return;
+  try {
+    const picture = decoder.decode(req.units, req.want, req.width, req.height);
+    post({ type: 'done', id: req.id, seq: req.seq, picture }, picture ? [picture.data.buffer as ArrayBuffer] : []);
+  } catch (err) {
+    post({ type: 'done', id: req.id, seq: req.seq, error: err instanceof Error ? err.message : String(err) });
+  }
+});

@@ -14,3 +14,5 @@ export { SignalingError, CLOSE_REASONS, errorFromClose, isCloseReason, type Clos
 export { resolveConnectSettings, type ConnectSettings, type Role, type VideoSettings, type AudioSettings, type AudioCodec } from './connect';
 export { rejoinDelay, type BackoffPolicy } from './backoff';
 export { disableWeriftSpeedups, weriftSpeedupsStatus, TESTED_WERIFT_VERSIONS, type WeriftSpeedupsStatus } from './werift-speedups';
+export { ThreadSession, type ThreadSessionOptions } from './session-thread';
+export { setReceiveWorkers, receiveWorkers, receivePool, RECEIVE_WORKERS_ENV, type ReceivePool, type ReceiveWorkerInfo } from './receive-pool';

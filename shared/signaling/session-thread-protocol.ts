@@ -1,6 +1,6 @@
 import type { EncodedFrame } from '../frames/types';
 import type { Ticket } from '../streaming/types';
-import type { ConnectedInfo, SessionEvents } from './session';
+import type { ConnectedInfo, SessionEvents, SessionOptions } from './session';
 import type { WeriftSpeedupsStatus } from './werift-speedups';
 
 /** An error's safe fields, as they cross between threads. */
@@ -18,17 +18,24 @@ export interface WireError {
   retryable?: boolean;
 }
 
-/** Messages from the host thread to a session thread. */
-export type ToWorker =
-  | { type: 'start' }
-  | { type: 'close' }
-  | { type: 'keyframe'; streamId?: string }
-  | { type: 'ticket'; id: number; ticket?: Ticket; error?: WireError };
+/** workerData of a receive worker: every session it serves runs with the speed-ups on, or every one with them off. */
+export interface ReceiveWorkerInit {
+  speedupsOff: boolean;
+}
 
-/** Messages from a session thread to the host thread. */
+/** Messages from the host thread to a receive worker; `sid` names one of the worker's sessions. */
+export type ToWorker =
+  | { type: 'start'; sid: number; options: Omit<SessionOptions, 'getTicket'> }
+  | { type: 'close'; sid: number }
+  | { type: 'keyframe'; sid: number; streamId?: string }
+  | { type: 'ticket'; sid: number; id: number; ticket?: Ticket; error?: WireError };
+
+/** Messages from a receive worker to the host thread. */
 export type FromWorker =
-  | { type: 'ticket'; id: number }
-  | { type: 'started'; info: ConnectedInfo; werift: WeriftSpeedupsStatus }
-  | { type: 'startFailed'; error: WireError }
-  | { type: 'frame'; frame: Omit<EncodedFrame, 'data'> & { data: Uint8Array } }
-  | { type: 'event'; event: keyof SessionEvents; arg: Record<string, unknown> };
+  | { type: 'ticket'; sid: number; id: number }
+  | { type: 'started'; sid: number; info: ConnectedInfo; werift: WeriftSpeedupsStatus; applied: string[] }
+  | { type: 'startFailed'; sid: number; error: WireError }
+  | { type: 'frame'; sid: number; frame: Omit<EncodedFrame, 'data'> & { data: Uint8Array } }
+  | { type: 'event'; sid: number; event: keyof SessionEvents; arg: Record<string, unknown> }
+  /** The session is closed and forgotten by the worker: nothing more comes for this sid. */
+  | { type: 'gone'; sid: number };

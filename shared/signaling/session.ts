@@ -90,7 +90,7 @@ export interface SessionEvents {
   listenerError: [ListenerErrorInfo];
 }
 
-const DEFAULT_REJOIN: RejoinPolicy = { baseDelayMs: 500, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY };
+export const DEFAULT_REJOIN: RejoinPolicy = { baseDelayMs: 500, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY };
 const DEFAULT_TIMEOUTS: ConnectionTimeouts = { signalingMs: 15_000, iceGraceMs: 5_000, iceSilenceMs: 12_000, idleMs: 30_000 };
 
 /**

@@ -9,3 +9,4 @@ export type { Box } from './geometry';
 export { WatchError, WATCH_ERROR_CODES, type WatchErrorCode } from './errors';
 export { VisitorError, VISITOR_ERROR_CODES, isVisitorErrorCode, type VisitorErrorCode } from './visitor-errors';
 export { MemoryVisitorStore, type VisitorStore, type VisitorDocument, type VisitorRecord } from './visitors';
+export { setReceiveWorkers, receiveWorkers, type ReceiveWorkerInfo } from '../signaling/receive-pool';

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createDecoder, decoderAvailability, DecoderUnavailableError, FfmpegDecoder, ffmpegDecodeArgs, type FrameDecoder, type Picture } from '../../shared/decode';
 import { showinfoCanSkipChecksums } from '../../shared/decode/ffmpeg';
 import { PictureInput } from '../../shared/decode/picture-input';
+import { DECODERS_PER_WORKER, decodeWorkers } from '../../shared/decode/wasm-pool';
 import { findFfmpeg } from '../../shared/media';
 import type { VideoCodec } from '../../shared/frames';
 import { grayThumbnail, thumbnailDifference } from '../../shared/picture';
@@ -274,4 +275,23 @@ test.each(BACKENDS)('%s: a frame of another codec is refused with an input error
   const c = await clip('H264');
   const d = await decoder('VP8', backend);
   await expect(d.decode(c.frames[0], true)).rejects.toMatchObject({ name: 'InputError', field: 'frame.codec' });
+});
+
+test('wasm: decoders share worker threads (one per core at most), each with its own decoder; the last to close ends its worker', async () => {
+  const c = await clip('VP8');
+  const many: FrameDecoder[] = [];
+  for (let i = 0; i < DECODERS_PER_WORKER; i++) many.push(await decoder('VP8', 'wasm'));
+  expect(decodeWorkers()).toEqual([{ threadId: expect.any(Number), decoders: DECODERS_PER_WORKER }]);
+  // One more: a second worker where there is a second core.
+  many.push(await decoder('VP8', 'wasm'));
+  const workers = decodeWorkers();
+  expect(workers.length).toBe(Math.min(2, os.availableParallelism()));
+  expect(workers.reduce((n, w) => n + w.decoders, 0)).toBe(DECODERS_PER_WORKER + 1);
+  // Each decoder keeps its own state: every one decodes the clip's frames in order, interleaved with the others.
+  for (let i = 0; i < 4; i++) {
+    const pictures = await Promise.all(many.map((d) => d.decode(c.frames[i], true)));
+    for (const p of pictures) expect(thumbnailDifference(grayThumbnail(p!), sourceThumbnail(p!, c.source[i]))).toBeLessThan(MAX_MEAN_DIFF);
+  }
+  for (const d of many) await d.close();
+  expect(decodeWorkers()).toEqual([]);
 });

@@ -1,5 +1,7 @@
+import { InputError } from '../../shared/errors';
 import { SignalingError } from '../../shared/signaling/close-reasons';
-import { ThreadSession } from '../../shared/signaling/session-thread';
+import { receivePool, receiveWorkers, setReceiveWorkers } from '../../shared/signaling/receive-pool';
+import { ThreadSession, type ThreadSessionOptions } from '../../shared/signaling/session-thread';
 import { weriftSpeedupsStatus } from '../../shared/signaling/werift-speedups';
 import type { EncodedFrame } from '../../shared/frames';
 import { startHarness, waitFor, type StreamingHarness } from './support/harness';
@@ -16,6 +18,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
+  setReceiveWorkers('auto');
   await h.sandbox.reset();
 });
 afterAll(async () => {
@@ -106,4 +109,100 @@ test('the speed-ups can be turned off for one session: its thread says so, this 
   expect(session.weriftStatus).toMatchObject({ enabled: false, reason: 'turned off' });
   await waitFor('frames on werift as published', () => frames >= 10, 15_000);
   expect(weriftSpeedupsStatus()).toEqual(here);
+});
+
+/** A viewer of a room with a publisher in it, counting what it gets. */
+async function watched(options: Partial<ThreadSessionOptions> = {}) {
+  const room = await h.client.createRoom();
+  const pub = await startPublisher(h.client, room.id);
+  closers.push(() => pub.close());
+  const session = new ThreadSession({ role: 'downstream', channelId: room.id, video: { codec_type: 'VP8' }, audio: false, getTicket: h.client.ticketSource(room.id, 'down'), loopbackOnly: true, ...options });
+  closers.push(() => session.close());
+  const seen = { frames: 0, rejoining: 0, closed: 0, removed: 0, joins: 0 };
+  session.on('frame', () => seen.frames++);
+  session.on('rejoining', () => seen.rejoining++);
+  session.on('closed', () => seen.closed++);
+  session.on('streamRemoved', () => seen.removed++);
+  session.on('connected', ({ joins }) => (seen.joins = joins));
+  await session.start();
+  return { session, seen, pub };
+}
+
+test('sessions share a receive worker; the worker ends when its last session leaves', async () => {
+  setReceiveWorkers(2);
+  const a = await watched();
+  const b = await watched();
+  expect(a.session.workerThreadId).toBeDefined();
+  expect(b.session.workerThreadId).toBe(a.session.workerThreadId);
+  expect(receiveWorkers()).toEqual([expect.objectContaining({ threadId: a.session.workerThreadId, sessions: 2 })]);
+  await waitFor('frames in both sessions', () => a.seen.frames >= 10 && b.seen.frames >= 10, 15_000);
+  await a.session.close();
+  // The other session goes on in the same worker.
+  const before = b.seen.frames;
+  await waitFor('more frames in the session left', () => b.seen.frames >= before + 5, 10_000);
+  expect(receiveWorkers()).toEqual([expect.objectContaining({ sessions: 1 })]);
+  await b.session.close();
+  expect(receiveWorkers()).toEqual([]);
+});
+
+test('a worker that dies ends only its own sessions, which go on in another worker', async () => {
+  // Two workers, a session each.
+  setReceiveWorkers(2, 1);
+  const a = await watched();
+  const b = await watched();
+  const lost = a.session.workerThreadId!;
+  expect(b.session.workerThreadId).not.toBe(lost);
+  await waitFor('frames in both sessions', () => a.seen.frames >= 5 && b.seen.frames >= 5, 15_000);
+  expect(await receivePool().terminateWorker(lost)).toBe(true);
+  // The session of the dead worker: its stream removed, a rejoin, a second join elsewhere, frames again.
+  await waitFor('a second join of the moved session', () => a.seen.joins === 2, 20_000);
+  expect(a.seen).toMatchObject({ rejoining: 1, removed: 1, closed: 0 });
+  expect(a.session.workerThreadId).toBeDefined();
+  expect(a.session.workerThreadId).not.toBe(lost);
+  expect(a.session.streams.size).toBe(1);
+  const after = a.seen.frames;
+  await waitFor('frames again in the moved session', () => a.seen.frames >= after + 10, 15_000);
+  // The other worker's session noticed nothing.
+  expect(b.seen).toMatchObject({ rejoining: 0, removed: 0, closed: 0, joins: 1 });
+  expect(receiveWorkers().map((w) => w.threadId)).not.toContain(lost);
+});
+
+test('a session with the speed-ups off runs in a worker where they were never applied', async () => {
+  setReceiveWorkers(1);
+  const on = await watched();
+  const off = await watched({ weriftSpeedups: false });
+  await waitFor('frames in both sessions', () => on.seen.frames >= 10 && off.seen.frames >= 10, 15_000);
+  expect(off.session.weriftStatus).toMatchObject({ enabled: false, reason: 'turned off' });
+  const worker = (s: ThreadSession) => receiveWorkers().find((w) => w.threadId === s.workerThreadId)!;
+  expect(worker(off.session)).toMatchObject({ weriftSpeedups: false, applied: [] });
+  if (weriftSpeedupsStatus().enabled) {
+    // This process has them on: the two sessions cannot share a worker.
+    expect(on.session.workerThreadId).not.toBe(off.session.workerThreadId);
+    expect(worker(on.session)).toMatchObject({ weriftSpeedups: true });
+    expect(worker(on.session).applied).toEqual(expect.arrayContaining(['srtpKeyObjects', 'fastGetBit', 'plainRtpObjects', 'leanEvents', 'firstCodecMemo', 'nackLoopEnds', 'quietPerPacket']));
+  } else {
+    // Turned off for the process (VS_WERIFT_SPEEDUPS=0): every session is in an unpatched worker.
+    expect(on.session.workerThreadId).toBe(off.session.workerThreadId);
+  }
+});
+
+test('the number of receive workers is checked: a bad setting is refused with an error naming it, before anything starts', () => {
+  expect(() => setReceiveWorkers(0)).toThrow(InputError);
+  expect(() => setReceiveWorkers(2.5)).toThrow(/receiveWorkers must be a whole number from 1 to 64/);
+  expect(() => setReceiveWorkers(2, 0)).toThrow(InputError);
+  const options = { role: 'downstream' as const, channelId: 'room', getTicket: () => Promise.reject(new Error('not used')) };
+  const saved = process.env.VS_RECEIVE_WORKERS;
+  try {
+    process.env.VS_RECEIVE_WORKERS = 'many';
+    expect(() => new ThreadSession(options)).toThrow(expect.objectContaining({ name: 'InputError', field: 'VS_RECEIVE_WORKERS' }));
+    process.env.VS_RECEIVE_WORKERS = '3';
+    expect(receivePool().size).toBe(3);
+    // Set in code, the number wins over the environment.
+    setReceiveWorkers(1);
+    expect(receivePool().size).toBe(1);
+  } finally {
+    if (saved === undefined) delete process.env.VS_RECEIVE_WORKERS;
+    else process.env.VS_RECEIVE_WORKERS = saved;
+  }
+  expect(receiveWorkers()).toEqual([]);
 });

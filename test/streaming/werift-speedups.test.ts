@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Event, RTCRtpCodecParameters, RTCRtpReceiver, RtpHeader, RtpPacket, SrtpSession, getBit } from 'werift';
-import { TESTED_WERIFT_VERSIONS, fastGetBit, leanExecute, plainRtpDeserialize, speedUpWerift, weriftSpeedupsStatus, useFirstCodecMemo, useKeyObjectsForSrtp, useLeanEvents, useNackLoopThatEnds, usePlainRtpObjects, useQuietPerPacketCalls } from '../../shared/signaling/werift-speedups';
+import { InputError } from '../../shared/errors';
+import { TESTED_WERIFT_VERSIONS, disableWeriftSpeedups, fastGetBit, leanExecute, plainRtpDeserialize, speedUpWerift, weriftSpeedupsStatus, useFirstCodecMemo, useKeyObjectsForSrtp, useLeanEvents, useNackLoopThatEnds, usePlainRtpObjects, useQuietPerPacketCalls } from '../../shared/signaling/werift-speedups';
 
 // A sender and a receiver of one SRTP session: what one encrypts with its local keys the other
 // decrypts with its remote keys.
@@ -317,4 +318,11 @@ describe("werift's per-packet calls that allocated for nothing", () => {
     await loop;
     expect(r.rtcpRunning).toBe(false);
   });
+});
+
+test('once applied, turning them off is refused with an error naming the option, and the status still says they run', () => {
+  speedUpWerift();
+  expect(() => disableWeriftSpeedups()).toThrow(InputError);
+  expect(() => disableWeriftSpeedups()).toThrow(/cannot be turned off on this thread.*srtpKeyObjects/);
+  expect(weriftSpeedupsStatus()).toMatchObject({ enabled: true });
 });
