@@ -24,8 +24,8 @@ export interface WatchOptions extends OptionValues {
   visitorStore?: VisitorStore;
   /**
    * Signaling tweaks passed to the session (rejoin policy, timeouts), and where the WebRTC receive
-   * path runs: `thread: 'worker'` (default) a worker thread of its own, which leaves the host's
-   * event loop and the host's own werift alone; 'main' this thread (less memory, see the streaming README).
+   * path runs: `thread: 'worker'` (default) one of the process's shared receive workers, which
+   * leaves the host's event loop and the host's own werift alone; 'main' this thread (see the streaming README).
    * With 'main', `weriftSpeedups: false` turns the speed-ups off for the whole process.
    */
   session?: { rejoin?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number }; timeouts?: Record<string, number>; thread?: 'main' | 'worker' };
