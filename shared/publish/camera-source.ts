@@ -4,6 +4,8 @@ import { Agent } from 'undici';
 import { InputError } from '../errors';
 import { AccessUnitSplitter } from '../frames/access-units';
 import { IvfReader } from '../frames/ivf';
+import { imageDimensions } from '../image/dimensions';
+import { MAX_IMAGE_PIXELS, PIXEL_LIMIT_TEXT, type ImageMime } from '../image/limits';
 import { sniffImage } from '../image/sniff';
 import { cameraArgs, imageEncoderArgs, imagePart, type CameraEncoding } from './camera-args';
 import { CameraFailure } from './camera-failure';
@@ -94,9 +96,12 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
   push(image: unknown, field = 'payload'): void {
     if (this.#o.input.kind !== 'push') throw new InputError(field, 'this camera reads its own source; pictures can only be pushed to a camera without a source URL', 'no source');
     const buf = Buffer.isBuffer(image) ? image : image instanceof Uint8Array ? Buffer.from(image) : undefined;
-    if (!buf || !sniffImage(buf)) throw new InputError(field, `${field} is not a JPEG or PNG picture`, 'JPEG or PNG bytes');
+    const sniffed = buf ? sniffImage(buf) : undefined;
+    if (!buf || !sniffed) throw new InputError(field, `${field} is not a JPEG or PNG picture`, 'JPEG or PNG bytes');
     if (buf.length > 8 * 1024 * 1024) throw new InputError(field, `${field} is over 8 MiB`, '<= 8 MiB');
-    this.#offer(buf);
+    if (!withinPixelLimit(buf, sniffed.mime)) throw new InputError(field, `${field} has no readable size or is over ${PIXEL_LIMIT_TEXT}`, PIXEL_LIMIT_TEXT);
+    this.stats.images++;
+    this.#queue(buf);
   }
 
   /** Frames until close(); camera failures are retried, never thrown. */
@@ -244,8 +249,19 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
     if (formatChanged) throw new CameraFailure('the pictures changed format (JPEG/PNG): encoder restarted');
   }
 
+  /** A picture an HTTP camera sent: to the encoder only within the pixel limit, as every image the package decodes. */
   #offer(image: Buffer): void {
     this.stats.images++;
+    const sniffed = sniffImage(image);
+    if (!sniffed || !withinPixelLimit(image, sniffed.mime)) {
+      this.stats.dropped++;
+      return;
+    }
+    this.#queue(image);
+  }
+
+  /** The newest picture waits for the encoder; the one it replaces is dropped. */
+  #queue(image: Buffer): void {
     if (this.#pending) this.stats.dropped++;
     this.#pending = image;
     this.#wake?.();
@@ -356,4 +372,10 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
     if (/No such file or directory|Cannot open/i.test(text) && this.#o.input.kind === 'v4l2') return new CameraFailure(`cannot open ${this.#o.input.device}: ${text}`);
     return new CameraFailure(this.#mask(`ffmpeg ended (code ${code}): ${text || 'no message'}`));
   }
+}
+
+/** True when a picture's header gives a size within MAX_IMAGE_PIXELS. */
+function withinPixelLimit(image: Buffer, mime: ImageMime): boolean {
+  const size = imageDimensions(image, mime);
+  return !!size && size.width > 0 && size.height > 0 && size.width * size.height <= MAX_IMAGE_PIXELS;
 }

@@ -7,6 +7,7 @@ import { encodeJpeg } from '../support/images';
 import { frame } from '../watch/support/clip';
 import { collect, standardScene, startWatchHarness, waitFor, type StandardScene, type WatchHarness } from '../watch/support/room';
 import { doorFrames, startMjpegCamera, startRtspCamera, type RtspCamera } from './support/cameras';
+import { claimedPng } from '../support/claimed-images';
 
 // A door camera as users have them: an RTSP server on 127.0.0.1 sending H.264 over TCP behind a
 // password, showing A (the enrolled astronaut) then nobody, looped, and an
@@ -131,6 +132,8 @@ test('pictures pushed by the host: bad ones refused, a burst keeps the newest, t
     await cam.start();
     expect(() => cam.push(Buffer.from('not a picture'))).toThrow(expect.objectContaining({ name: 'InputError', field: 'payload' }));
     expect(() => cam.push('a string' as never)).toThrow(/not a JPEG or PNG/);
+    // A picture is checked for its pixel count before it reaches the encoder.
+    expect(() => cam.push(claimedPng(16000, 16000))).toThrow(expect.objectContaining({ name: 'InputError', field: 'payload', limit: expect.stringMatching(/pixels/) }));
     // A burst far faster than an encoder: older pictures are dropped, never queued.
     for (let i = 0; i < 60; i++) cam.push(framesA[i % framesA.length]);
     await waitFor('live', () => cam.status?.state === 'live', 20_000);
