@@ -6,27 +6,25 @@
  * - `latency_ms`: from a camera frame leaving the camera reader (ffmpeg's output, in the publisher)
  *   to the same frame decoded by a viewer of the room with the watcher's default decoder, p50/p95,
  *   on 127.0.0.1: what the relay (publisher, SFU, receiver, decoder) adds.
- * The camera is GStreamer's RTSP server (test/support/rtsp-camera.py; one shared encoder however
- * many readers) and the sandbox runs in a child process: neither is counted.
+ * The camera is the tests' RTSP camera (test/support/rtsp-camera.ts, serving an H.264 clip encoded
+ * once) and the sandbox, each in a child process: neither is counted.
  * Run: npm run bench:publish. The last line is one JSON object. Knobs: BENCH_RELAYED (cameras, 4),
  * BENCH_ENCODED (cameras, 2), BENCH_SECONDS (CPU window, 10).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { createDecoder } from '../shared/decode';
 import type { EncodedFrame } from '../shared/frames';
 import { findFfmpeg } from '../shared/media';
 import { CameraPublisher, openCameraSource, Publisher, type VideoSource, type SourceFrame } from '../shared/publish';
 import { SignalingSession } from '../shared/signaling';
 import { StreamingClient } from '../shared/streaming';
+import { forkCamera } from './support/camera-child';
 import { forkSandbox } from './support/sandbox-child';
 
-const ROOT = path.join(__dirname, '..', '..');
 const RELAYED = Number(process.env.BENCH_RELAYED ?? 4);
 const ENCODED = Number(process.env.BENCH_ENCODED ?? 2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -54,26 +52,6 @@ function cpuMs(): number {
     }
   }
   return total;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** The RTSP camera: a Python child (left out of the CPU count, which takes ffmpeg children only). */
-async function startCamera(framesDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn('/usr/bin/python3', [path.join(ROOT, 'test', 'support', 'rtsp-camera.py'), String(port), 'bench', PASSWORD, framesDir, '10'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the RTSP camera did not start (needs python3-gi and gir1.2-gst-rtsp-server-1.0)')), 20_000);
-    readline.createInterface({ input: child.stdout! }).on('line', (l) => l.trim() === 'ready' && (clearTimeout(timer), resolve()));
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`the RTSP camera exited (${code}); needs python3-gi and gir1.2-gst-rtsp-server-1.0`))));
-  });
-  return { url: `rtsp://bench:${PASSWORD}@127.0.0.1:${port}/stream1`, child };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -171,12 +149,18 @@ async function latency(url: string, streaming: StreamingClient, codec: 'VP8' | '
 async function main(): Promise<void> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'bench-publish-'));
   const ffmpeg = await findFfmpeg();
-  // 640x480 10 fps with motion (the test pattern's moving parts), as JPEG frames for the RTSP camera.
+  // 640x480 10 fps with motion (the test pattern's moving parts): the RTSP camera's clip, H.264
+  // Baseline, a key frame a second, one slice per picture (one encoder thread).
+  const clipFile = path.join(work, 'camera.h264');
   await new Promise<void>((resolve, reject) => {
-    const c = spawn(ffmpeg, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=640x480:rate=10', '-frames:v', '50', '-q:v', '4', path.join(work, '%04d.jpg')], { stdio: 'inherit' });
+    const c = spawn(
+      ffmpeg,
+      ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=640x480:rate=10', '-frames:v', '50', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p', '-threads', '1', '-g', '10', '-keyint_min', '10', '-sc_threshold', '0', '-f', 'h264', clipFile],
+      { stdio: 'inherit' },
+    );
     c.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`))));
   });
-  const camera = await startCamera(work);
+  const camera = await forkCamera({ clipFile, fps: 10, user: 'bench', password: PASSWORD });
   const sandbox = await forkSandbox({ ...CREDENTIALS, streaming: { countDelayMs: 0 } });
   const streaming = new StreamingClient({ authUrl: sandbox.url, sfuUrl: sandbox.url, ...CREDENTIALS });
   try {
@@ -197,7 +181,7 @@ async function main(): Promise<void> {
   } finally {
     await streaming.close();
     await sandbox.stop();
-    camera.child.kill('SIGKILL');
+    await camera.stop();
     await rm(work, { recursive: true, force: true });
   }
 }

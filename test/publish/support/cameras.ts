@@ -1,19 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import readline from 'node:readline';
+import { runFfmpeg } from '../../streaming/support/ffmpeg';
+import { parseH264 } from '../../support/h264-rtp';
+import { startRtspCameraServer } from '../../support/rtsp-camera';
 import { encodeClip, type Placement } from '../../watch/support/clip';
 
 /**
- * Test cameras on 127.0.0.1: an RTSP IP camera (GStreamer's RTSP server, run by a small Python
- * script: H.264 Baseline over TCP, basic auth, paced in real time) and an MJPEG HTTP camera.
+ * Test cameras on 127.0.0.1: an RTSP IP camera (test/support/rtsp-camera.ts: H.264 Baseline over
+ * TCP, basic auth, paced in real time) and an MJPEG HTTP camera.
  */
-
-const SCRIPT = path.join(__dirname, '..', '..', 'support', 'rtsp-camera.py');
-// The system Python has the GObject bindings; a Python earlier on PATH (pyenv, venv) may not.
-const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
@@ -29,48 +25,43 @@ export interface RtspCamera {
   /** rtsp://user:password@127.0.0.1:port/stream1 */
   url: string;
   password: string;
-  /** Kills the server (SIGKILL, like a power cut) and waits for it to be gone. */
+  /** Cuts every connection at once (like a power cut) and stops listening. */
   stop(): Promise<void>;
-  /** Starts it again on the same port. */
+  /** Listens again on the same port. */
   start(): Promise<void>;
 }
 
-/** Starts an RTSP camera serving the JPEG frames in `framesDir` (0001.jpg ...) looped at `fps`. */
+/** Starts an RTSP camera serving the JPEG frames in `framesDir` (0001.jpg ...) as H.264, looped at `fps`. */
 export async function startRtspCamera(framesDir: string, opts: { fps?: number; user?: string; password?: string } = {}): Promise<RtspCamera> {
-  const port = await freePort();
   const user = opts.user ?? 'door';
   const password = opts.password ?? 'Pa55-word-rtsp';
-  const fps = String(opts.fps ?? 10);
-  let child: ChildProcess | undefined;
-  const start = async (): Promise<void> => {
-    const c = spawn(PYTHON, [SCRIPT, String(port), user, password, framesDir, fps], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = c;
-    let err = '';
-    c.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the RTSP camera did not start: ${err}`)), 20_000);
-      readline.createInterface({ input: c.stdout! }).on('line', (line) => {
-        if (line.trim() === 'ready') {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      c.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`the RTSP camera exited (${code}): ${err}`));
-      });
-    });
-  };
-  const stop = async (): Promise<void> => {
-    const c = child;
-    child = undefined;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const gone = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-    c.kill('SIGKILL');
-    await gone;
-  };
-  await start();
-  return { url: `rtsp://${user}:${password}@127.0.0.1:${port}/stream1`, password, stop, start };
+  const fps = opts.fps ?? 10;
+  const clip = await encodeCameraClip(framesDir, fps);
+  const server = await startRtspCameraServer({ clip, fps, user, password, path: '/stream1' });
+  return { url: `rtsp://${user}:${password}@127.0.0.1:${server.port}/stream1`, password, stop: server.stop, start: server.start };
+}
+
+/**
+ * The frames as the camera's H.264 clip: Baseline, a key frame a second, one slice per picture
+ * (one encoder thread: x264's sliced threads cut pictures in several slices, which the dev ffmpeg
+ * mishandles in key frames it reads over RTSP). Both properties are checked.
+ */
+async function encodeCameraClip(framesDir: string, fps: number): Promise<Buffer> {
+  const gop = String(fps);
+  const r = await runFfmpeg([
+    '-v', 'error', '-framerate', String(fps), '-i', path.join(framesDir, '%04d.jpg'),
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p',
+    '-threads', '1', '-g', gop, '-keyint_min', gop, '-sc_threshold', '0', '-f', 'h264', 'pipe:1',
+  ]);
+  if (r.code !== 0) throw new Error(`ffmpeg could not encode the camera's clip: ${r.stderr}`);
+  const { pictures } = parseH264(r.stdout);
+  if (pictures.some((p) => p.slices !== 1)) throw new Error('the camera clip has pictures of several slices');
+  let sinceKey = 0;
+  for (const p of pictures) {
+    sinceKey = p.idr ? 0 : sinceKey + 1;
+    if (sinceKey >= fps) throw new Error('the camera clip has key frames more than a second apart');
+  }
+  return r.stdout;
 }
 
 /** An MJPEG camera: multipart/x-mixed-replace at `fps`, as ESP32-CAM boards serve, and a snapshot URL. */
