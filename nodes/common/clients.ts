@@ -20,7 +20,7 @@ export async function visionClient(ctx: IAllExecuteFunctions): Promise<HostedCli
   const credentials = await ctx.getCredentials(credentialType);
   const state: TransportState = {};
   const visionUrl = text(credentials.visionUrl) ?? SERVICE_URLS.visionUrl;
-  const client = new VisionApi({ visionUrl, transport: n8nTransport(ctx, state, credentialType), hostTransport: true, sleep: hostSleep, download: hostDownload(ctx) });
+  const client = new VisionApi({ visionUrl, transport: n8nTransport(ctx, state, credentialType), hostTransport: true, sleep: hostSleep, download: hostDownload(ctx, visionUrl) });
   return { client, state };
 }
 
