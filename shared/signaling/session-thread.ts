@@ -19,6 +19,9 @@ import type { FromWorker, WireError } from './session-thread-protocol';
 import { weriftSpeedupsStatus, type WeriftSpeedupsStatus } from './werift-speedups';
 
 /** Options of a session run in a worker: those of SignalingSession that are data, and the ticket source. */
+/** A worker that has carried a joined session this long (ms) has shown it works: its loss starts the count afresh. */
+const SETTLED_MS = 10_000;
+
 export type ThreadSessionOptions = Omit<SessionOptions, 'getTicket'> & {
   getTicket: () => Promise<Ticket>;
   /** The werift speed-ups in this session's worker (default: as this process has them). */
@@ -42,6 +45,8 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   #joins = 0;
   /** Workers lost in a row, without a join in between. */
   #losses = 0;
+  /** When the session last joined (performance.now()). */
+  #connectedAt = Number.NEGATIVE_INFINITY;
   #moveTimer?: NodeJS.Timeout;
   #closing?: Promise<void>;
   #gone?: () => void;
@@ -171,7 +176,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
     }
     if (event === 'connected') {
       // Joins counted across workers: a session moved to another worker has joined once more.
-      this.#losses = 0;
+      this.#connectedAt = performance.now();
       this.#joins++;
       emitGuarded(this, 'connected', [{ ...(arg as unknown as ConnectedInfo), joins: this.#joins }]);
       return;
@@ -190,6 +195,9 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
     }
     const error = new SignalingError({ reason: 'CONNECTION-LOST', detail: `receive worker lost: ${err.message}` });
     this.#dropStreams();
+    // A worker that dies soon after each join (one that cannot run at all) is no passing fault: the
+    // losses add up, the waits grow and the session ends, instead of rejoining at once for ever.
+    if (performance.now() - this.#connectedAt > SETTLED_MS) this.#losses = 0;
     this.#losses++;
     if (!this.#rejoin || this.#losses > this.#rejoin.maxAttempts) {
       this.#end(error);
