@@ -155,7 +155,8 @@ test('a worker that dies ends only its own sessions, which go on in another work
   await waitFor('frames in both sessions', () => a.seen.frames >= 5 && b.seen.frames >= 5, 15_000);
   expect(await receivePool().terminateWorker(lost)).toBe(true);
   // The session of the dead worker: its stream removed, a rejoin, a second join elsewhere, frames again.
-  await waitFor('a second join of the moved session', () => a.seen.joins === 2, 20_000);
+  // Its stream is announced just after the join: wait for both.
+  await waitFor('a second join of the moved session, with its stream', () => a.seen.joins === 2 && a.session.streams.size === 1, 20_000);
   expect(a.seen).toMatchObject({ rejoining: 1, removed: 1, closed: 0 });
   expect(a.session.workerThreadId).toBeDefined();
   expect(a.session.workerThreadId).not.toBe(lost);
