@@ -18,7 +18,7 @@ export type DecodeRequest =
     }
   | { type: 'close'; id: number };
 
-/** From a decode worker: a decoder ready, failed to start, or one request done. */
+/** From a decode worker: a decoder ready, failed to start, or one request done (a picture as interleaved RGB). */
 export type WorkerReply =
   | { type: 'ready'; id: number }
   | { type: 'failed'; id: number; message: string }

@@ -1,12 +1,20 @@
 /*
  * Worker thread of the wasm backend, shared by several streams (wasm-pool.ts): each stream's
  * decoder is a wasm instance of its own here, so that the synchronous wasm decoders never block the
- * host's event loop while the thread (most of a worker's memory) is paid once for many streams. In development Node runs this file straight from TypeScript (types
- * stripped): so it is CommonJS without import statements (ESM syntax would make Node reparse it with
- * a warning), loads only packages and node: modules, and takes our own files' types as type imports.
+ * host's event loop while the thread (most of a worker's memory) is paid once for many streams. The
+ * pictures asked for leave as RGB, converted here: a whole frame's conversion is the largest piece
+ * of a sample's work, and here it does not hold up the host. In development Node runs this file
+ * straight from TypeScript (types stripped): so it is CommonJS without import statements, and
+ * compiles the package's modules it requires with the TypeScript compiler.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { parentPort } = require('node:worker_threads') as typeof import('node:worker_threads');
+if (__filename.endsWith('.ts')) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('../util/compile-on-require.ts') as { compileTypeScriptOnRequire(): void }).compileTypeScriptOnRequire();
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { toRaw } = require('../picture/convert') as typeof import('../picture/convert');
 type DecodeRequest = import('./wasm-protocol').DecodeRequest;
 type VideoCodec = import('../frames/types').VideoCodec;
 type WorkerReply = import('./wasm-protocol').WorkerReply;
@@ -116,6 +124,12 @@ function cropI420(src: Uint8Array, sw: number, sh: number, w: number, h: number)
   return out;
 }
 
+/** A tight I420 picture as interleaved RGB, in a buffer of its own (to be transferred). */
+function toRgb(p: { width: number; height: number; data: Uint8Array }): Uint8Array {
+  const { data } = toRaw({ ...p, format: 'i420', timestamp: 0 });
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
 function post(reply: WorkerReply, transfer: ArrayBuffer[] = []): void {
   parentPort?.postMessage(reply, transfer);
 }
@@ -156,7 +170,8 @@ parentPort?.on('message', (req: DecodeRequest) => {
   // Frames come only once the decoder said it is ready; one closed meanwhile gets no answer.
   if (!decoder || decoder instanceof Promise) return;
   try {
-    const picture = decoder.decode(req.units, req.want, req.width, req.height);
+    const i420 = decoder.decode(req.units, req.want, req.width, req.height);
+    const picture = i420 && { width: i420.width, height: i420.height, data: toRgb(i420) };
     post({ type: 'done', id: req.id, seq: req.seq, picture }, picture ? [picture.data.buffer as ArrayBuffer] : []);
   } catch (err) {
     post({ type: 'done', id: req.id, seq: req.seq, error: err instanceof Error ? err.message : String(err) });

@@ -13,7 +13,8 @@ interface Pending {
 
 /**
  * Decodes in WebAssembly (ogv for VP8/VP9, h264decoder for H264 Baseline): a wasm instance of its
- * own, in a worker thread shared with other streams' decoders (wasm-pool.ts).
+ * own, in a worker thread shared with other streams' decoders (wasm-pool.ts), which also turns the
+ * pictures asked for into RGB.
  */
 export class WasmDecoder implements FrameDecoder {
   readonly backend = 'wasm' as const;
@@ -87,7 +88,7 @@ export class WasmDecoder implements FrameDecoder {
     this.#pending.delete(reply.seq);
     const pic = reply.picture;
     // A frame the decoder rejected is a lost picture, not a broken decoder: the next key frame recovers.
-    pending.resolve(pic ? { width: pic.width, height: pic.height, format: 'i420', data: pic.data, timestamp: pending.timestamp } : undefined);
+    pending.resolve(pic ? { width: pic.width, height: pic.height, format: 'rgb', data: pic.data, timestamp: pending.timestamp } : undefined);
   }
 
   #fail(detail: string): void {

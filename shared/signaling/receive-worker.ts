@@ -16,7 +16,10 @@
   type ToWorker = import('./session-thread-protocol').ToWorker;
   type Init = import('./session-thread-protocol').ReceiveWorkerInit;
 
-  if (__filename.endsWith('.ts')) compileTypeScriptOnRequire();
+  if (__filename.endsWith('.ts')) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    (require('../util/compile-on-require.ts') as { compileTypeScriptOnRequire(): void }).compileTypeScriptOnRequire();
+  }
 
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const speedups = require('./werift-speedups') as typeof import('./werift-speedups');
@@ -113,20 +116,4 @@
       }
     }
   });
-
-  /** Lets `require` load the package's .ts modules (sources only), compiled to CommonJS on the fly. */
-  function compileTypeScriptOnRequire(): void {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const ts = require('typescript') as typeof import('typescript');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const fs = require('node:fs') as typeof import('node:fs');
-    type Loadable = { _compile(code: string, file: string): void };
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const extensions = (require('node:module') as { _extensions: Record<string, (m: Loadable, file: string) => void> })._extensions;
-    extensions['.ts'] = (module, file) => {
-      const source = fs.readFileSync(file, 'utf8');
-      const out = ts.transpileModule(source, { fileName: file, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
-      module._compile(out.outputText, file);
-    };
-  }
 }
