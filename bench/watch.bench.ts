@@ -12,7 +12,8 @@
  * - `rss_mb_per_watcher`: memory added by each watcher beyond the first, several watchers in one
  *   process, for each backend (`ffmpeg`, and `pure`: the wasm decoders): the proportional set size
  *   (PSS, /proc/<pid>/smaps_rollup) of this process plus its decoder children, so the shared library
- *   pages of every ffmpeg child are not counted once per child.
+ *   pages of every ffmpeg child are not counted once per child; the median of seven readings after
+ *   each watcher starts, and the least-squares slope over the watchers.
  * - `event_loop_delay_p99_ms`: this process's event-loop delay (perf_hooks.monitorEventLoopDelay),
  *   99th percentile, over the CPU windows (the worst backend): what the host's other work waits.
  * - `many_streams`: 40 cameras (BENCH_MANY_STREAMS), each a room with its own watcher, in this one
@@ -320,6 +321,20 @@ function pct(values: number[], p: number): number | undefined {
   return Math.round(s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]);
 }
 
+/** The least-squares slope of values taken at 0, 1, 2, ...: the growth per step, less swayed by one odd reading than (last - first) / steps. */
+function slope(values: number[]): number {
+  const n = values.length;
+  const meanX = (n - 1) / 2;
+  const meanY = values.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  values.forEach((y, x) => {
+    num += (x - meanX) * (y - meanY);
+    den += (x - meanX) ** 2;
+  });
+  return den === 0 ? 0 : num / den;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------- the four measures
@@ -455,14 +470,17 @@ async function measureRss(sandbox: SandboxChild, streaming: StreamingClient, cli
     await w.start();
     watchers.push(w);
     await sleep(4000);
-    rss.push(await memoryMb(new Set([...exclude, pubs.pid])));
+    // The median of several readings: a single one lands anywhere in the heap's grow-and-collect cycle.
+    const readings: number[] = [];
+    for (let i = 0; i < 7; i++, await sleep(500)) readings.push(await memoryMb(new Set([...exclude, pubs.pid])));
+    rss.push(readings.sort((a, b) => a - b)[3]);
   }
   const workers = receiveWorkers().length;
   for (const w of watchers) await w.stop();
   await vision.close();
   await pubs.stop();
   for (const r of rooms) await streaming.deleteRoom(r.id).catch(() => undefined);
-  return { per_watcher: Math.round(((rss[count - 1] - rss[0]) / (count - 1)) * 10) / 10, first_mb: Math.round(rss[0]), pss_mb: rss.map(Math.round), watchers: count, receive_workers: workers };
+  return { per_watcher: Math.round(slope(rss) * 10) / 10, first_mb: Math.round(rss[0]), pss_mb: rss.map(Math.round), watchers: count, receive_workers: workers };
 }
 
 /** Many cameras in one process: a room and a watcher each, 2 fps, the change gate on. */
