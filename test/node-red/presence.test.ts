@@ -1,12 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import configNode from '../../node-red/config';
 import watchNode from '../../node-red/watch';
 import type { Publisher } from '../../shared/publish';
-import { encodeClip } from '../watch/support/clip';
-import { publishClip, standardScene, startWatchHarness, type WatchHarness } from '../watch/support/room';
+import { publishClip, useStandardScene, type WatchHarness } from '../watch/support/room';
 import { configCredentials, configNode as sandboxConfig, helper, received, until, useNodeRedHelper } from './support/runtime';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const functionNode = require('@node-red/nodes/core/function/10-function.js');
@@ -15,23 +12,15 @@ const functionNode = require('@node-red/nodes/core/function/10-function.js');
 // has them, fed by the face watch node's presence output in the real Node-RED runtime; and mute.
 
 let h: WatchHarness;
-let dir: string;
 let clip: string;
 let collectionId: string;
 let faceA: string;
 let publisher: Publisher | undefined;
 
-beforeAll(async () => {
-  h = await startWatchHarness();
-  dir = await mkdtemp(path.join(os.tmpdir(), 'nr-presence-'));
-  const scene = await standardScene(h);
+useStandardScene('nr-presence-', 180_000, ({ h: harness, scene, clip: standard }) => {
+  h = harness;
+  clip = standard;
   ({ collectionId, faceA } = scene);
-  clip = await encodeClip(dir, 'standard', scene.segments);
-}, 180_000);
-
-afterAll(async () => {
-  await h?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 afterEach(async () => {
   await publisher?.close();

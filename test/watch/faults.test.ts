@@ -1,32 +1,20 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Publisher } from '../../shared/publish';
 import { FaceWatcher, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
-import { encodeClip } from './support/clip';
-import { collect, during, publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+import { collect, during, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
 
 // The standard clip (A 3 s, B 3 s, nobody 2 s, looped) with a quarter of the vision calls failing
 // (throttling and server errors) and two dropped signaling sockets: the viewer's own, then every
 // socket of the room (the publisher rejoins too, under a new stream id).
 
 let h: WatchHarness;
-let dir: string;
 let clip: string;
 let collectionId: string;
 let faceA: string;
 
-beforeAll(async () => {
-  h = await startWatchHarness();
-  dir = await mkdtemp(path.join(os.tmpdir(), 'watch-faults-'));
-  const scene = await standardScene(h);
+useStandardScene('watch-faults-', 120_000, ({ h: harness, scene, clip: standard }) => {
+  h = harness;
+  clip = standard;
   ({ collectionId, faceA } = scene);
-  clip = await encodeClip(dir, 'standard', scene.segments);
-}, 120_000);
-
-afterAll(async () => {
-  await h?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 let publisher: Publisher | undefined;

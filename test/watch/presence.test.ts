@@ -1,32 +1,20 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Publisher } from '../../shared/publish';
 import { FaceWatcher, MemoryVisitorStore, type ArrivedEvent, type LeftEvent, type StatusEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
-import { encodeClip } from './support/clip';
-import { collect, publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+import { collect, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
 
 // Presence adds up: every visit starts with one `arrived` and ends with one `left` of the same
 // visit_id, whatever the cooldown, on the standard clip (A 3 s, the stranger B 3 s, nobody 2 s,
 // looped) through a real WebRTC room.
 
 let h: WatchHarness;
-let dir: string;
 let clip: string;
 let collectionId: string;
 let faceA: string;
 
-beforeAll(async () => {
-  h = await startWatchHarness();
-  dir = await mkdtemp(path.join(os.tmpdir(), 'presence-'));
-  const scene = await standardScene(h);
+useStandardScene('presence-', 180_000, ({ h: harness, scene, clip: standard }) => {
+  h = harness;
+  clip = standard;
   ({ collectionId, faceA } = scene);
-  clip = await encodeClip(dir, 'standard', scene.segments);
-}, 180_000);
-
-afterAll(async () => {
-  await h?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 let publishers: Publisher[] = [];

@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { startSandbox } from '../../sandbox';
 import type { Publisher } from '../../shared/publish';
 import { VisionClient } from '../../shared/vision';
@@ -8,36 +5,28 @@ import { FaceWatcher, MemoryVisitorStore, VisitorError, type LeftEvent, type Mat
 import { VisitorBook } from '../../shared/watch/visitors';
 import { astronautFaceOfSize, decode, faceApiSample, rectOf } from '../support/images';
 import { encodeClip, personFrom } from './support/clip';
-import { collect, publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+import { collect, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
 
 // Every face the detector sees ends in an event, and every face event carries the face: the standard
 // clip (A, the stranger B, nobody) through a real WebRTC room, with the service's compare answering
 // face_not_found when told to.
 
 let h: WatchHarness;
-let dir: string;
 let clip: string;
 let collectionId: string;
 let faceA: string;
 let hardClip: string;
 
-beforeAll(async () => {
-  h = await startWatchHarness();
-  dir = await mkdtemp(path.join(os.tmpdir(), 'strangers-'));
-  const scene = await standardScene(h);
+useStandardScene('strangers-', 120_000, async ({ h: harness, dir, scene, clip: standard }) => {
+  h = harness;
+  clip = standard;
   ({ collectionId, faceA } = scene);
-  clip = await encodeClip(dir, 'standard', scene.segments);
   // A stranger of face-api's sample4.jpg, small, at a low camera bitrate: bench:crop-retry found the
   // service's detector missing this face in the first crop of such frames.
   const [hard] = await h.vision.detectFaces(faceApiSample(4));
   const stranger = personFrom(faceApiSample(4), rectOf(hard.location));
   const at = { person: stranger, faceSide: 72, cx: 320, cy: 240 };
   hardClip = await encodeClip(dir, 'hard', [{ placements: [at], seconds: 4 }, { placements: [], seconds: 2 }], { bitrate: '600k' });
-}, 120_000);
-
-afterAll(async () => {
-  await h?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 let publisher: Publisher | undefined;

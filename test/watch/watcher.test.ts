@@ -1,35 +1,24 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Publisher } from '../../shared/publish';
 import { FaceWatcher, type MatchEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
 import { encodeClip } from './support/clip';
-import { collect, during, publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+import { collect, during, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
 
 // The standard clip: A (the astronaut) 3 s, then B (a stranger from face-api's demo photo) 3 s, then
 // nobody 2 s, looped, 10 fps VP8. The collection holds A, enrolled from another image of A (a mirrored,
 // differently scaled crop of the same photo).
 
 let h: WatchHarness;
-let dir: string;
 let clip: string;
 let clipH264: string;
 let collectionId: string;
 let faceA: string;
 const LOOP_MS = 8000;
 
-beforeAll(async () => {
-  h = await startWatchHarness();
-  dir = await mkdtemp(path.join(os.tmpdir(), 'watch-'));
-  const scene = await standardScene(h);
+useStandardScene('watch-', 120_000, async ({ h: harness, dir, scene, clip: standard }) => {
+  h = harness;
+  clip = standard;
   ({ collectionId, faceA } = scene);
-  clip = await encodeClip(dir, 'standard', scene.segments);
   clipH264 = await encodeClip(dir, 'standard-h264', scene.segments, { codec: 'H264' });
-}, 120_000);
-
-afterAll(async () => {
-  await h?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const faceEvents = (events: WatchEvent[]) => events.filter((e): e is MatchEvent | UnknownEvent => e.event === 'match' || e.event === 'unknown');

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Agent } from 'undici';
 import { startSandbox, type RunningSandbox } from '../../../sandbox';
 import { openVideoSource, Publisher } from '../../../shared/publish';
@@ -5,7 +8,7 @@ import { StreamingClient } from '../../../shared/streaming';
 import { VisionClient } from '../../../shared/vision';
 import type { WatchEvent } from '../../../shared/watch';
 import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../../support/images';
-import { loadPeople, type People, type Segment } from './clip';
+import { encodeClip, loadPeople, type People, type Segment } from './clip';
 
 /** A sandbox with a vision and a streaming client logged in to it. */
 export interface WatchHarness {
@@ -91,4 +94,32 @@ export async function standardScene(h: WatchHarness): Promise<StandardScene> {
     { placements: [], seconds: 2 },
   ];
   return { people, collectionId, faceA, segments };
+}
+
+/** What useStandardScene made for a test file. */
+export interface SceneSetup {
+  h: WatchHarness;
+  /** A fresh folder of the file's own, removed after its tests. */
+  dir: string;
+  scene: StandardScene;
+  /** The standard clip, encoded in `dir`. */
+  clip: string;
+}
+
+/**
+ * For a test file: a harness, a fresh folder, the standard scene and its clip, made before the file's
+ * tests and handed to `ready` (which may add what the file needs); stopped and removed after them.
+ */
+export function useStandardScene(prefix: string, timeoutMs: number, ready: (setup: SceneSetup) => void | Promise<void>): void {
+  const made: Partial<SceneSetup> = {};
+  beforeAll(async () => {
+    const h = (made.h = await startWatchHarness());
+    const dir = (made.dir = await mkdtemp(path.join(os.tmpdir(), prefix)));
+    const scene = await standardScene(h);
+    await ready({ h, dir, scene, clip: await encodeClip(dir, 'standard', scene.segments) });
+  }, timeoutMs);
+  afterAll(async () => {
+    await made.h?.stop();
+    if (made.dir) await rm(made.dir, { recursive: true, force: true });
+  });
 }
