@@ -27,6 +27,8 @@ export function parseCameraSource(value: unknown, options: { field?: string; tra
   if (typeof value !== 'string') throw new InputError(field, `${field} must be a camera URL, a device or a file path (got a ${typeof value})`, 'rtsp(s)://, http(s)://, /dev/videoN or a file');
   const text = value.trim();
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    // Checked on the raw value: trim() would drop a trailing CR/LF, and URL parsing strips tabs and newlines silently.
+    refuseUnsafeCharacters(value, field);
     let url: URL;
     try {
       url = new URL(text);
@@ -54,27 +56,28 @@ export function parseCameraSource(value: unknown, options: { field?: string; tra
 }
 
 /**
- * A camera URL fit to show: user name kept, password replaced by *** (`rtsp://user:***@host/...`),
- * and secrets in the query (password=, pwd=, token=...) masked too.
+ * A camera URL fit to show: the user info (everything before the last `@` of the authority) hidden,
+ * the user name kept when a password follows it (`rtsp://user:***@host/...`, a lone user info may be
+ * a token: `rtsp://***@host/...`), and secrets in the query (password=, pwd=, token=...) masked too.
  */
 export function maskUrl(text: string): string {
-  return text
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/)([^/@\s:]*):([^/@\s]*)@/gi, '$1$2:***@')
-    .replace(/([?&](?:password|passwd|pwd|pass|token|key|secret|auth)=)[^&\s#]*/gi, '$1***');
+  return text.replace(USER_INFO, (_all, scheme: string, info: string) => `${scheme}${maskUserInfo(info)}@`).replace(/([?&](?:password|passwd|pwd|pass|token|key|secret|auth)=)[^&\s#]*/gi, '$1***');
 }
 
 /** Replaces every URL in `text` by its masked form, and any literal secret given (a password ffmpeg may echo). */
 export function maskText(text: string, secrets: readonly string[] = []): string {
   let out = maskUrl(text);
-  for (const s of secrets) if (s.length >= 1) out = out.split(s).join('***');
+  // Longest first: a shorter secret inside a longer one would leave the rest of the longer one shown.
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) if (s.length >= 1) out = out.split(s).join('***');
   return out;
 }
 
-/** The password (and user info) of a URL, percent-decoded and raw, to scrub from tool output. */
+/** The password of a URL, raw and percent-decoded, to scrub from any text shown. */
 export function urlSecrets(text: string): string[] {
-  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:([^/@\s]*)@/i.exec(text);
-  if (!m || m[1] === '') return [];
-  const raw = m[1];
+  const info = userInfo(text);
+  const colon = info?.indexOf(':') ?? -1;
+  if (info === undefined || colon < 0 || colon === info.length - 1) return [];
+  const raw = info.slice(colon + 1);
   let decoded = raw;
   try {
     decoded = decodeURIComponent(raw);
@@ -84,6 +87,33 @@ export function urlSecrets(text: string): string[] {
   // Very short passwords would mask ordinary words; the URL form is masked anyway.
   return [...new Set([raw, decoded])].filter((s) => s.length >= 4);
 }
+
+/** The raw user info of a URL (before the last `@` of its authority), or undefined when it has none. */
+export function userInfo(text: string): string | undefined {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#\s]*)@/i.exec(text);
+  return m ? m[1] : undefined;
+}
+
+// Scheme, then the user info: the authority ends at the first / ? # (or blank) after ://, and the
+// greedy match runs to its last @ (a password may hold a raw @).
+const USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/gi;
+
+function maskUserInfo(info: string): string {
+  const colon = info.indexOf(':');
+  return colon < 0 ? '***' : `${info.slice(0, colon)}:***`;
+}
+
+/** Refuses a camera URL holding a control character (C0, DEL, C1) or a blank: it would reach the camera's requests as it is. */
+function refuseUnsafeCharacters(value: string, field: string): void {
+  // eslint-disable-next-line no-control-regex
+  const m = /[\u0000-\u001f\u007f-\u009f\s]/.exec(value);
+  if (!m) return;
+  const code = m[0].charCodeAt(0);
+  const name = CONTROL_NAMES[code] ?? (code === 0x20 ? 'a space' : `the character U+${code.toString(16).toUpperCase().padStart(4, '0')}`);
+  throw new InputError(field, `${field} must not contain spaces or control characters (CR, LF, TAB, NUL, ...): found ${name} at position ${m.index + 1}`, 'no spaces or control characters');
+}
+
+const CONTROL_NAMES: Record<number, string> = { 0: 'NUL', 9: 'TAB', 10: 'LF', 13: 'CR', 0x7f: 'DEL' };
 
 /** A short name of a source for status lines, masked. */
 export function describeInput(input: CameraInput): string {
