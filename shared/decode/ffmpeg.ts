@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { ivfFileHeader, ivfFrameHeader } from '../frames/ivf';
 import type { EncodedFrame, VideoCodec } from '../frames/types';
+import { childEnv } from '../util/child-env';
 import { DecoderFailedError, wrongCodec } from './errors';
 import { connectLocalOutput, PictureInput } from './picture-input';
 import { PicturePool } from './picture-pool';
@@ -55,7 +56,7 @@ export function showinfoCanSkipChecksums(ffmpegPath: string): Promise<boolean> {
   let known = checksumOption.get(ffmpegPath);
   if (!known) {
     known = new Promise<boolean>((resolve) => {
-      execFile(ffmpegPath, ['-hide_banner', '-h', 'filter=showinfo'], { timeout: 10_000 }, (err, stdout) => {
+      execFile(ffmpegPath, ['-hide_banner', '-h', 'filter=showinfo'], { timeout: 10_000, env: childEnv() }, (err, stdout) => {
         resolve(!err && /^\s*checksum\s/m.test(String(stdout)));
       });
     });
@@ -123,7 +124,7 @@ class ChildSession {
   static async spawn(ffmpegPath: string, args: string[], pool: PicturePool): Promise<ChildSession> {
     const input = new PictureInput();
     const output = await connectLocalOutput(input);
-    const child = spawn(ffmpegPath, args, { stdio: ['pipe', output?.theirs ?? 'pipe', 'pipe'] }) as Child;
+    const child = spawn(ffmpegPath, args, { stdio: ['pipe', output?.theirs ?? 'pipe', 'pipe'], env: childEnv() }) as Child;
     // The child has its own copy of its end: this one would keep ours from seeing the child's end.
     output?.theirs.destroy();
     return new ChildSession(child, pool, input, output?.ours);
@@ -131,7 +132,7 @@ class ChildSession {
 
   /** Starts a child at once, stdout on a pipe (for a switch in the middle of a stream, which cannot wait). */
   static spawnNow(ffmpegPath: string, args: string[], pool: PicturePool): ChildSession {
-    const child = spawn(ffmpegPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(ffmpegPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv() });
     return new ChildSession(child, pool, new PictureInput());
   }
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnv } from '../util/child-env';
 
 // Every camera encoder alive in this process; killed when the process exits, so none outlives it.
 const live = new Set<ChildProcess>();
@@ -14,7 +15,7 @@ export function spawnFfmpeg(ffmpegPath: string, args: string[], stdin: 'pipe' | 
     hooked = true;
     process.once('exit', killAll);
   }
-  const child = spawn(ffmpegPath, args, { stdio: [stdin, 'pipe', 'pipe'] });
+  const child = spawn(ffmpegPath, args, { stdio: [stdin, 'pipe', 'pipe'], env: childEnv() });
   live.add(child);
   const forget = (): void => void live.delete(child);
   child.once('exit', forget);

@@ -3,6 +3,7 @@ import { AccessUnitSplitter } from '../frames/access-units';
 import { IvfReader } from '../frames/ivf';
 import type { VideoCodec } from '../frames/types';
 import type { SourceFrame, VideoSource } from './source';
+import { childEnv } from '../util/child-env';
 import { PublishError } from './errors';
 
 /** What ffmpeg reads. */
@@ -97,7 +98,7 @@ export class FfmpegSource implements VideoSource {
   async *frames(): AsyncIterable<SourceFrame> {
     if (this.#child) throw new PublishError('source_in_use', 'FfmpegSource.frames() was already called: a source runs one ffmpeg; open another source instead');
     if (this.#closed) return;
-    const child = spawn(this.#options.ffmpegPath, ffmpegArgs(this.#options), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.#options.ffmpegPath, ffmpegArgs(this.#options), { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
     this.#child = child;
     const exitCode = new Promise<number | null>((resolve) => {
       child.once('close', (code) => resolve(code));
@@ -154,7 +155,7 @@ export class FfmpegSource implements VideoSource {
 
 /** Lists the encoders an ffmpeg binary has, to fail early when libvpx/libx264 is missing. */
 export async function ffmpegEncoders(ffmpegPath: string): Promise<Set<string>> {
-  const child = spawn(ffmpegPath, ['-hide_banner', '-encoders'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(ffmpegPath, ['-hide_banner', '-encoders'], { stdio: ['ignore', 'pipe', 'ignore'], env: childEnv() });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   await new Promise<void>((resolve, reject) => {
