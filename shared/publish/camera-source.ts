@@ -185,7 +185,11 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
     yield* this.#runImages(input.url);
   }
 
-  /** Encodes pictures (pushed, or read from an HTTP camera) with an ffmpeg fed on its stdin. */
+  /**
+   * Encodes pictures (pushed, or read from an HTTP camera) with an ffmpeg fed on its stdin. The
+   * encoder's watchdog only sees pictures written to it (the last one is repeated while none
+   * comes), so an HTTP camera's stall is the reader's: no picture taken within stallMs.
+   */
   async *#runImages(url: string | undefined): AsyncGenerator<Buffer> {
     const attempt = new AbortController();
     const stop = (): void => attempt.abort();
@@ -249,15 +253,21 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
     if (formatChanged) throw new CameraFailure('the pictures changed format (JPEG/PNG): encoder restarted');
   }
 
-  /** A picture an HTTP camera sent: to the encoder only within the pixel limit, as every image the package decodes. */
-  #offer(image: Buffer): void {
+  /** A picture an HTTP camera sent: to the encoder only within the pixel limit, as every image the package decodes; else why not. */
+  #offer(image: Buffer): string | undefined {
     this.stats.images++;
     const sniffed = sniffImage(image);
-    if (!sniffed || !withinPixelLimit(image, sniffed.mime)) {
+    const size = sniffed && imageDimensions(image, sniffed.mime);
+    if (!size || size.width <= 0 || size.height <= 0) {
       this.stats.dropped++;
-      return;
+      return `pictures without a readable size (the last ${image.length} bytes)`;
+    }
+    if (size.width * size.height > MAX_IMAGE_PIXELS) {
+      this.stats.dropped++;
+      return `pictures too large (the last ${size.width}x${size.height}, over ${PIXEL_LIMIT_TEXT})`;
     }
     this.#queue(image);
+    return undefined;
   }
 
   /** The newest picture waits for the encoder; the one it replaces is dropped. */
