@@ -90,4 +90,17 @@ export {
   type ErrorEvent,
   type WatchStats,
 } from './watch';
+export {
+  PeopleDirectory,
+  MemoryPeopleStore,
+  PeopleIndex,
+  PeopleError,
+  personVerdict,
+  type PeopleStore,
+  type PeopleDocument,
+  type Person,
+  type PersonFace,
+  type PersonRef,
+  type PersonVerdict,
+} from './people';
 export { roomEntries, collectionEntries, checkUuid, isUuid, UUID_PATTERN, type PickEntry } from './pick';

@@ -9,4 +9,5 @@ export type { Box } from './geometry';
 export { WatchError, WATCH_ERROR_CODES, type WatchErrorCode } from './errors';
 export { VisitorError, VISITOR_ERROR_CODES, isVisitorErrorCode, type VisitorErrorCode } from './visitor-errors';
 export { MemoryVisitorStore, type VisitorStore, type VisitorDocument, type VisitorRecord } from './visitors';
+export { PeopleDirectory, MemoryPeopleStore, PeopleIndex, PeopleError, personVerdict, DEFAULT_CLOSEST_BAR, type PeopleStore, type PeopleDocument, type Person, type PersonFace, type PersonRef, type PersonVerdict, type Closest } from '../people';
 export { setReceiveWorkers, receiveWorkers, type ReceiveWorkerInfo } from '../signaling/receive-pool';

@@ -1,5 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ClientError } from '../errors';
+import { sealHolds, sealText } from '../util/seal';
 import type { VisionClient } from '../vision';
 import { VisitorError, type VisitorErrorCode } from './visitor-errors';
 
@@ -60,6 +60,8 @@ export interface VisitorOptions {
   max: number;
   /** Face ids named in `labels`: people of the collection, never removed by the book. */
   labels?: ReadonlySet<string> | ReadonlyMap<string, string>;
+  /** True for a face of a person of the people directory: not a visitor (dropped from the book, never removed from the collection). */
+  isPerson?: (faceId: string) => boolean;
 }
 
 /** What a face id of the service looks like (UUID-like; no path or control characters, not overly long). */
@@ -123,6 +125,11 @@ export class VisitorBook {
   /** True when a face of the collection is one of the remembered strangers. */
   has(faceId: string): boolean {
     return this.#visitors.has(faceId);
+  }
+
+  /** Forgets a visitor without removing the face from the collection: it belongs to a person now. */
+  drop(visitorId: string): void {
+    if (this.#visitors.delete(visitorId)) this.#save();
   }
 
   /** Whether new strangers are enrolled (off after a store or collection failure). */
@@ -230,8 +237,42 @@ export class VisitorBook {
   }
 
   #labelled(faceId: string): boolean {
-    return this.#o.labels?.has(faceId) ?? false;
+    return (this.#o.labels?.has(faceId) ?? false) || (this.#o.isPerson?.(faceId) ?? false);
   }
+}
+
+/**
+ * The visitors a store lists for a collection (its document checked as the book checks it); an
+ * error naming the store when it holds another collection's or a document with a broken seal.
+ */
+export async function storedVisitors(store: VisitorStore, collectionId: string): Promise<VisitorRecord[]> {
+  return (await readVisitors(store, collectionId))?.visitors ?? [];
+}
+
+/**
+ * Takes visitors out of a store without removing their faces from the collection (they belong to
+ * a person now); the ids it did take out. The document is saved again, sealed when the store has a key.
+ */
+export async function dropStoredVisitors(store: VisitorStore, collectionId: string, ids: readonly string[]): Promise<string[]> {
+  const doc = await readVisitors(store, collectionId);
+  if (!doc) return [];
+  const gone = new Set(ids);
+  const kept = doc.visitors.filter((v) => !gone.has(v.visitorId));
+  if (kept.length === doc.visitors.length) return [];
+  const next: VisitorDocument = { kind: 'vision-streaming-visitors', version: 1, collectionId, visitors: kept };
+  if (store.key) next.seal = sealOf(next, store.key);
+  await store.save(next);
+  return doc.visitors.filter((v) => gone.has(v.visitorId)).map((v) => v.visitorId);
+}
+
+async function readVisitors(store: VisitorStore, collectionId: string): Promise<VisitorDocument | undefined> {
+  const name = typeof store.name === 'string' && store.name !== '' ? `the visitor store ${store.name.slice(0, 200)}` : 'the visitor store';
+  const doc = await store.load();
+  if (doc === undefined || doc === null) return undefined;
+  if (!isDocument(doc)) throw new VisitorError('visitor_store_failed', `${name} holds something that is not a visitor list of this package`);
+  if (doc.collectionId !== collectionId) throw new VisitorError('visitor_store_mismatch', `${name} belongs to another face collection, not to ${collectionId.slice(0, 80)}`);
+  if (store.key && !sealMatches(doc, store.key)) throw new VisitorError('visitor_store_untrusted', `${name} was not written with these credentials (its seal does not match)`);
+  return doc;
 }
 
 /** Days to milliseconds, for the retention option. */
@@ -254,15 +295,15 @@ function isDocument(doc: unknown): doc is VisitorDocument {
 
 /** The seal of a document: its collection and entries, in a fixed order, under the key. */
 export function sealOf(doc: Pick<VisitorDocument, 'collectionId' | 'visitors'>, key: Uint8Array): string {
-  const content = JSON.stringify([doc.collectionId, doc.visitors.map((v) => [v.visitorId, v.firstSeen, v.lastSeen, v.visits])]);
-  return createHmac('sha256', key).update(content).digest('hex');
+  return sealText(sealContent(doc), key);
 }
 
 function sealMatches(doc: VisitorDocument, key: Uint8Array): boolean {
-  if (typeof doc.seal !== 'string') return false;
-  const want = Buffer.from(sealOf(doc, key), 'hex');
-  const got = Buffer.from(doc.seal, 'hex');
-  return got.length === want.length && timingSafeEqual(got, want);
+  return sealHolds(doc.seal, sealContent(doc), key);
+}
+
+function sealContent(doc: Pick<VisitorDocument, 'collectionId' | 'visitors'>): string {
+  return JSON.stringify([doc.collectionId, doc.visitors.map((v) => [v.visitorId, v.firstSeen, v.lastSeen, v.visits])]);
 }
 
 /**

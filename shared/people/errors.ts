@@ -1,0 +1,18 @@
+import { ClientError } from '../errors';
+
+/** Codes of PeopleError. */
+export const PEOPLE_ERROR_CODES = ['people_store_failed', 'people_store_invalid', 'people_store_mismatch', 'people_store_untrusted', 'people_collection_full', 'people_conflict'] as const;
+
+/** A code of PeopleError. */
+export type PeopleErrorCode = (typeof PEOPLE_ERROR_CODES)[number];
+
+/** A failure of the people directory or its store (bad input is an InputError instead). */
+export class PeopleError extends ClientError {
+  override readonly name: string = 'PeopleError';
+  declare readonly code: PeopleErrorCode;
+
+  /** status: the API's, when an API call failed. */
+  constructor(code: PeopleErrorCode, message: string, options: { status?: number; retryable?: boolean } = {}) {
+    super(message, { code, status: options.status, retryable: options.retryable ?? false });
+  }
+}

@@ -1,0 +1,181 @@
+import type { PickEntry } from '../pick';
+import { PeopleError } from './errors';
+
+/**
+ * The part of n8n's public REST API (`/api/v1`, n8n >= 1.113) that keeps a data table: the host
+ * sends each request with its own credential (n8n's `n8nApi`: the X-N8N-API-KEY header) and hands
+ * back the status and the parsed body, so this module needs no HTTP client and no n8n import.
+ */
+
+/** One request, its path relative to the API's base (`.../api/v1`). */
+export interface TableHttpRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+/** The answer: any HTTP status resolves; only a request that got no response rejects. */
+export interface TableHttpResponse {
+  status: number;
+  body: unknown;
+}
+
+/** Sends one request to n8n's public API with the host's API key. */
+export type TableRequest = (req: TableHttpRequest) => Promise<TableHttpResponse>;
+
+/** A row as n8n gives it: the table's columns plus its own id, createdAt and updatedAt. */
+export type TableRow = Record<string, unknown> & { id: number | string };
+
+/** One condition of n8n's row filter. */
+export interface RowCondition {
+  columnName: string;
+  condition: 'eq';
+  value: string | number;
+}
+
+/** n8n's row filter: conditions joined by and/or. */
+export interface RowFilter {
+  type: 'and' | 'or';
+  filters: RowCondition[];
+}
+
+/** Rows a page of the row list holds at most (n8n's public API caps `limit` at 250). */
+const PAGE = 250;
+
+/** Pages read at most: 250 000 rows, far beyond n8n's default 50 MB for all tables. */
+const MAX_PAGES = 1000;
+
+/** Data tables listed at most for a picker. */
+const MAX_TABLE_PAGES = 20;
+
+/** Calls on one data table, each a request of n8n's public API; failures are PeopleErrors that name the table. */
+export class DataTableApi {
+  readonly #request: TableRequest;
+  readonly #tableId: string;
+
+  constructor(request: TableRequest, tableId: string) {
+    this.#request = request;
+    this.#tableId = tableId;
+  }
+
+  /** Every row, page after page (n8n's cursor paging). */
+  async rows(): Promise<TableRow[]> {
+    const rows: TableRow[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const body = await this.#call('read the rows of', { method: 'GET', path: `${this.#base}/rows`, query: { limit: String(PAGE), ...(cursor ? { cursor } : {}) } });
+      const data = (body as { data?: unknown }).data;
+      if (!Array.isArray(data)) throw this.#invalid('its row list has no data array');
+      for (const row of data) if (row && typeof row === 'object' && 'id' in row) rows.push(row as TableRow);
+      const next = (body as { nextCursor?: unknown }).nextCursor;
+      if (typeof next !== 'string' || next === '' || data.length === 0) return rows;
+      cursor = next;
+    }
+    return rows;
+  }
+
+  /** Names of the table's columns. */
+  async columns(): Promise<string[]> {
+    const body = await this.#call('read', { method: 'GET', path: this.#base });
+    const columns = (body as { columns?: unknown }).columns;
+    if (!Array.isArray(columns)) throw this.#invalid('it has no column list');
+    return columns.map((c) => String((c as { name?: unknown })?.name ?? ''));
+  }
+
+  /** Adds a text column. */
+  async addColumn(name: string): Promise<void> {
+    await this.#call(`add the column "${name}" to`, { method: 'POST', path: `${this.#base}/columns`, body: { name, type: 'string' } });
+  }
+
+  /** Inserts rows in one request. */
+  async insert(data: Record<string, string>[]): Promise<void> {
+    if (data.length > 0) await this.#call('add rows to', { method: 'POST', path: `${this.#base}/rows`, body: { data } });
+  }
+
+  /** Sets `data` on every row the filter matches. */
+  async update(filter: RowFilter, data: Record<string, string>): Promise<void> {
+    await this.#call('change rows of', { method: 'PATCH', path: `${this.#base}/rows/update`, body: { filter, data } });
+  }
+
+  /** Deletes the rows the filter matches (n8n requires a filter). */
+  async delete(filter: RowFilter): Promise<void> {
+    await this.#call('delete rows of', { method: 'DELETE', path: `${this.#base}/rows/delete`, query: { filter: JSON.stringify(filter) } });
+  }
+
+  get #base(): string {
+    return `/data-tables/${encodeURIComponent(this.#tableId)}`;
+  }
+
+  async #call(what: string, req: TableHttpRequest): Promise<unknown> {
+    return await send(this.#request, req, `could not ${what} the data table ${this.#tableId}`, `data table ${this.#tableId}`);
+  }
+
+  #invalid(why: string): PeopleError {
+    return new PeopleError('people_store_invalid', `The n8n API's answer for the data table ${this.#tableId} is not one it documents: ${why}`);
+  }
+}
+
+/** The data tables the API key may read, as picker entries, filtered by a search text. */
+export async function dataTableEntries(request: TableRequest, filter?: string): Promise<PickEntry[]> {
+  const needle = (filter ?? '').trim().toLowerCase();
+  const entries: PickEntry[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_TABLE_PAGES; page++) {
+    const body = await send(request, { method: 'GET', path: '/data-tables', query: { limit: String(PAGE), ...(cursor ? { cursor } : {}) } }, 'could not list the data tables', 'data tables');
+    const data = (body as { data?: unknown }).data;
+    for (const table of Array.isArray(data) ? (data as { id?: unknown; name?: unknown; columns?: unknown }[]) : []) {
+      const name = String(table.name ?? table.id);
+      if (needle !== '' && !name.toLowerCase().includes(needle)) continue;
+      const columns = Array.isArray(table.columns) ? `${table.columns.length} columns` : 'data table';
+      entries.push({ name, value: String(table.id), description: `${columns}; id ${String(table.id)}` });
+    }
+    const next = (body as { nextCursor?: unknown }).nextCursor;
+    if (typeof next !== 'string' || next === '') break;
+    cursor = next;
+  }
+  return entries;
+}
+
+/** One request; a status outside 2xx, or no response, becomes a PeopleError that says what to check. */
+async function send(request: TableRequest, req: TableHttpRequest, failed: string, subject: string): Promise<unknown> {
+  let response: TableHttpResponse;
+  try {
+    response = await request(req);
+  } catch (err) {
+    // Only the network code: the error of a request helper can carry the request and its API key.
+    const code = networkCode(err);
+    throw new PeopleError('people_store_failed', `The n8n API ${code ? `could not be reached (${code})` : 'gave no response'}: ${failed}. Check the Base URL of the n8n API credential.`, { retryable: true });
+  }
+  const { status, body } = response;
+  if (status >= 200 && status < 300) return body;
+  throw new PeopleError('people_store_failed', `${capitalise(failed)}: HTTP ${status}. ${hint(status, subject)}${serviceMessage(body)}`, { status, retryable: status === 429 || status >= 500 });
+}
+
+function hint(status: number, subject: string): string {
+  if (status === 401) return 'The n8n API refused the API key: check the n8n API credential (its key, and that the public API is enabled).';
+  if (status === 403) return `The API key may not use the ${subject}: give it the dataTable and dataTableRow scopes, and access to the table's project.`;
+  if (status === 404) return `No ${subject} with this id, or the n8n API has no data tables (n8n >= 1.113 with the public API enabled).`;
+  return '';
+}
+
+function serviceMessage(body: unknown): string {
+  const message = body && typeof body === 'object' ? (body as { message?: unknown }).message : undefined;
+  if (typeof message !== 'string' || message.trim() === '') return '';
+  const flat = message.replace(/\s+/g, ' ').trim();
+  return ` n8n says: ${flat.length > 300 ? `${flat.slice(0, 300)}…` : flat}`;
+}
+
+function networkCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
