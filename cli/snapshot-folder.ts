@@ -1,23 +1,29 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, unlink } from 'node:fs/promises';
+import { mkdir, open, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../shared/errors';
+import { trustProblem } from './trusted-path';
 
 /**
  * Before the watch starts: the --snapshots folder exists (created mode 0700 when it does not: it
- * will hold pictures of people) and a file can really be created in it; else an InputError naming
- * --snapshots, so that no event has to go out without its files.
+ * will hold pictures of people), is this user's and writable by no one else (as --visitors is
+ * checked: another could read, replace or link away the pictures), and a file can really be
+ * created in it; else an InputError naming --snapshots, so that no event has to go out without its files.
  */
 export async function checkSnapshotFolder(folder: string): Promise<void> {
   const where = path.resolve(folder);
-  const refuse = (why: string): InputError => new InputError('snapshots', `--snapshots ${where}: ${why}`, 'a folder this user can write');
+  const refuse = (why: string, expected = 'a folder this user can write'): InputError => new InputError('snapshots', `--snapshots ${where}: ${why}`, expected);
   try {
     await mkdir(where, { recursive: true, mode: 0o700 });
   } catch (err) {
     throw refuse(`cannot be created (${fileFailure(err)})`);
   }
-  const stats = await lstat(where).catch(() => undefined);
-  if (!stats?.isDirectory() && !(stats?.isSymbolicLink() ?? false)) throw refuse('is not a folder');
+  // The folder a link points to is the one written to: that is the one checked.
+  const stats = await stat(where).catch(() => undefined);
+  if (!stats?.isDirectory()) throw refuse('is not a folder');
+  const problem = trustProblem(stats);
+  if (problem?.kind === 'owner') throw refuse(`belongs to another user (uid ${problem.uid}); pictures of people would be theirs to read or replace: give a folder of your own`, 'a folder of your own');
+  if (problem?.kind === 'writable') throw refuse(`can be written by other users (mode ${problem.mode}); they could replace or link away pictures of people: chmod go-w it, or give a folder of your own`, 'writable by you alone');
   // Writing a file is the only test that holds for every user (root included) and file system.
   const probe = path.join(where, `.write-test-${randomBytes(8).toString('hex')}`);
   try {

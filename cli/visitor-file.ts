@@ -4,12 +4,11 @@ import { access, lstat, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../shared/errors';
 import type { VisitorDocument, VisitorStore } from '../shared/watch';
+import { trustProblem } from './trusted-path';
 
 /** Largest visitors file read: 1000 visitors take well under 1 MiB. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
-/** Group or others may write. */
-const WRITABLE_BY_OTHERS = 0o022;
-/** 0 where the platform has no such flag (Windows): there the checks by owner and mode are skipped too. */
+/** 0 where the platform has no such flag (Windows): there the checks by owner and mode are skipped too (trustProblem). */
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /**
@@ -108,14 +107,12 @@ export class VisitorFile implements VisitorStore {
 
   /** As ssh does with its keys: refused when another user owns it or may write it. */
   #checkOwnership(stats: Stats, what: string, rootMayOwn = false): void {
-    const uid = process.getuid?.();
-    if (uid === undefined || O_NOFOLLOW === 0) return;
-    if (stats.uid !== uid && !(rootMayOwn && stats.uid === 0)) {
-      throw new InputError('visitors', `--visitors ${this.#file}: ${what} belongs to another user (uid ${stats.uid}); it could list faces of anyone for removal`, 'a file and folder of your own');
+    const problem = trustProblem(stats, rootMayOwn);
+    if (problem?.kind === 'owner') {
+      throw new InputError('visitors', `--visitors ${this.#file}: ${what} belongs to another user (uid ${problem.uid}); it could list faces of anyone for removal`, 'a file and folder of your own');
     }
-    if ((stats.mode & WRITABLE_BY_OTHERS) !== 0) {
-      const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
-      throw new InputError('visitors', `--visitors ${this.#file}: ${what} can be written by other users (mode ${mode}); it could list faces of anyone for removal: chmod go-w it`, 'writable by you alone');
+    if (problem?.kind === 'writable') {
+      throw new InputError('visitors', `--visitors ${this.#file}: ${what} can be written by other users (mode ${problem.mode}); it could list faces of anyone for removal: chmod go-w it`, 'writable by you alone');
     }
   }
 
