@@ -1,0 +1,209 @@
+import { InputError } from '../../shared/errors';
+import { MemoryPeopleStore, PeopleDirectory, PeopleIndex, personVerdict, readPeople, type PeopleDocument, type PeopleStore } from '../../shared/people';
+import { MemoryVisitorStore, type VisitorDocument } from '../../shared/watch/visitors';
+import { caught, startHarness, type Harness } from '../client/harness';
+import { astronautFaceOfSize, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg, rectOf, type Rect } from '../support/images';
+
+// The people directory against the sandbox's vision API on 127.0.0.1: photos through detect_faces
+// and add_face, the collection listed through the API, stores shared by two writers.
+
+let h: Harness;
+let collectionId: string;
+let bFace: Rect;
+const photoA = () => astronautFaceOfSize(200);
+const photoA2 = () => mirrorJpeg(astronautFaceOfSize(220));
+const photoB = () => faceOfSize(faceApiSample(1), bFace, 200);
+const photoB2 = () => mirrorJpeg(faceOfSize(faceApiSample(1), bFace, 230));
+
+beforeAll(async () => {
+  h = await startHarness({ eagerModel: true });
+  collectionId = (await h.client.createCollection()).collectionId;
+  bFace = rectOf((await h.client.detectFaces(faceApiSample(1)))[0].location);
+}, 120_000);
+afterAll(() => h.stop());
+afterEach(() => h.sandbox.setFaults({}));
+
+const inCollection = async () => new Set((await h.client.listFaces(collectionId)).map((f) => f.faceId));
+const directory = (store: PeopleStore = new MemoryPeopleStore(), visitors?: MemoryVisitorStore) => new PeopleDirectory({ collectionId, store, vision: h.client, visitors });
+
+test('a person from photos: each added or refused with the reason; a large face is scaled into the rule, a small one refused', async () => {
+  const people = directory();
+  const { person, results } = await people.addPerson({ name: '  Door person ', images: [photoA(), astronautFaceOfSize(420), astronautFaceOfSize(80), gradientJpeg()] });
+  expect(person).toMatchObject({ name: 'Door person', not_faces: [] });
+  expect(person.person_id).toMatch(/^p_[0-9a-f-]{36}$/);
+  expect(results.map((r) => r.status)).toEqual(['added', 'added', 'refused', 'refused']);
+  expect(results[2]).toMatchObject({ index: 2, code: 'face_too_small' });
+  expect((results[2] as { reason: string }).reason).toMatch(/120 to 280 px/);
+  expect(results[3]).toMatchObject({ index: 3, code: 'no_face' });
+  const added = results.filter((r) => r.status === 'added') as { face_id: string; quality: { face_px: number } }[];
+  expect(added[1].quality.face_px).toBeGreaterThan(280);
+  expect(person.faces.map((f) => f.face_id)).toEqual(added.map((r) => r.face_id));
+  expect(person.faces.every((f) => f.from === 'photo' && Number.isFinite(Date.parse(f.added_at)))).toBe(true);
+  const faces = await inCollection();
+  for (const r of added) expect(faces.has(r.face_id)).toBe(true);
+  const list = await people.list();
+  expect(list).toMatchObject({ collection_id: collectionId, capacity: 1000, faces_in_collection: faces.size, room_left: 1000 - faces.size });
+  expect(list.people).toEqual([{ person_id: person.person_id, name: 'Door person', faces: 2, not_faces: 0, face_ids: added.map((r) => r.face_id), added_at: expect.any(String) }]);
+}, 60_000);
+
+test('bad input is an InputError naming the field, before anything is sent', async () => {
+  const people = directory();
+  const { person } = await people.addPerson({ name: 'Anna', images: [photoA()] });
+  const before = h.requests();
+  const cases: [() => Promise<unknown>, string][] = [
+    [() => people.addPerson({ name: '   ', images: [photoB()] }), 'name'],
+    [() => people.addPerson({ name: 'x'.repeat(101), images: [photoB()] }), 'name'],
+    [() => people.addPerson({ name: 'Ann\na', images: [photoB()] }), 'name'],
+    [() => people.addPerson({ name: 'ANNA', images: [photoB()] }), 'name'],
+    [() => people.addFace({ person: { name: 'Nobody' }, image: photoB() }), 'person'],
+    [() => people.addFace({ person: { person_id: 'p_missing' }, image: photoB() }), 'person'],
+    [() => people.rename({ person: { name: 'Anna' }, to: '' }), 'to'],
+    [() => people.removeFace({ faceId: 'not-a-face-of-anyone' }), 'faceId'],
+    [() => people.importLabels({ [person.faces[0].face_id]: 'Someone else' }), `labels.${person.faces[0].face_id}`],
+  ];
+  for (const [call, field] of cases) {
+    const err = await caught(call);
+    expect(err).toBeInstanceOf(InputError);
+    expect(err).toMatchObject({ field, code: 'invalid_input' });
+  }
+  expect(h.requests()).toBe(before);
+  expect((await caught(() => people.addPerson({ name: 'anna ' }))).message).toMatch(/exists already/);
+}, 60_000);
+
+test('rename to a taken name says merge; merge makes one person of two', async () => {
+  const people = directory();
+  const a = (await people.addPerson({ name: 'Al', images: [photoA()] })).person;
+  const b = (await people.addPerson({ name: 'Albert', images: [photoA2()] })).person;
+  const err = await caught(() => people.rename({ person: { person_id: a.person_id }, to: 'albert' }));
+  expect(err).toMatchObject({ field: 'to' });
+  expect(err.message).toMatch(/merge/);
+  expect(await people.rename({ person: { name: 'al' }, to: 'Alan' })).toMatchObject({ person_id: a.person_id, name: 'Alan' });
+  const merged = await people.merge({ from: { name: 'Alan' }, into: { person_id: b.person_id } });
+  expect(merged.merged).toEqual({ person_id: a.person_id, name: 'Alan' });
+  expect(merged.person.faces.map((f) => f.face_id).sort()).toEqual([...a.faces, ...b.faces].map((f) => f.face_id).sort());
+  expect((await people.list()).people.map((p) => p.name)).toEqual(['Albert']);
+}, 60_000);
+
+test('two writers at once on one store lose nothing; of two with the same name one wins and leaves no face behind', async () => {
+  const store = new MemoryPeopleStore();
+  const one = directory(store);
+  const two = directory(store);
+  const [x, y] = await Promise.all([one.addPerson({ name: 'X', images: [photoA()] }), two.addPerson({ name: 'Y', images: [photoB()] })]);
+  await Promise.all([one.addFace({ person: { name: 'Y' }, image: photoB2() }), two.addFace({ person: { name: 'X' }, image: photoA2() })]);
+  const doc = readPeople(store.load(), collectionId, store);
+  expect(doc.people.map((p) => [p.name, p.faces.length])).toEqual([['X', 2], ['Y', 2]]);
+  expect(doc.people.map((p) => p.person_id)).toEqual([x.person.person_id, y.person.person_id]);
+
+  const before = await inCollection();
+  const outcomes = await Promise.allSettled([one.addPerson({ name: 'Z', images: [photoA()] }), two.addPerson({ name: 'z', images: [photoA2()] })]);
+  expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+  const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+  expect(lost.reason).toMatchObject({ field: 'name' });
+  const won = (outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<{ person: { faces: { face_id: string }[] } }>).value;
+  const after = await inCollection();
+  expect([...after].filter((id) => !before.has(id))).toEqual(won.person.faces.map((f) => f.face_id));
+}, 60_000);
+
+test('a store that cannot be written leaves no face in the collection', async () => {
+  const broken: PeopleStore = { load: () => undefined, update: () => Promise.reject(Object.assign(new Error('disk full'), { code: 'ENOSPC' })) };
+  const before = await inCollection();
+  const err = await caught(() => directory(broken).addPerson({ name: 'Nobody', images: [photoA()] }));
+  expect(err).toMatchObject({ code: 'people_store_failed' });
+  expect(err.message).toMatch(/ENOSPC/);
+  expect(await inCollection()).toEqual(before);
+}, 60_000);
+
+test('forget removes every face and not-face from the collection and the entry; forgetting again is no error', async () => {
+  const visitors = new MemoryVisitorStore();
+  const people = directory(new MemoryPeopleStore(), visitors);
+  const { person } = await people.addPerson({ name: 'Gone', images: [photoA(), photoA2()] });
+  const not = await people.notThisPerson({ person: { name: 'Gone' }, image: photoB() });
+  const notId = not.person.not_faces[0].face_id;
+  const receipt = await people.forget({ person: { name: 'gone' } });
+  expect(receipt).toMatchObject({ person_id: person.person_id, name: 'Gone', removed_faces: person.faces.map((f) => f.face_id), removed_not_faces: [notId], removed_visitors: [] });
+  expect(receipt.left).toBeUndefined();
+  const faces = await inCollection();
+  for (const id of [...receipt.removed_faces, notId]) expect(faces.has(id)).toBe(false);
+  expect((await people.list()).people).toEqual([]);
+  const again = await people.forget({ person: { person_id: person.person_id } });
+  expect(again).toMatchObject({ person_id: person.person_id, already_forgotten: true, removed_faces: [] });
+}, 60_000);
+
+test('forget that fails part-way records what is left and finishes when run again', async () => {
+  const people = directory();
+  const { person } = await people.addPerson({ name: 'Half', images: [photoA(), photoA2()] });
+  h.sandbox.setFaults({ faces: { serverError: 1 } });
+  const first = await people.forget({ person: { name: 'Half' } });
+  h.sandbox.setFaults({});
+  expect(first.left?.sort()).toEqual(person.faces.map((f) => f.face_id).sort());
+  expect((await people.list()).people.map((p) => p.name)).toEqual(['Half']);
+  const second = await people.forget({ person: { name: 'Half' } });
+  expect(second.left).toBeUndefined();
+  expect(second.removed_faces.sort()).toEqual(person.faces.map((f) => f.face_id).sort());
+  const faces = await inCollection();
+  for (const f of person.faces) expect(faces.has(f.face_id)).toBe(false);
+  expect((await people.list()).people).toEqual([]);
+}, 60_000);
+
+test('not-this-person turns the next such face into unknown with reason not_person', async () => {
+  const store = new MemoryPeopleStore();
+  const people = directory(store);
+  await people.addPerson({ name: 'Anna', images: [photoA()] });
+  const judge = async (threshold: number) => {
+    const doc = readPeople(store.load(), collectionId, store);
+    // The collection also holds other tests' faces: only this directory's people are judged.
+    const ours = new Set(doc.people.flatMap((p) => [...p.faces, ...p.not_faces].map((f) => f.face_id)));
+    const scores = (await h.client.compareWithCollection(collectionId, photoB2(), { maxResults: 1000 })).target.faces.filter((f) => ours.has(f.faceId));
+    return personVerdict(scores.map((f) => ({ face_id: f.faceId, score: f.score })), PeopleIndex.of(doc), { threshold, closestBar: 0 });
+  };
+  // A threshold low enough that B passes for Anna: the lookalike case.
+  const anna = (await judge(0)) as { kind: string; name: string; score: number };
+  const threshold = anna.kind === 'person' ? anna.score : NaN;
+  expect(await judge(threshold)).toMatchObject({ kind: 'person', name: 'Anna' });
+  await people.notThisPerson({ person: { name: 'Anna' }, image: photoB() });
+  expect(await judge(threshold)).toMatchObject({ kind: 'unknown', reason: 'not_person', closest: { name: 'Anna', score: threshold } });
+}, 60_000);
+
+test('a remembered visitor moves into a person: the same face, dropped from the visitor store', async () => {
+  const visitors = new MemoryVisitorStore();
+  const visitorId = (await h.client.addFace(collectionId, photoB())).faceId;
+  const stamp = new Date().toISOString();
+  const doc: VisitorDocument = { kind: 'vision-streaming-visitors', version: 1, collectionId, visitors: [{ visitorId, firstSeen: stamp, lastSeen: stamp, visits: 2 }] };
+  visitors.save(doc);
+  const people = directory(new MemoryPeopleStore(), visitors);
+  const { person } = await people.addPerson({ name: 'Visitor now known', visitorId });
+  expect(person.faces).toEqual([{ face_id: visitorId, added_at: expect.any(String), from: 'visitor' }]);
+  expect(visitors.load()?.visitors).toEqual([]);
+  expect((await inCollection()).has(visitorId)).toBe(true);
+  expect(await caught(() => people.addPerson({ name: 'Again', visitorId }))).toMatchObject({ field: 'visitorId' });
+}, 60_000);
+
+test('a document of another collection or with a broken seal is refused, naming the store', async () => {
+  const sealed = new MemoryPeopleStore({ name: 'people.json', key: Buffer.from('one key') });
+  await directory(sealed).addPerson({ name: 'Sealed' });
+  const saved = sealed.load() as PeopleDocument;
+  const otherKey: PeopleStore = { name: 'people.json', key: Buffer.from('another key'), load: () => saved, update: () => Promise.reject(new Error('unused')) };
+  expect(await caught(() => directory(otherKey).list())).toMatchObject({ code: 'people_store_untrusted', message: expect.stringContaining('people.json') });
+  const elsewhere = new PeopleDirectory({ collectionId: 'another-collection', store: sealed, vision: h.client });
+  expect(await caught(() => elsewhere.list())).toMatchObject({ code: 'people_store_mismatch', message: expect.stringContaining('people.json') });
+}, 60_000);
+
+describe('a full collection', () => {
+  let small: Harness;
+  beforeAll(async () => {
+    small = await startHarness({ eagerModel: true, facesPerCollection: 2 });
+  }, 120_000);
+  afterAll(() => small.stop());
+
+  test('is a clear error naming the limit and what fills it, and leaves no entry', async () => {
+    const id = (await small.client.createCollection()).collectionId;
+    const people = new PeopleDirectory({ collectionId: id, store: new MemoryPeopleStore(), vision: small.client });
+    await people.addPerson({ name: 'First', images: [photoA()] });
+    await small.client.addFace(id, photoB());
+    const err = await caught(() => people.addPerson({ name: 'Second', images: [photoA2()] }));
+    expect(err).toMatchObject({ code: 'people_collection_full' });
+    expect(err.message).toMatch(/1000 faces/);
+    expect(err.message).toMatch(/people's faces 1, not-faces 0, remembered visitors 0, other faces 1/);
+    expect((await people.list()).people.map((p) => p.name)).toEqual(['First']);
+  }, 60_000);
+});
