@@ -9,10 +9,11 @@ import { MAX_IMAGE_PIXELS, PIXEL_LIMIT_TEXT, type ImageMime } from '../image/lim
 import { sniffImage } from '../image/sniff';
 import { cameraArgs, imageEncoderArgs, imagePart, type CameraEncoding } from './camera-args';
 import { CameraFailure } from './camera-failure';
-import { maskText, urlSecrets, type CameraInput } from './camera-url';
+import { maskText, maskUrl, urlSecrets, userInfo, type CameraInput } from './camera-url';
 import { spawnFfmpeg, stopChild } from './ffmpeg-child';
 import { ParameterSetKeeper } from './h264-relay';
 import { readHttpCamera } from './http-camera';
+import { RtspAuthRelay } from './rtsp-auth-relay';
 import type { SourceFrame, VideoSource } from './source';
 
 /** A camera source's own state: reading, or lost and waiting to retry. */
@@ -175,6 +176,10 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
     const input = this.#o.input;
     if (input.kind === 'rtsp' || input.kind === 'v4l2') {
       const relay = this.#relay && input.kind === 'rtsp';
+      if (input.kind === 'rtsp' && userInfo(input.url) !== undefined) {
+        yield* this.#runWithCredentials(input, relay);
+        return;
+      }
       yield* this.#run(cameraArgs(input, this.#o.encoding, relay), relay, undefined);
       return;
     }
@@ -183,6 +188,25 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
       return;
     }
     yield* this.#runImages(input.url);
+  }
+
+  /**
+   * An RTSP camera with credentials: ffmpeg reads it through a loopback relay of this attempt that
+   * answers the camera's challenge, so the password is on no command line. Failures name the camera.
+   */
+  async *#runWithCredentials(input: Extract<CameraInput, { kind: 'rtsp' }>, relay: boolean): AsyncGenerator<Buffer> {
+    const auth = await RtspAuthRelay.start(input.url);
+    try {
+      yield* this.#run(cameraArgs({ ...input, url: auth.url }, this.#o.encoding, relay), relay, undefined);
+    } catch (err) {
+      if (!(err instanceof CameraFailure)) throw err;
+      // The relay's own reason (camera unreachable) says more than ffmpeg's view of a cut connection.
+      if (auth.failure && !err.refused) throw new CameraFailure(this.#mask(auth.failure));
+      const shown = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(maskUrl(input.url))?.[0] ?? 'the camera';
+      throw new CameraFailure(err.message.split(auth.origin).join(shown), err.refused || auth.refused);
+    } finally {
+      auth.close();
+    }
   }
 
   /**
