@@ -1,11 +1,13 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
+import dgram from 'node:dgram';
 import net from 'node:net';
 import { fmtp, parseH264, picturePayloads, rtpPacket, type H264Clip } from './h264-rtp';
 
 /**
  * An RTSP IP camera for tests, on 127.0.0.1: RTSP/1.0 (RFC 2326) with RTP interleaved on the
- * TCP connection, Basic authentication, serving an H.264 Annex-B clip looped and paced in real
- * time, packetized per RFC 6184. UDP transport is refused (461): the tests read cameras over TCP.
+ * TCP connection, Basic or Digest authentication (RFC 2617, MD5, with or without qop=auth),
+ * serving an H.264 Annex-B clip looped and paced in real time, packetized per RFC 6184. UDP
+ * transport is refused (461) unless asked for: most tests read cameras over TCP.
  */
 
 /** Settings of the camera. */
@@ -20,6 +22,22 @@ export interface RtspCameraOptions {
   port?: number;
   /** The stream's path (default /stream1). */
   path?: string;
+  /** The challenge it sends: Basic (default), Digest MD5 with qop=auth, or Digest MD5 without qop (RFC 2069 form). */
+  auth?: 'basic' | 'digest' | 'digest-no-qop';
+  /** Serve RTP over UDP too (RTP/AVP;unicast;client_port=...), sent to the client's address. */
+  udp?: boolean;
+}
+
+/** One request the camera received: what a test checks of its client. */
+export interface RtspCameraRequest {
+  method: string;
+  uri: string;
+  /** The Authorization header as sent, if any. */
+  authorization?: string;
+  /** The Transport header as sent (SETUP), if any. */
+  transport?: string;
+  /** The answer's status. */
+  status: number;
 }
 
 /** A running camera. */
@@ -29,6 +47,8 @@ export interface RtspCameraServer {
   url: string;
   /** Connections open now. */
   connections(): number;
+  /** Every request so far, in order. */
+  requests(): RtspCameraRequest[];
   /** Destroys every connection at once, like a power cut, and stops listening. Idempotent. */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -47,9 +67,10 @@ export async function startRtspCameraServer(o: RtspCameraOptions): Promise<RtspC
   const streamPath = o.path ?? '/stream1';
   const expected = `Basic ${Buffer.from(`${o.user}:${o.password}`).toString('base64')}`;
   const connections = new Set<Connection>();
+  const log: RtspCameraRequest[] = [];
   let server: net.Server | undefined;
   let port = o.port ?? 0;
-  const camera = { clip, fps: o.fps, streamPath, expected, base: () => `rtsp://127.0.0.1:${port}${streamPath}` };
+  const camera: Camera = { clip, fps: o.fps, streamPath, expected, user: o.user, password: o.password, auth: o.auth ?? 'basic', udp: o.udp ?? false, log, base: () => `rtsp://127.0.0.1:${port}${streamPath}` };
 
   const start = async (): Promise<void> => {
     if (server) return;
@@ -80,6 +101,7 @@ export async function startRtspCameraServer(o: RtspCameraOptions): Promise<RtspC
     port,
     url: camera.base(),
     connections: () => connections.size,
+    requests: () => [...log],
     stop,
     start,
   };
@@ -90,6 +112,11 @@ interface Camera {
   fps: number;
   streamPath: string;
   expected: string;
+  user: string;
+  password: string;
+  auth: 'basic' | 'digest' | 'digest-no-qop';
+  udp: boolean;
+  log: RtspCameraRequest[];
   base(): string;
 }
 
@@ -105,7 +132,10 @@ class Connection {
   readonly #socket: net.Socket;
   readonly #camera: Camera;
   #buffer: Buffer = Buffer.alloc(0);
-  #session?: { id: string; channel: number; ssrc: number; seq: number; rtp0: number; sender?: Sender };
+  #session?: Session;
+  // The Digest nonce this connection handed out, and the highest nonce count seen with it.
+  readonly #nonce = randomBytes(12).toString('hex');
+  #nc = 0;
 
   constructor(socket: net.Socket, camera: Camera) {
     this.#socket = socket;
@@ -113,12 +143,18 @@ class Connection {
     socket.setNoDelay(true);
     socket.on('data', (d: Buffer) => this.#read(d));
     socket.on('error', () => undefined);
-    socket.once('close', () => this.#session?.sender?.stop());
+    socket.once('close', () => this.#endSession());
   }
 
   destroy(): void {
-    this.#session?.sender?.stop();
+    this.#endSession();
     this.#socket.destroy();
+  }
+
+  #endSession(): void {
+    this.#session?.sender?.stop();
+    this.#session?.udp?.close();
+    this.#session = undefined;
   }
 
   #read(chunk: Buffer): void {
@@ -152,6 +188,7 @@ class Connection {
   }
 
   #reply(req: Request, status: number, reason: string, headers: Record<string, string> = {}, body = ''): void {
+    this.#camera.log.push({ method: req.method, uri: req.uri, authorization: req.headers.get('authorization'), transport: req.headers.get('transport'), status });
     const lines = [`RTSP/1.0 ${status} ${reason}`, `CSeq: ${req.headers.get('cseq') ?? '0'}`, 'Server: test-camera', `Date: ${new Date().toUTCString()}`];
     for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
     if (body) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
@@ -164,12 +201,11 @@ class Connection {
     if (method === 'OPTIONS') return this.#reply(req, 200, 'OK', { Public: METHODS });
     if (method === 'GET_PARAMETER' || method === 'SET_PARAMETER') return this.#reply(req, 200, 'OK', this.#sessionHeader());
     if (method === 'TEARDOWN') {
-      this.#session?.sender?.stop();
-      this.#session = undefined;
+      this.#endSession();
       return this.#reply(req, 200, 'OK');
     }
     if (method !== 'DESCRIBE' && method !== 'SETUP' && method !== 'PLAY') return this.#reply(req, 501, 'Not Implemented', { Public: METHODS });
-    if (req.headers.get('authorization') !== this.#camera.expected) return this.#reply(req, 401, 'Unauthorized', { 'WWW-Authenticate': 'Basic realm="test-camera"' });
+    if (!this.#authorized(req)) return this.#reply(req, 401, 'Unauthorized', { 'WWW-Authenticate': this.#challenge() });
     const path = pathOf(req.uri);
     const stream = this.#camera.streamPath;
     if (method === 'DESCRIBE') {
@@ -178,6 +214,33 @@ class Connection {
     }
     if (method === 'SETUP') return this.#setup(req, path);
     return this.#play(req);
+  }
+
+  #challenge(): string {
+    const { auth } = this.#camera;
+    if (auth === 'basic') return 'Basic realm="test-camera"';
+    return `Digest realm="test-camera", nonce="${this.#nonce}"${auth === 'digest' ? ', qop="auth"' : ''}, algorithm=MD5, opaque="0paque"`;
+  }
+
+  /** Checks the request's credentials as the camera's scheme asks (RFC 2617 section 3.2.2 for Digest). */
+  #authorized(req: Request): boolean {
+    const header = req.headers.get('authorization') ?? '';
+    const c = this.#camera;
+    if (c.auth === 'basic') return header === c.expected;
+    if (!header.startsWith('Digest ')) return false;
+    const p = new Map<string, string>();
+    for (const m of header.slice(7).matchAll(/([a-z]+)=(?:"([^"]*)"|([^,\s]*))/gi)) p.set(m[1].toLowerCase(), m[2] ?? m[3]);
+    if (p.get('username') !== c.user || p.get('realm') !== 'test-camera' || p.get('nonce') !== this.#nonce || p.get('uri') !== req.uri || p.get('opaque') !== '0paque') return false;
+    const md5 = (t: string): string => createHash('md5').update(t).digest('hex');
+    const ha1 = md5(`${c.user}:test-camera:${c.password}`);
+    const ha2 = md5(`${req.method}:${req.uri}`);
+    if (c.auth === 'digest-no-qop') return p.get('response') === md5(`${ha1}:${this.#nonce}:${ha2}`);
+    const nc = parseInt(p.get('nc') ?? '', 16);
+    // A nonce count that does not grow is a replay (RFC 7616 section 3.4.5).
+    if (p.get('qop') !== 'auth' || !(nc > this.#nc) || !p.get('cnonce')) return false;
+    if (p.get('response') !== md5(`${ha1}:${this.#nonce}:${p.get('nc')}:${p.get('cnonce')}:auth:${ha2}`)) return false;
+    this.#nc = nc;
+    return true;
   }
 
   #sessionHeader(): Record<string, string> {
@@ -206,8 +269,11 @@ class Connection {
     const stream = this.#camera.streamPath;
     if (path !== `${stream}/trackID=0` && path !== stream) return this.#reply(req, 404, 'Not Found');
     if (this.#session && sessionIdOf(req) !== this.#session.id) return this.#reply(req, 459, 'Aggregate Operation Not Allowed');
-    // The client lists transports it accepts, best first; only RTP over the RTSP connection is served.
-    const tcp = (req.headers.get('transport') ?? '').split(',').find((t) => /^RTP\/AVP\/TCP(;|$)/i.test(t.trim()));
+    // The client lists transports it accepts, best first; RTP over the RTSP connection is served, over UDP when enabled.
+    const offers = (req.headers.get('transport') ?? '').split(',').map((t) => t.trim());
+    const tcp = offers.find((t) => /^RTP\/AVP\/TCP(;|$)/i.test(t));
+    const udp = this.#camera.udp ? offers.find((t) => /^RTP\/AVP(\/UDP)?;/i.test(t) && /client_port=\d+/i.test(t)) : undefined;
+    if (!tcp && udp) return void this.#setupUdp(req, udp);
     if (!tcp) return this.#reply(req, 461, 'Unsupported Transport');
     const channels = /interleaved=(\d+)(?:-(\d+))?/i.exec(tcp);
     const channel = channels ? Number(channels[1]) : 0;
@@ -229,13 +295,79 @@ class Connection {
       'RTP-Info': `url=${this.#camera.base()}/trackID=0;seq=${s.seq};rtptime=${s.rtp0}`,
       ...this.#sessionHeader(),
     });
-    s.sender ??= new Sender(this.#socket, this.#camera, s);
+    s.sender ??= new Sender(s.udp ? udpOutput(s.udp, this.#socket.remoteAddress ?? '127.0.0.1', s.clientPort!) : tcpOutput(this.#socket), this.#camera, s);
   }
+
+  /** SETUP over UDP: RTP goes from a socket of the camera's to the client's port, at the address the RTSP connection came from. */
+  async #setupUdp(req: Request, offer: string): Promise<void> {
+    if (this.#session) return this.#reply(req, 459, 'Aggregate Operation Not Allowed');
+    const clientPort = Number(/client_port=(\d+)/i.exec(offer)![1]);
+    const udp = dgram.createSocket('udp4');
+    udp.on('error', () => undefined);
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    if (this.#socket.destroyed) return void udp.close();
+    const serverPort = udp.address().port;
+    this.#session = { id: randomBytes(8).toString('hex'), channel: 0, ssrc: randomInt(0, 2 ** 32), seq: randomInt(0, 2 ** 16), rtp0: randomInt(0, 2 ** 32), udp, clientPort };
+    const s = this.#session;
+    this.#reply(req, 200, 'OK', {
+      Transport: `RTP/AVP;unicast;client_port=${clientPort}-${clientPort + 1};server_port=${serverPort}-${serverPort + 1};ssrc=${s.ssrc.toString(16).toUpperCase().padStart(8, '0')};mode="PLAY"`,
+      ...this.#sessionHeader(),
+    });
+  }
+}
+
+interface Session {
+  id: string;
+  channel: number;
+  ssrc: number;
+  seq: number;
+  rtp0: number;
+  sender?: Sender;
+  /** RTP over UDP: the camera's socket and the client's RTP port. */
+  udp?: dgram.Socket;
+  clientPort?: number;
+}
+
+/** Where a sender's RTP packets go: interleaved on the RTSP connection, or datagrams. */
+interface RtpOutput {
+  send(packets: Buffer[], channel: number): void;
+  /** Bytes queued and not yet sent (a client falling behind). */
+  queued(): number;
+  closed(): boolean;
+}
+
+function tcpOutput(socket: net.Socket): RtpOutput {
+  return {
+    send(packets, channel) {
+      const framed = packets.map((rtp) => {
+        const frame = Buffer.alloc(4);
+        frame[0] = 0x24;
+        frame[1] = channel;
+        frame.writeUInt16BE(rtp.length, 2);
+        return Buffer.concat([frame, rtp]);
+      });
+      socket.write(Buffer.concat(framed));
+    },
+    queued: () => socket.writableLength,
+    closed: () => socket.destroyed,
+  };
+}
+
+function udpOutput(udp: dgram.Socket, address: string, port: number): RtpOutput {
+  let closed = false;
+  udp.once('close', () => (closed = true));
+  return {
+    send(packets) {
+      for (const rtp of packets) if (!closed) udp.send(rtp, port, address.replace(/^::ffff:/, ''));
+    },
+    queued: () => 0,
+    closed: () => closed,
+  };
 }
 
 /** Sends the clip looped to one client, a picture every 1/fps s; RTP timestamps go on across loops. */
 class Sender {
-  readonly #socket: net.Socket;
+  readonly #out: RtpOutput;
   readonly #camera: Camera;
   readonly #s: { channel: number; ssrc: number; seq: number; rtp0: number };
   #sent = 0;
@@ -244,8 +376,8 @@ class Sender {
   #stopped = false;
   #skipping = false;
 
-  constructor(socket: net.Socket, camera: Camera, session: { channel: number; ssrc: number; seq: number; rtp0: number }) {
-    this.#socket = socket;
+  constructor(out: RtpOutput, camera: Camera, session: { channel: number; ssrc: number; seq: number; rtp0: number }) {
+    this.#out = out;
     this.#camera = camera;
     this.#s = session;
     this.#tick();
@@ -257,7 +389,7 @@ class Sender {
   }
 
   #tick(): void {
-    if (this.#stopped || this.#socket.destroyed) return;
+    if (this.#stopped || this.#out.closed()) return;
     const frameMs = 1000 / this.#camera.fps;
     const now = performance.now();
     // Far behind (the process was busy): go on from now rather than send a burst.
@@ -265,20 +397,16 @@ class Sender {
     const { clip } = this.#camera;
     const picture = clip.pictures[this.#sent % clip.pictures.length];
     const timestamp = (this.#s.rtp0 + Math.round((this.#sent * CLOCK) / this.#camera.fps)) >>> 0;
-    if (this.#socket.writableLength > MAX_QUEUED) this.#skipping = true;
-    if (this.#skipping && picture.idr && this.#socket.writableLength <= MAX_QUEUED) this.#skipping = false;
+    if (this.#out.queued() > MAX_QUEUED) this.#skipping = true;
+    if (this.#skipping && picture.idr && this.#out.queued() <= MAX_QUEUED) this.#skipping = false;
     if (!this.#skipping) {
       const payloads = picturePayloads(clip, picture);
       const packets = payloads.map((payload, i) => {
         const rtp = rtpPacket({ payloadType: PAYLOAD_TYPE, marker: i === payloads.length - 1, seq: this.#s.seq, timestamp, ssrc: this.#s.ssrc, payload });
         this.#s.seq = (this.#s.seq + 1) & 0xffff;
-        const frame = Buffer.alloc(4);
-        frame[0] = 0x24;
-        frame[1] = this.#s.channel;
-        frame.writeUInt16BE(rtp.length, 2);
-        return Buffer.concat([frame, rtp]);
+        return rtp;
       });
-      this.#socket.write(Buffer.concat(packets));
+      this.#out.send(packets, this.#s.channel);
     }
     this.#sent++;
     this.#timer = setTimeout(() => this.#tick(), Math.max(0, this.#t0 + this.#sent * frameMs - performance.now()));
