@@ -1,6 +1,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { registerAdminEndpoints } from './lib/admin';
 import { ServiceConnection } from './lib/connection';
+import { ConfigPeople } from './lib/people';
 import type { ServiceAddresses } from './lib/admin';
 import { SERVICE_URLS } from '../shared/service-urls';
 
@@ -16,9 +17,9 @@ interface ConfigCredentials {
   clientSecret?: string;
 }
 
-type ConfigNode = Node<ConfigCredentials> & { connection: ServiceConnection; addresses: ServiceAddresses };
+type ConfigNode = Node<ConfigCredentials> & { connection: ServiceConnection; addresses: ServiceAddresses; people: ConfigPeople };
 
-/** Registers `vision-streaming-config`: credentials and addresses, one shared connection. */
+/** Registers `vision-streaming-config`: credentials and addresses, one shared connection, the people of each collection. */
 export = function register(RED: NodeAPI): void {
   function ConfigNode(this: ConfigNode, def: ConfigDef): void {
     RED.nodes.createNode(this, def);
@@ -29,6 +30,8 @@ export = function register(RED: NodeAPI): void {
       sfuUrl: text(def.sfuUrl) ?? SERVICE_URLS.sfuUrl,
     };
     this.connection = new ServiceConnection({ ...this.addresses, clientId: text(creds.clientId), clientSecret: creds.clientSecret || undefined });
+    // People files live where Node-RED keeps its own state; their seal comes from the client secret.
+    this.people = new ConfigPeople(RED.settings.userDir as string | undefined, { clientId: text(creds.clientId), clientSecret: creds.clientSecret || undefined });
     this.on('close', (_removed: boolean, done: () => void) => {
       this.connection.close().then(done, done);
     });

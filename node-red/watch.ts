@@ -1,10 +1,11 @@
 import type { Node, NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
-import { FaceWatcher, type ArrivedEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchOptions } from '../shared/watch';
+import { FaceWatcher, type ArrivedEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
 import { wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
+import { configPeople, type ConfigPeople } from './lib/people';
 import { watchSettings, type WatchDef, type WatchSettings } from './lib/watch-settings';
 
 /** The node context key of the visitors the watcher enrolled. */
@@ -40,7 +41,7 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const autoStart = def.autoStart !== false && def.roomId && def.collectionId;
-    wireControl(node, connection, new WatchControl(node, connection, def), autoStart ? ({} as FlowMessage) : undefined);
+    wireControl(node, connection, new WatchControl(node, connection, def, configPeople(RED, def.service)), autoStart ? ({} as FlowMessage) : undefined);
   }
   RED.nodes.registerType('vision-streaming-watch', WatchNode);
 };
@@ -50,6 +51,10 @@ class WatchControl {
   readonly #node: Node;
   readonly #connection: ServiceConnection;
   readonly #def: WatchDef;
+  /** The people of the config node: the watcher names faces by them; a person named from a visitor leaves #visitors. */
+  readonly #people?: ConfigPeople;
+  /** The visitors this node enrolled, in its context: across restarts when contextStorage persists. */
+  readonly #visitors: VisitorStore;
   #watcher?: FaceWatcher;
   #chain: Promise<void> = Promise.resolve();
   #counts = { match: 0, unknown: 0 };
@@ -59,10 +64,14 @@ class WatchControl {
   #restartTimer?: NodeJS.Timeout;
   #restarts = 0;
 
-  constructor(node: Node, connection: ServiceConnection, def: WatchDef) {
+  constructor(node: Node, connection: ServiceConnection, def: WatchDef, people?: ConfigPeople) {
     this.#node = node;
     this.#connection = connection;
     this.#def = def;
+    this.#people = people;
+    const context = node.context();
+    this.#visitors = { load: () => context.get(VISITORS_KEY), save: (doc) => context.set(VISITORS_KEY, doc) };
+    people?.visitors.add(this.#visitors);
   }
 
   /** Acts on a control message: start, stop, or (re)start with the room and collection it names. */
@@ -78,6 +87,7 @@ class WatchControl {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#people?.visitors.remove(this.#visitors);
     await this.#stop();
   }
 
@@ -103,13 +113,11 @@ class WatchControl {
   async #start(settings: WatchSettings): Promise<void> {
     if (this.#closed) return;
     this.#settings = settings;
-    const context = this.#node.context();
     const options: WatchOptions = {
       ...settings,
       vision: this.#connection.vision(),
       streaming: this.#connection.streaming(),
-      // The visitors this node enrolled live in its context: across restarts when contextStorage persists.
-      visitorStore: { load: () => context.get(VISITORS_KEY), save: (doc) => context.set(VISITORS_KEY, doc) },
+      visitorStore: this.#visitors,
     };
     const watcher = new FaceWatcher(options);
     this.#watcher = watcher;

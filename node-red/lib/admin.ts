@@ -3,8 +3,11 @@ import type { Request, Response } from 'express';
 import { acquireConnection } from '../../shared/connection';
 import { isClientError, InputError } from '../../shared/errors';
 import { collectionEntries, roomEntries, type PickEntry } from '../../shared/pick';
+import { peopleEntries } from '../../shared/pick/people';
+import { readPeople } from '../../shared/people';
 import { SERVICE_URLS } from '../../shared/service-urls';
 import type { ServiceConnection } from './connection';
+import type { ConfigPeople } from './people';
 
 /** The three service addresses of a config node. */
 export interface ServiceAddresses {
@@ -18,6 +21,7 @@ interface ConfigNodeLike {
   type?: string;
   connection?: ServiceConnection;
   addresses?: ServiceAddresses;
+  people?: ConfigPeople;
 }
 
 /** The dialog's names of the addresses, for messages. */
@@ -40,6 +44,9 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
   RED.httpAdmin.get('/vision-streaming/collections', read, (req, res) => {
     void answer(res, () => listFor(RED, req, async (c, filter) => collectionEntries(await c.vision().listCollections(), filter)));
   });
+  RED.httpAdmin.get('/vision-streaming/people', read, (req, res) => {
+    void answer(res, () => peopleFor(RED, req));
+  });
   RED.httpAdmin.post('/vision-streaming/test', write, (req, res) => {
     void answer(res, () => testCredential(RED, req.body as Record<string, unknown> | undefined));
   });
@@ -55,19 +62,36 @@ class EndpointError extends Error {
   }
 }
 
-async function listFor(RED: NodeAPI, req: Request, list: (c: ServiceConnection, filter: string | undefined) => Promise<PickEntry[]>): Promise<PickEntry[]> {
+/** The people of a collection as the deployed config node keeps them (its file only: no call to the service). */
+async function peopleFor(RED: NodeAPI, req: Request): Promise<PickEntry[]> {
+  const node = deployedConfig(RED, req);
+  if (!node.people) throw new EndpointError(400, 'this service configuration keeps no people');
+  const collection = typeof req.query.collection === 'string' ? req.query.collection.trim() : '';
+  if (collection === '') throw new EndpointError(400, 'collection is required: pick or type the collection first');
+  const store = node.people.store(collection, 'collection');
+  const doc = readPeople(await store.load(), collection, store);
+  return peopleEntries(doc.people, typeof req.query.filter === 'string' ? req.query.filter : undefined);
+}
+
+/** The deployed config node a request names in ?config=. */
+function deployedConfig(RED: NodeAPI, req: Request): ConfigNodeLike & { connection: ServiceConnection } {
   const id = typeof req.query.config === 'string' ? req.query.config.trim() : '';
   if (id === '') throw new EndpointError(400, 'config is required: the id of a vision-streaming-config node');
   const node = RED.nodes.getNode(id) as ConfigNodeLike | null;
   if (!node) throw new EndpointError(404, 'this service configuration is not deployed yet: deploy it first, then pick from the list');
   if (node.type !== 'vision-streaming-config' || !node.connection) throw new EndpointError(400, `node ${id} is not a vision-streaming-config node`);
+  return node as ConfigNodeLike & { connection: ServiceConnection };
+}
+
+async function listFor(RED: NodeAPI, req: Request, list: (c: ServiceConnection, filter: string | undefined) => Promise<PickEntry[]>): Promise<PickEntry[]> {
+  const { connection } = deployedConfig(RED, req);
   const filter = typeof req.query.filter === 'string' ? req.query.filter : undefined;
   try {
-    const entries = await list(node.connection, filter);
-    node.connection.report();
+    const entries = await list(connection, filter);
+    connection.report();
     return entries;
   } catch (err) {
-    node.connection.report(err);
+    connection.report(err);
     throw err;
   }
 }
@@ -128,6 +152,9 @@ async function answer(res: Response, work: () => Promise<unknown>): Promise<void
       res.status(err.status).json({ error: err.message });
     } else if (err instanceof InputError) {
       res.status(400).json({ error: err.message, field: err.field });
+    } else if (isClientError(err) && err.code.startsWith('people_store_')) {
+      // The people file is of another collection or credentials, or broken: the user's to sort out, not the service's.
+      res.status(409).json({ error: err.message, code: err.code });
     } else if (isClientError(err)) {
       // The service (or the token endpoint) refused or failed: the gateway's answer, not the editor's fault.
       const status = 'status' in err && typeof err.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 502;

@@ -1,0 +1,132 @@
+import type { NodeAPI } from 'node-red';
+import { InputError } from '../shared/errors';
+import type { ImageInput } from '../shared/image';
+import type { FaceSource, PersonRef } from '../shared/people';
+import { override, registerActionNode, type ActionContext, type ActionResult, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
+import { imageFromValue } from './lib/image-input';
+import { configPeople } from './lib/people';
+
+/** Settings of the people node. */
+interface PeopleDef extends ServiceNodeDef {
+  operation?: string;
+  collectionId?: string;
+  /** The person the operations act on when the message names none (a name). */
+  person?: string;
+}
+
+const OPERATIONS = ['list', 'add', 'add-face', 'rename', 'merge', 'not', 'remove-face', 'forget', 'import-labels'] as const;
+type Operation = (typeof OPERATIONS)[number];
+
+/** A person id as the directory makes them: `p_` and a UUID. */
+const PERSON_ID = /^p_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** Registers `vision-streaming-people`: the people of a collection (names over faces), kept by the config node. */
+export = function register(RED: NodeAPI): void {
+  registerActionNode<PeopleDef>(RED, 'vision-streaming-people', 'working', (ctx) => run(ctx));
+};
+
+async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
+  const { def, msg } = ctx;
+  const operation = override(msg, 'operation', def.operation || 'list');
+  if (!OPERATIONS.includes(operation as Operation)) {
+    throw new InputError('operation', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, OPERATIONS.join(' | '));
+  }
+  const people = configPeople(ctx.RED, def.service);
+  if (!people) throw new InputError('service', 'vision-streaming-people needs a vision-streaming-config node', 'a configured service');
+  const collectionId = override(msg, 'collectionId', def.collectionId);
+  const directory = people.directory(collectionId, ctx.connection.vision());
+  const id = String(collectionId).trim();
+  const done = (payload: unknown, status: string, person?: { person_id: string; name: string }): ActionResult => ({
+    payload,
+    properties: { collectionId: id, ...(person ? { person_id: person.person_id, name: person.name } : {}) },
+    status,
+  });
+  switch (operation as Operation) {
+    case 'list': {
+      const list = await directory.list();
+      return { payload: list, properties: { collectionId: id, count: list.people.length }, status: `${list.people.length} people, ${list.room_left} faces free` };
+    }
+    case 'add': {
+      const name = override(msg, 'name', def.person) as string;
+      const images = msg.payload === undefined || msg.payload === null || msg.payload === '' ? undefined : imagesOf(msg.payload);
+      const visitorId = optionalText(msg.visitor_id);
+      if (!images && visitorId === undefined) throw new InputError('payload', 'add needs photos of the person in msg.payload (a Buffer or a list of them), or msg.visitor_id', 'images or a visitor id');
+      const added = await directory.addPerson({ name, images, visitorId });
+      const refused = added.results.filter((r) => r.status === 'refused').length;
+      return done(added, `${added.person.name}: ${added.person.faces.length} face(s)${refused ? `, ${refused} refused` : ''}`, added.person);
+    }
+    case 'add-face': {
+      const visitorId = optionalText(msg.visitor_id);
+      const image = visitorId === undefined ? imageFromValue(msg.payload, 'msg.payload', 'image') : undefined;
+      const added = await directory.addFace({ person: personOf(msg, def), image, visitorId, from: optionalText(msg.from) as FaceSource | undefined });
+      return done(added, `${added.person.name}: ${added.person.faces.length} face(s)`, added.person);
+    }
+    case 'rename': {
+      const renamed = await directory.rename({ person: personOf(msg, def), to: msg.to as string });
+      return done(renamed, `renamed ${renamed.name}`, renamed);
+    }
+    case 'merge': {
+      if (msg.to === undefined || msg.to === null || msg.to === '') throw new InputError('to', 'merge needs msg.to: the name (or person id) of the person to merge into', 'a person');
+      const merged = await directory.merge({ from: personOf(msg, def), into: refOf(msg.to, 'to') });
+      return done(merged, `merged into ${merged.person.name}`, merged.person);
+    }
+    case 'not': {
+      const marked = await directory.notThisPerson({ person: personOf(msg, def), image: imageFromValue(msg.payload, 'msg.payload', 'image') });
+      return done(marked, `not ${marked.person.name}: ${marked.person.not_faces.length}`, marked.person);
+    }
+    case 'remove-face': {
+      const removed = await directory.removeFace({ faceId: msg.face_id as string });
+      return done(removed, `face of ${removed.name} removed`, removed);
+    }
+    case 'forget': {
+      const receipt = await directory.forget({ person: personOf(msg, def) });
+      const status = receipt.already_forgotten ? 'nobody to forget' : receipt.left ? `${receipt.left.length} face(s) left: forget again` : `forgot ${receipt.name}`;
+      return done(receipt, status);
+    }
+    case 'import-labels': {
+      const labels = labelsOf(msg.payload);
+      const imported = await directory.importLabels(labels);
+      return done(imported, `${imported.people.length} people imported`);
+    }
+  }
+}
+
+/** The person a message names: msg.person_id, else msg.name, else the node's Person setting. */
+function personOf(msg: FlowMessage, def: PeopleDef): PersonRef {
+  if (typeof msg.person_id === 'string' && msg.person_id.trim() !== '') return { person_id: msg.person_id.trim() };
+  if (msg.name !== undefined && msg.name !== null && msg.name !== '') return { name: msg.name as string };
+  if (def.person?.trim()) return { name: def.person.trim() };
+  throw new InputError('name', 'the people node needs a person: msg.name, msg.person_id or its Person setting', 'a name or a person id');
+}
+
+/** msg.to as a person: a person id when it has that shape, else a name. */
+function refOf(value: unknown, field: string): PersonRef {
+  if (typeof value !== 'string') throw new InputError(field, `msg.${field} must be a name or a person id`, 'a string');
+  return PERSON_ID.test(value.trim()) ? { person_id: value.trim() } : { name: value };
+}
+
+/** msg.payload as photos: one image, or a list of them. */
+function imagesOf(value: unknown): ImageInput[] {
+  if (Array.isArray(value)) return value.map((v, i) => imageFromValue(v, `msg.payload[${i}]`, `images[${i}]`));
+  return [imageFromValue(value, 'msg.payload', 'images')];
+}
+
+function optionalText(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  return String(value);
+}
+
+function labelsOf(value: unknown): Record<string, string> {
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new InputError('labels', 'import-labels needs msg.payload as a JSON object of face ids to names, e.g. {"<face_id>": "Alice"}', 'JSON object');
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Buffer.isBuffer(parsed)) {
+    throw new InputError('labels', 'import-labels needs msg.payload as an object of face ids to names', '{ [face_id]: name }');
+  }
+  return parsed as Record<string, string>;
+}
