@@ -15,8 +15,11 @@ import { codecFromMime } from './peer';
 
 /** Options of a signaling session. */
 export interface SessionOptions extends ConnectSettings {
-  /** Returns a fresh ticket; called before every join, so a rejoin never reuses a ticket. */
-  getTicket: () => Promise<Ticket>;
+  /**
+   * Returns a fresh ticket; called before every join, so a rejoin never reuses a ticket. The signal
+   * fires when the session closes: a request still retrying is abandoned.
+   */
+  getTicket: (signal?: AbortSignal) => Promise<Ticket>;
   /** Rejoin policy; `false` turns rejoining off. */
   rejoin?: false | Partial<RejoinPolicy>;
   /** Timers of each attempt. */
@@ -33,6 +36,12 @@ export interface SessionOptions extends ConnectSettings {
 export interface RejoinPolicy extends BackoffPolicy {
   /** Consecutive failed attempts before giving up (default: unlimited). */
   maxAttempts: number;
+  /**
+   * Attempts in all at the first join before start() gives up (default: unlimited, i.e. the
+   * maxAttempts rule alone): a room that cannot be joined at start ends the session instead of
+   * being tried for ever, while a session once joined rejoins by maxAttempts.
+   */
+  startAttempts?: number;
 }
 
 /** Details of a successful join. */
@@ -229,6 +238,16 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       lastError = error;
       if (error.rejoin === 'never' || !this.#rejoinPolicy) break;
       this.#failures++;
+      const startLimit = this.#rejoinPolicy.startAttempts ?? Number.POSITIVE_INFINITY;
+      if (this.#joins === 0 && this.#failures >= startLimit) {
+        lastError = new SignalingError({
+          reason: error.reason,
+          closeCode: error.closeCode,
+          rejoin: error.rejoin,
+          detail: `could not join the room in ${startLimit} attempt${startLimit === 1 ? '' : 's'}; the last: ${error.message.replace(/^signaling ended: /, '')}`,
+        });
+        break;
+      }
       if (this.#failures > this.#rejoinPolicy.maxAttempts) {
         lastError = new SignalingError({
           reason: error.reason,
@@ -269,7 +288,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     const closed = (): SignalingError => new SignalingError({ reason: 'CONNECTION-LOST', detail: 'session closed' });
     let ticket: Ticket;
     try {
-      const got = await abortable(this.#options.getTicket(), this.#stopping.signal);
+      const got = await abortable(this.#options.getTicket(this.#stopping.signal), this.#stopping.signal);
       if (got === ABORTED) return closed();
       ticket = got;
       if (!ticket || typeof ticket.url !== 'string' || typeof ticket.access_token !== 'string' || typeof ticket.id !== 'string') {
@@ -417,5 +436,9 @@ function checkPolicy(p: RejoinPolicy): void {
   }
   if (!(p.maxAttempts >= 0) || (Number.isFinite(p.maxAttempts) && !Number.isInteger(p.maxAttempts))) {
     throw new InputError('rejoin.maxAttempts', 'rejoin.maxAttempts must be a whole number >= 0 (or Infinity)', 'integer >= 0');
+  }
+  const s = p.startAttempts;
+  if (s !== undefined && (!(s >= 1) || (Number.isFinite(s) && !Number.isInteger(s)))) {
+    throw new InputError('rejoin.startAttempts', 'rejoin.startAttempts must be a whole number >= 1 (or Infinity)', 'integer >= 1');
   }
 }
