@@ -206,7 +206,11 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
     return this.#source instanceof CameraSource ? this.#source.stats : undefined;
   }
 
-  /** Opens the source, joins the room; resolves at the first join, then stays up until stop(). */
+  /**
+   * Opens the source, joins the room; resolves at the first join, then stays up until stop(). A
+   * stop() while it is under way (opening, joining, backing off) ends it at once: it rejects with a
+   * PublishError 'stopped' and leaves nothing running.
+   */
   async start(): Promise<void> {
     if (this.#publisher || this.#stopped) throw new InputError('start', 'a camera publisher starts once', 'one start');
     this.#emit();
@@ -214,11 +218,17 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
     try {
       opened = await openCameraSource(this.#options);
     } catch (err) {
+      if (this.#stopping) throw stoppedError();
       this.#stopped = true;
       this.#emit((err as Error).message);
       throw err;
     }
     const { source, checked } = opened;
+    if (this.#stopping) {
+      // stop() came while the source was opening: it found nothing to close, so the start does.
+      await source.close().catch(() => undefined);
+      throw stoppedError();
+    }
     this.#source = source;
     this.#checked = checked;
     if (!(source instanceof CameraSource)) this.#camera = 'live';
@@ -259,8 +269,10 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
     try {
       await publisher.start();
     } catch (err) {
+      const asked = this.#stopping !== undefined;
       this.#stopped = true;
       await publisher.close().catch(() => undefined);
+      if (asked) throw stoppedError();
       this.#emit(`could not join the room: ${(err as Error).message}`);
       throw err;
     }
@@ -273,7 +285,7 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
     else throw new InputError(field, 'this camera reads its own source; pictures can only be pushed to a camera without a source URL', 'no source');
   }
 
-  /** Leaves the room and stops the camera's ffmpeg child. Idempotent. */
+  /** Leaves the room and stops the camera's ffmpeg child; cuts a start under way short. Idempotent. */
   stop(reason = 'stopped'): Promise<void> {
     this.#stopping ??= (async () => {
       const was = this.#stopped;
@@ -320,4 +332,9 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
     this.#last = status;
     emitGuarded(this, 'status', [status]);
   }
+}
+
+/** What start() rejects with when stop() cut it short: asked for, not a failure. */
+function stoppedError(): PublishError {
+  return new PublishError('stopped', 'the camera was stopped before it joined the room');
 }

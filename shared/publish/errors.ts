@@ -1,7 +1,7 @@
 import { ClientError } from '../errors';
 
 /** Codes of PublishError: what part of publishing failed. */
-export type PublishErrorCode = 'source_failed' | 'source_in_use' | 'no_frames' | 'encoder_missing' | 'publish_failed' | 'camera_refused';
+export type PublishErrorCode = 'source_failed' | 'source_in_use' | 'no_frames' | 'encoder_missing' | 'publish_failed' | 'camera_refused' | 'stopped';
 
 /** Publishing failed: the video source (file, ffmpeg) or the pump feeding the room. */
 export class PublishError extends ClientError {

@@ -3,7 +3,7 @@ import { H264Packetizer, Vp8Packetizer, Vp9Packetizer, type Packetizer, type Rtp
 import { InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
 import { sleep } from '../signaling/backoff';
-import type { SignalingError } from '../signaling/close-reasons';
+import { SignalingError } from '../signaling/close-reasons';
 import { SignalingSession, emitGuarded, type ConnectedInfo, type ListenerErrorInfo, type RejoiningInfo, type SessionOptions } from '../signaling/session';
 import type { VideoSource } from './source';
 import { publishFailure } from './errors';
@@ -88,6 +88,8 @@ export class Publisher extends EventEmitter<PublisherEvents> {
   /** Joins the room; resolves at the first join, then streams until the source ends or close(). */
   async start(): Promise<ConnectedInfo> {
     const info = await this.#session.start();
+    // Closed while joining: no frame may be read from (no ffmpeg started for) a closed source.
+    if (this.#stopped) throw new SignalingError({ reason: 'CONNECTION-LOST', detail: 'the publisher was closed' });
     this.#pump ??= this.#run().catch((err: unknown) => {
       this.#pumpError = publishFailure(err);
     });
