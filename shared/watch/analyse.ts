@@ -1,4 +1,6 @@
 import type { Picture } from '../decode';
+import type { IndexedPerson, PeopleIndex } from '../people/people-index';
+import { personVerdict, type Closest } from '../people/verdict';
 import { cropToJpeg, drawBoxes, encodeJpeg, grayThumbnail } from '../picture';
 import type { VisionClient } from '../vision';
 import type { CallBudget } from './budget';
@@ -13,6 +15,8 @@ import { faceQuality } from './quality';
 import type { VisitorBook } from './visitors';
 import type { StreamMeter } from './stats';
 import type { TrackedFace, Tracker, Track } from './tracker';
+import { identityFields } from './visit-events';
+import type { CollectionMatch } from '../vision/types';
 
 /** A decoded frame picked by the sampler, and when its encoded frame arrived (performance.now()). */
 export interface Sample {
@@ -49,8 +53,10 @@ export interface AnalysisContext {
   emit(event: MatchEvent | UnknownEvent | ArrivedEvent): void;
   /** A visit ended at once: a stranger's track was recognised as someone known. */
   ended(visit: Visit): void;
-  /** True for a face_id whose events are muted (`ignore`, by face id or by its label). */
-  muted(faceId: string): boolean;
+  /** True for a face_id whose events are muted (`ignore`, by face id or by its label; for a person's face by person_id or name too). */
+  muted(faceId: string, person?: IndexedPerson): boolean;
+  /** The people now (an empty index without the `people` option). */
+  people(): PeopleIndex;
   /** Who is here now, across the room's streams. */
   readonly presence: Presence;
   /** The strangers remembered (with rememberVisitors). */
@@ -61,9 +67,14 @@ export interface AnalysisContext {
 const GATE_THUMB = { width: 32, height: 24 };
 /** Size of the grey copy of a face that tells two people in one place apart. */
 const LOOK_SIDE = 16;
+/** The most faces a compare returns (the API's max_results limit). */
+const MAX_RESULTS = 1000;
 
-/** Outcome of the compare of one face; an unknown without a score could not be compared. */
-type Verdict = { kind: 'match'; faceId: string; score: number } | { kind: 'unknown'; score: number | null };
+/**
+ * Outcome of the compare of one face (a match of a person's face names the person); an unknown
+ * without a score could not be compared.
+ */
+type Verdict = { kind: 'match'; faceId: string; score: number; personId?: string } | { kind: 'unknown'; score: number | null; reason?: 'not_person'; closest?: Closest };
 
 /** A face's compare: the verdict and the image that was (or would have been) sent. */
 interface Compared {
@@ -186,14 +197,12 @@ async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx
     }
     if (retry) m.faces.retried++;
     const t1 = performance.now();
-    const result = await apiCall(ctx, s, 'compare', () => ctx.vision.compareWithCollection(ctx.o.collectionId, image, { maxResults: ctx.o.maxResults }));
+    const result = await apiCall(ctx, s, 'compare', () => ctx.vision.compareWithCollection(ctx.o.collectionId, image, { maxResults: maxResultsFor(ctx) }));
     out.compareMs += performance.now() - t1;
     if (result.ok) {
       if (retry) m.faces.recovered++;
       m.faces.compared++;
-      const best = result.value.target.faces[0];
-      const verdict: Verdict = best && best.score >= ctx.o.threshold ? { kind: 'match', faceId: best.faceId, score: best.score } : { kind: 'unknown', score: best?.score ?? 0 };
-      return { ...out, verdict, face: image };
+      return { ...out, verdict: judge(result.value.target.faces, ctx), face: image };
     }
     // A failed call (not a missed face) is left for the next sample.
     if (!result.noFace) return out;
@@ -204,6 +213,23 @@ async function compareFace(t: TrackedFace, picture: Picture, s: StreamState, ctx
   if ((track.retries ?? 0) < candidates.length) return out;
   m.faces.notComparable++;
   return { ...out, verdict: { kind: 'unknown', score: null }, face: firstImage };
+}
+
+/** The verdict on a compare's faces: grouped by person (without people, the best face at the threshold, as ever). */
+function judge(faces: readonly CollectionMatch[], ctx: AnalysisContext): Verdict {
+  const v = personVerdict(faces.map((f) => ({ face_id: f.faceId, score: f.score })), ctx.people(), { threshold: ctx.o.threshold });
+  if (v.kind === 'person') return { kind: 'match', faceId: v.face_id, score: v.score, personId: v.person_id };
+  if (v.kind === 'face') return { kind: 'match', faceId: v.face_id, score: v.score };
+  return { kind: 'unknown', score: v.score, ...(v.reason ? { reason: v.reason } : {}), ...(v.closest ? { closest: v.closest } : {}) };
+}
+
+/**
+ * Faces each compare asks for: with people, enough for every face of theirs (and not-face) on top
+ * of the option, so that a person passed over for a not-face leaves the next candidate in view.
+ */
+function maxResultsFor(ctx: AnalysisContext): number {
+  const people = ctx.people();
+  return people.size === 0 ? ctx.o.maxResults : Math.min(MAX_RESULTS, ctx.o.maxResults + people.faceCount);
 }
 
 function cropOf(picture: Picture, plan: Extract<ReturnType<typeof planCrop>, { ok: true }>, ctx: AnalysisContext): Promise<Buffer> {
@@ -223,8 +249,8 @@ function mostProminent(boxes: readonly Box[]): number {
 
 /**
  * track -> events: an `arrived` as a visit starts (whatever the cooldown; sent at once, so it comes
- * before the visit can end), one match per face_id per cooldown, one unknown per track. Muted people
- * are counted instead; a track once matched never turns into a stranger.
+ * before the visit can end), one match per someone (a person, else a face_id) per cooldown, one
+ * unknown per track. Muted people are counted instead; a track once matched never turns into a stranger.
  */
 async function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisContext, snapshot: Buffer, face: Buffer, arrival: number): Promise<MatchEvent | UnknownEvent | undefined> {
   const track = t.track;
@@ -251,29 +277,34 @@ async function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisC
     const visit = ctx.presence.arrive(who, label, s.streamId, now);
     if (!visit) return;
     counters.events.arrived++;
-    // A stranger's track is the event's `track` already.
-    const ids = 'faceId' in who ? { face_id: who.faceId } : 'visitorId' in who ? { visitor_id: who.visitorId } : {};
-    ctx.emit({ ...base, event: 'arrived', visit_id: visit.visitId, kind: visit.kind, ...ids, label, score, latency_ms: Math.round(performance.now() - arrival) });
+    ctx.emit({ ...base, event: 'arrived', visit_id: visit.visitId, kind: visit.kind, ...identityFields(who, label), label, score, latency_ms: Math.round(performance.now() - arrival) });
   };
+  const cooldownKey = (id: string): string => (ctx.o.cooldownScope === 'room' ? id : `${s.streamId}\u0000${id}`);
   if (v.kind === 'match') {
-    if (ctx.muted(v.faceId)) {
-      const key = ctx.o.cooldownScope === 'room' ? v.faceId : `${s.streamId}\u0000${v.faceId}`;
+    // A person removed since the compare: their face is judged as a face again.
+    const person = v.personId !== undefined ? ctx.people().person(v.personId) : undefined;
+    const key = cooldownKey(person?.person_id ?? v.faceId);
+    if (ctx.muted(v.faceId, person)) {
       if (ctx.cooldown.allow(key, performance.now())) counters.events.muted++;
       return undefined;
     }
-    // People are the faces named in labels; any other face the watcher enrolled is a visitor.
-    const visitor = ctx.visitors?.has(v.faceId) && !ctx.o.labels.has(v.faceId);
+    // A face of a person is that person, never a visitor (the book lets go of it); without people,
+    // people are the faces named in labels and any other face the watcher enrolled is a visitor.
+    if (person) {
+      ctx.visitors?.drop(v.faceId);
+      track.visitorId = undefined;
+    }
+    const visitor = !person && ctx.visitors?.has(v.faceId) && !ctx.o.labels.has(v.faceId);
     // The stranger this track was taken for is someone known after all (compared again on a better sample).
     if (wasStranger) {
       const ended = ctx.presence.end({ streamId: s.streamId, track: track.id });
       if (ended) ctx.ended(ended);
     }
     if (visitor) track.visitorId = v.faceId;
-    const label = ctx.o.labels.get(v.faceId) ?? null;
-    arrive(visitor ? { visitorId: v.faceId } : { faceId: v.faceId }, label, v.score);
-    const key = ctx.o.cooldownScope === 'room' ? v.faceId : `${s.streamId}\u0000${v.faceId}`;
+    const label = person ? person.name : (ctx.o.labels.get(v.faceId) ?? null);
+    arrive(person ? { personId: person.person_id, faceId: v.faceId } : visitor ? { visitorId: v.faceId } : { faceId: v.faceId }, label, v.score);
     if (!ctx.cooldown.allow(key, performance.now())) return undefined;
-    if (!visitor) return { event: 'match', face_id: v.faceId, label, score: v.score, ...base };
+    if (!visitor) return { event: 'match', face_id: v.faceId, ...(person ? { person_id: person.person_id, name: person.name } : {}), label, score: v.score, ...base };
     const record = ctx.visitors!.visit(v.faceId, now);
     track.unknownEmitted = true;
     return { event: 'unknown', score: v.score, visitor_id: v.faceId, first_visit: false, visits: record?.visits ?? 1, ...base };
@@ -284,17 +315,17 @@ async function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisC
     arrive({ streamId: s.streamId, track: track.id }, null, null);
     return { event: 'unknown', score: null, reason: 'not_comparable', ...base };
   }
+  const near = { ...(v.reason ? { reason: v.reason } : {}), ...(v.closest ? { closest: v.closest } : {}) };
   // A stranger the service could compare: remembered (with rememberVisitors) under the face_id of this crop.
   const enrolled = ctx.visitors ? await enrolVisitor(ctx, s, face, now) : undefined;
   if (!enrolled) {
     arrive({ streamId: s.streamId, track: track.id }, null, v.score);
-    return { event: 'unknown', score: v.score, ...base };
+    return { event: 'unknown', score: v.score, ...near, ...base };
   }
   track.visitorId = enrolled.visitorId;
   arrive({ visitorId: enrolled.visitorId }, null, v.score);
-  const key = ctx.o.cooldownScope === 'room' ? enrolled.visitorId : `${s.streamId}\u0000${enrolled.visitorId}`;
-  ctx.cooldown.allow(key, performance.now());
-  return { event: 'unknown', score: v.score, visitor_id: enrolled.visitorId, first_visit: true, visits: 1, ...base };
+  ctx.cooldown.allow(cooldownKey(enrolled.visitorId), performance.now());
+  return { event: 'unknown', score: v.score, ...near, visitor_id: enrolled.visitorId, first_visit: true, visits: 1, ...base };
 }
 
 async function enrolVisitor(ctx: AnalysisContext, s: StreamState, face: Buffer, now: number) {
@@ -311,7 +342,10 @@ function markPresent(s: StreamState, ctx: AnalysisContext): void {
     if (track.visitorId !== undefined) {
       ctx.presence.seen({ visitorId: track.visitorId }, s.streamId, now);
       ctx.visitors?.seen(track.visitorId, now);
-    } else if (track.verdict?.kind === 'match') ctx.presence.seen({ faceId: track.verdict.faceId }, s.streamId, now);
+    } else if (track.verdict?.kind === 'match') {
+      const { faceId, personId } = track.verdict;
+      ctx.presence.seen(personId !== undefined ? { personId, faceId } : { faceId }, s.streamId, now);
+    }
     else if (track.verdict?.kind === 'unknown') ctx.presence.seen({ streamId: s.streamId, track: track.id }, s.streamId, now);
   }
 }
@@ -319,7 +353,10 @@ function markPresent(s: StreamState, ctx: AnalysisContext): void {
 function boxOf(t: TrackedFace, ctx: AnalysisContext): { location: Box; label?: string; color?: string } {
   const v: Track['verdict'] = t.track.verdict;
   if (t.track.visitorId !== undefined) return { location: t.box, label: `visitor ${t.track.visitorId.slice(0, 8)}`, color: '#ff851b' };
-  if (v?.kind === 'match') return { location: t.box, label: ctx.o.labels.get(v.faceId) ?? v.faceId.slice(0, 8), color: '#2ecc40' };
+  if (v?.kind === 'match') {
+    const name = v.personId !== undefined ? ctx.people().person(v.personId)?.name : undefined;
+    return { location: t.box, label: name ?? ctx.o.labels.get(v.faceId) ?? v.faceId.slice(0, 8), color: '#2ecc40' };
+  }
   if (v?.kind === 'unknown') return { location: t.box, label: 'unknown', color: '#ff4136' };
   return { location: t.box, color: '#aaaaaa' };
 }

@@ -1,4 +1,4 @@
-/** One event per key per cooldown: the key is a face_id (with the stream id unless the scope is the room). */
+/** One event per key per cooldown: the key is a person_id, else a face_id (with the stream id unless the scope is the room). */
 export class Cooldown {
   readonly #ms: number;
   readonly #last = new Map<string, number>();

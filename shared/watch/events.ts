@@ -1,4 +1,5 @@
 import type { ClientError } from '../errors';
+import type { Closest } from '../people/verdict';
 import type { Box } from './geometry';
 import type { VisitKind } from './presence';
 import type { FaceQuality } from './quality';
@@ -39,11 +40,19 @@ interface FaceEventBase {
   timing_ms?: { decode: number; snapshot: number; detect: number; crop: number; compare: number };
 }
 
-/** A face the collection knows (best score at or above the threshold). */
+/**
+ * A face the collection knows (best score at or above the threshold). With `people`, a face of a
+ * person is that person: one match per person per cooldown, whichever of their faces matched.
+ */
 export interface MatchEvent extends FaceEventBase {
   event: 'match';
+  /** The face of the collection that matched. */
   face_id: string;
-  /** The user's label for the face, or null when `labels` does not name it. */
+  /** With `people`: the person that face belongs to. */
+  person_id?: string;
+  /** With `people`: the person's name. */
+  name?: string;
+  /** The person's name, else the user's label for the face, or null when `labels` does not name it. */
   label: string | null;
   score: number;
 }
@@ -53,8 +62,14 @@ export interface UnknownEvent extends FaceEventBase {
   event: 'unknown';
   /** Best score found (0 when the collection is empty); null when the face could not be compared. */
   score: number | null;
-  /** Why there is no score: the service found no usable face in any image tried (`face` is the first crop). */
-  reason?: 'not_comparable';
+  /**
+   * 'not_comparable': there is no score, the service found no usable face in any image tried (`face`
+   * is the first crop). 'not_person' (with `people`): the face reached a person's threshold but is
+   * more like a face marked as not them (`closest` names them).
+   */
+  reason?: 'not_comparable' | 'not_person';
+  /** With `people`: the person nearest to this face (scoring at least 0.5, or the one it was not taken for). */
+  closest?: Closest;
   /** With rememberVisitors: the stranger's id (the face_id of the crop enrolled at the first visit). */
   visitor_id?: string;
   /** With rememberVisitors: true at the visit that enrolled the stranger. */
@@ -72,8 +87,11 @@ export interface ArrivedEvent extends FaceEventBase {
   event: 'arrived';
   visit_id: string;
   kind: VisitKind;
-  /** The person's face_id (kind `person`). */
+  /** The person's face_id (kind `person`): with `people`, the face that matched. */
   face_id?: string;
+  /** With `people`: the person (kind `person`), and their name. */
+  person_id?: string;
+  name?: string;
   /** The remembered stranger's id (kind `visitor`). */
   visitor_id?: string;
   /** The user's label for the person, or null. */
@@ -87,6 +105,9 @@ export interface PresentEntry {
   visit_id: string;
   kind: VisitKind;
   face_id?: string;
+  /** With `people`: the person, and their name (as now in the store). */
+  person_id?: string;
+  name?: string;
   visitor_id?: string;
   /** The track of a stranger who is not remembered. */
   track?: number;
@@ -145,9 +166,10 @@ export interface StatusCounts {
  * - 'decoder': a stream's video cannot be decoded (no decoder for its codec, or the decoder failed);
  * - 'api': a Visual Recognition call for a stream's sample failed (a spent quota included);
  * - 'stream': another failure of the analysis of one stream's sample;
- * - 'visitors': the visitor book could not enrol, remove or store visitors (with rememberVisitors).
+ * - 'visitors': the visitor book could not enrol, remove or store visitors (with rememberVisitors);
+ * - 'people': the people store could not be read or was refused (with `people`; the last people read stay in use).
  */
-export type ErrorSource = 'session' | 'decoder' | 'api' | 'stream' | 'visitors';
+export type ErrorSource = 'session' | 'decoder' | 'api' | 'stream' | 'visitors' | 'people';
 
 /** A failure the watcher survived (or, for `stop`-worthy ones, the reason it stopped). */
 export interface ErrorEvent {
@@ -175,6 +197,9 @@ export interface LeftEvent {
   reason: LeftReason;
   /** The person's face_id (a face of the collection named or matched). */
   face_id?: string;
+  /** With `people`: the person, and their name. */
+  person_id?: string;
+  name?: string;
   /** The remembered stranger's visitor_id. */
   visitor_id?: string;
   /** The track of a stranger who is not remembered. */

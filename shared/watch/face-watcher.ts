@@ -15,8 +15,10 @@ import { WatchReporter } from './reporter';
 import { RoomStreams } from './room-streams';
 import type { WatchStats } from './stats';
 import { Timers } from './timers';
+import { isMuted, PeopleView } from './people-view';
 import { leftEvent, presentEntry } from './visit-events';
 import { MemoryVisitorStore, VisitorBook } from './visitors';
+import { PeopleIndex } from '../people/people-index';
 
 /** How often visitors past their retention are looked for (also once at start). */
 const VISITOR_EXPIRY_MS = 3_600_000;
@@ -46,6 +48,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   readonly #room: RoomStreams;
   readonly #presence: Presence;
   readonly #visitors?: VisitorBook;
+  readonly #people?: PeopleView;
   #started?: Promise<void>;
   #stopped?: Promise<void>;
 
@@ -64,8 +67,18 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     const out = (event: WatchEvent): void => void emitGuarded(this, event.event, [event]);
     this.#report = new WatchReporter(this.#o, out, { streams: () => this.#room.streams, decoder: () => this.#room.backend, present: () => this.present() }, this.#timers);
     this.#presence = new Presence(this.#o.leftAfterMs);
+    if (this.#o.people) {
+      // A new index: visits follow renames, and visitors who became people leave the visitor book.
+      const changed = (index: PeopleIndex): void => {
+        this.#presence.relabel((id) => index.person(id)?.name);
+        this.#visitors?.dropPeople();
+      };
+      this.#people = new PeopleView(this.#o.people, this.#o.collectionId, (error) => this.#report.error(error, 'people'), changed);
+    }
+    const people = (): PeopleIndex => this.#people?.index ?? PeopleIndex.EMPTY;
     if (this.#o.rememberVisitors) {
-      const book = { collectionId: this.#o.collectionId, retentionMs: this.#o.visitorRetentionMs, max: this.#o.maxVisitors, labels: this.#o.labels };
+      const isPerson = (faceId: string): boolean => people().personOf(faceId) !== undefined || people().notFaceOf(faceId) !== undefined;
+      const book = { collectionId: this.#o.collectionId, retentionMs: this.#o.visitorRetentionMs, max: this.#o.maxVisitors, labels: this.#o.labels, isPerson };
       this.#visitors = new VisitorBook(book, this.#vision, this.#o.visitorStore ?? new MemoryVisitorStore(), (error) => this.#report.error(error, 'visitors'));
     }
     const ctx: AnalysisContext = {
@@ -79,7 +92,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       apiSucceeded: () => this.#report.apiSucceeded(),
       emit: (e) => this.#report.face(e),
       ended: (visit) => this.#report.send(leftEvent(visit, 'recognised', this.#o.roomId)),
-      muted: (faceId) => !!this.#o.ignore && (this.#o.ignore.has(faceId) || this.#o.ignore.has(this.#o.labels.get(faceId) ?? '')),
+      muted: (faceId, person) => isMuted(this.#o, faceId, person),
+      people,
       presence: this.#presence,
       visitors: this.#visitors,
     };
@@ -134,6 +148,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       await this.#room.prepare();
       // Clear errors before any media: an unknown room or collection, or credentials that do not work.
       await Promise.all([this.#streaming.getRoom(this.#o.roomId), this.#vision.listFaces(this.#o.collectionId)]);
+      // The people first: a visitor whose face is a person's now is not one (and never removed).
+      await this.#people?.open(this.#timers);
       // Visitors past their retention leave the collection before anyone is compared with them.
       await this.#visitors?.open(Date.now());
       if (this.#stopped) throw new WatchError('stopped', 'the watcher was stopped while starting');
@@ -206,6 +222,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     // No one is left here for ever: every visit under way ends with the watch, before its last status.
     for (const visit of this.#presence.close()) this.#report.closing(leftEvent(visit, 'stopped', this.#o.roomId));
     this.#timers.close();
+    this.#people?.close();
     await this.#room.close();
     await this.#visitors?.flush();
     await this.#closeOwned();

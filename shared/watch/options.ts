@@ -2,6 +2,7 @@ import { InputError } from '../errors';
 import { StreamingClient, type StreamingClientOptions } from '../streaming';
 import type { VisionClient, VisionClientOptions } from '../vision';
 import { rangeText, WATCH_OPTIONS, type OptionSpec, type OptionValues, type ResolvedOptionValues } from './option-table';
+import type { PeopleStore } from '../people/types';
 import type { VisitorStore } from './visitors';
 
 /**
@@ -23,12 +24,17 @@ export interface WatchOptions extends OptionValues {
   /** Where the visitors the watcher enrolled are kept between runs; default memory. */
   visitorStore?: VisitorStore;
   /**
+   * The people directory's store: a face of a person is that person (events, visits, the cooldown,
+   * `ignore` and the boxes key on the person). Re-read every 2 s and on the store's `changed` signal.
+   */
+  people?: PeopleStore;
+  /**
    * Signaling tweaks passed to the session (rejoin policy, timeouts), and where the WebRTC receive
    * path runs: `thread: 'worker'` (default) one of the process's shared receive workers, which
    * leaves the host's event loop and the host's own werift alone; 'main' this thread (see the streaming README).
    * With 'main', `weriftSpeedups: false` turns the speed-ups off for the whole process.
    */
-  session?: { rejoin?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number }; timeouts?: Record<string, number>; thread?: 'main' | 'worker' };
+  session?: { rejoin?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number; startAttempts?: number }; timeouts?: Record<string, number>; thread?: 'main' | 'worker' };
 }
 
 /** Options with defaults applied and checked: the table's (times in ms) and the rest. */
@@ -38,6 +44,7 @@ export interface ResolvedWatchOptions extends ResolvedOptionValues {
   ffmpegPath?: string;
   loopbackOnly: boolean;
   visitorStore?: VisitorStore;
+  people?: PeopleStore;
   session?: WatchOptions['session'];
 }
 
@@ -54,6 +61,7 @@ export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
     ffmpegPath: o.ffmpegPath,
     loopbackOnly: o.loopbackOnly ?? isLoopbackService(o.streaming),
     visitorStore: store(o.visitorStore),
+    people: peopleStore(o.people),
     session: o.session,
   };
 }
@@ -151,6 +159,13 @@ function store(v: unknown): VisitorStore | undefined {
   const s = v as Partial<VisitorStore>;
   if (!s || typeof s.load !== 'function' || typeof s.save !== 'function') throw new InputError('visitorStore', 'visitorStore must have load() and save()', '{ load(), save(document) }');
   return s as VisitorStore;
+}
+
+function peopleStore(v: unknown): PeopleStore | undefined {
+  if (v === undefined) return undefined;
+  const s = v as Partial<PeopleStore>;
+  if (!s || typeof s.load !== 'function' || typeof s.update !== 'function') throw new InputError('people', 'people must be a people store, with load() and update()', '{ load(), update(change) }');
+  return s as PeopleStore;
 }
 
 function id(v: unknown, field: string): string {

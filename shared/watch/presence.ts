@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 
 /**
- * Who a visit belongs to: a person of the collection (face_id), a remembered stranger
- * (visitor_id), or a stranger who is not remembered, known only by the track that follows them.
+ * Who a visit belongs to: a person of the people directory (person_id; faceId the face that
+ * matched), a face of the collection in no person (face_id), a remembered stranger (visitor_id),
+ * or a stranger who is not remembered, known only by the track that follows them.
  */
-export type Identity = { faceId: string } | { visitorId: string } | { streamId: string; track: number };
+export type Identity = { personId: string; faceId: string } | { faceId: string } | { visitorId: string } | { streamId: string; track: number };
 
 /** What kind of someone a visit is of. */
 export type VisitKind = 'person' | 'visitor' | 'stranger';
@@ -88,6 +89,15 @@ export class Presence {
     return all;
   }
 
+  /** A person's name changed (or the person is gone: undefined keeps the label): their visit's label follows. */
+  relabel(nameOf: (personId: string) => string | undefined): void {
+    for (const visit of this.#visits.values()) {
+      if (!('personId' in visit.who)) continue;
+      const name = nameOf(visit.who.personId);
+      if (name !== undefined) visit.label = name;
+    }
+  }
+
   /** The visits under way, earliest first. */
   get here(): readonly Visit[] {
     return [...this.#visits.values()];
@@ -98,7 +108,9 @@ function kindOf(who: Identity): VisitKind {
   return 'faceId' in who ? 'person' : 'visitorId' in who ? 'visitor' : 'stranger';
 }
 
+// A person is one someone whichever of their faces matched.
 function keyOf(who: Identity): string {
+  if ('personId' in who) return `p:${who.personId}`;
   if ('visitorId' in who) return `v:${who.visitorId}`;
   if ('faceId' in who) return `f:${who.faceId}`;
   return `t:${who.streamId}\u0000${who.track}`;

@@ -27,8 +27,8 @@ export interface Track {
   box: Box;
   /** Small grey copy of the face, to tell a different face in the same place. */
   look?: Uint8Array;
-  /** Result of the last finished compare. */
-  verdict?: { kind: 'match'; faceId: string; score: number } | { kind: 'unknown'; score: number | null };
+  /** Result of the last finished compare; a match of a person's face names the person (with `people`). */
+  verdict?: { kind: 'match'; faceId: string; score: number; personId?: string } | { kind: 'unknown'; score: number | null };
   /** When the last compare finished, and the box area and the face's quality then. */
   comparedAt?: number;
   comparedArea?: number;

@@ -8,7 +8,7 @@ export function leftEvent(visit: Visit, reason: LeftReason, room: string): LeftE
     visit_id: visit.visitId,
     kind: visit.kind,
     reason,
-    ...identityFields(visit.who),
+    ...identityFields(visit.who, visit.label),
     label: visit.label,
     room,
     stream_id: visit.streamId,
@@ -24,7 +24,7 @@ export function presentEntry(visit: Visit): PresentEntry {
   return {
     visit_id: visit.visitId,
     kind: visit.kind,
-    ...identityFields(visit.who),
+    ...identityFields(visit.who, visit.label),
     label: visit.label,
     stream_id: visit.streamId,
     since: new Date(visit.arrivedAt).toISOString(),
@@ -32,8 +32,9 @@ export function presentEntry(visit: Visit): PresentEntry {
   };
 }
 
-/** The id fields of an event about someone: face_id, visitor_id, or a stranger's track. */
-export function identityFields(who: Identity): { face_id?: string; visitor_id?: string; track?: number } {
+/** The id fields of an event about someone: person_id and name (with the face_id that matched), face_id, visitor_id, or a stranger's track. */
+export function identityFields(who: Identity, label: string | null): { person_id?: string; name?: string; face_id?: string; visitor_id?: string; track?: number } {
+  if ('personId' in who) return { person_id: who.personId, ...(label !== null ? { name: label } : {}), face_id: who.faceId };
   if ('faceId' in who) return { face_id: who.faceId };
   if ('visitorId' in who) return { visitor_id: who.visitorId };
   return { track: who.track };

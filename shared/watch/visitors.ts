@@ -132,6 +132,13 @@ export class VisitorBook {
     if (this.#visitors.delete(visitorId)) this.#save();
   }
 
+  /** Lets go of the visitors whose faces belong to a person now (the people changed); their faces stay. */
+  dropPeople(): void {
+    const people = [...this.#visitors.keys()].filter((id) => this.#o.isPerson?.(id));
+    for (const id of people) this.#visitors.delete(id);
+    if (people.length > 0) this.#save();
+  }
+
   /** Whether new strangers are enrolled (off after a store or collection failure). */
   get enrolling(): boolean {
     return this.#enrolling;
