@@ -83,9 +83,13 @@ export class DataTableApi {
     return columns.map((c) => String((c as { name?: unknown })?.name ?? ''));
   }
 
-  /** Adds a text column. */
+  /** Adds a text column; one another writer added just now is there all the same. */
   async addColumn(name: string): Promise<void> {
-    await this.#call(`add the column "${name}" to`, { method: 'POST', path: `${this.#base}/columns`, body: { name, type: 'string' } });
+    try {
+      await this.#call(`add the column "${name}" to`, { method: 'POST', path: `${this.#base}/columns`, body: { name, type: 'string' } });
+    } catch (err) {
+      if (!(err instanceof PeopleError && err.status === 409)) throw err;
+    }
   }
 
   /** Inserts rows in one request. */
@@ -155,7 +159,7 @@ async function send(request: TableRequest, req: TableHttpRequest, failed: string
 function hint(status: number, subject: string): string {
   if (status === 401) return 'The n8n API refused the API key: check the n8n API credential (its key, and that the public API is enabled).';
   if (status === 403) return `The API key may not use the ${subject}: give it the dataTable and dataTableRow scopes, and access to the table's project.`;
-  if (status === 404) return `No ${subject} with this id, or the n8n API has no data tables (n8n >= 1.113 with the public API enabled).`;
+  if (status === 404) return "Check the table's ID, and that this n8n's public API has data tables (n8n >= 1.113 with the public API enabled).";
   return '';
 }
 

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { nameKey } from './document';
 import type { FaceSource, PeopleDocument, Person, PersonFace } from './types';
 
 /**
@@ -35,13 +37,11 @@ export function documentRows(doc: PeopleDocument): PeopleRow[] {
 }
 
 /**
- * What identifies a row: a face belongs to one person (so moving it to another is a change of the
- * row, not a new one), a not-face to the person it is not, a faceless person to itself.
+ * What identifies a row: a face (or not-face) belongs to one person at most, so moving it to
+ * another person, or making it a not-face, changes its row; a faceless person's row is the person's.
  */
 export function rowKey(row: Pick<PeopleRow, 'kind' | 'person_id' | 'face_id'>): string {
-  if (row.kind === 'face') return `face|${row.face_id}`;
-  if (row.kind === 'not') return `not|${row.person_id}|${row.face_id}`;
-  return `person|${row.person_id}`;
+  return row.kind === 'person' ? `person|${row.person_id}` : `face|${row.face_id}`;
 }
 
 /** A stored row read back, made whole: its n8n id and its values, or undefined when it holds no face or person of the collection. */
@@ -54,28 +54,34 @@ export interface ReadRow {
 
 /**
  * Reads n8n's rows for one collection. Rows typed by hand may leave out the collection (counted as
- * this one's), the person id (the person of the same name, or a new id from the name), the kind
- * (a face), where the face came from (a photo) and when (unknown). Rows of other collections, and
- * rows with neither a face nor a person, are left out.
+ * this one's), the person id (the person of the same name, or an id made from the name), the kind
+ * (a face), where the face came from (a photo) and when (the row's creation). Rows of other
+ * collections, and rows with neither a face nor a person, are left out.
  */
 export function readRows(stored: readonly Record<string, unknown>[], collectionId: string): ReadRow[] {
   const text = (value: unknown): string => (value === undefined || value === null ? '' : String(value).trim());
   const candidates = stored
-    .map((r) => ({ id: r.id as number | string, nameRank: nameRank(text(r.createdAt), text(r.updatedAt)), get: (c: PeopleColumn) => text(r[c]) }))
+    .map((r) => ({ id: r.id as number | string, createdAt: text(r.createdAt), nameRank: nameRank(text(r.createdAt), text(r.updatedAt)), get: (c: PeopleColumn) => text(r[c]) }))
     .filter((r) => r.get('collection_id') === '' || r.get('collection_id') === collectionId);
   const idOfName = new Map<string, string>();
-  for (const r of candidates) if (r.get('person_id') !== '' && r.get('name') !== '') idOfName.set(r.get('name').toLowerCase(), r.get('person_id'));
+  for (const r of candidates) if (r.get('person_id') !== '' && r.get('name') !== '') idOfName.set(nameKey(r.get('name')), r.get('person_id'));
   const out: ReadRow[] = [];
   for (const r of candidates) {
     const name = r.get('name');
-    const personId = r.get('person_id') || (name === '' ? '' : (idOfName.get(name.toLowerCase()) ?? `p_name_${name.toLowerCase()}`));
+    const personId = r.get('person_id') || (name === '' ? '' : (idOfName.get(nameKey(name)) ?? idFromName(name)));
     const kind = (['face', 'not', 'person'] as const).find((k) => k === r.get('kind').toLowerCase()) ?? (r.get('kind') === '' ? 'face' : undefined);
     if (personId === '' || kind === undefined || (kind !== 'person' && r.get('face_id') === '')) continue;
     const from = SOURCES.find((s) => s === r.get('from')) ?? (kind === 'person' ? '' : 'photo');
-    const row: PeopleRow = { name, person_id: personId, kind, face_id: kind === 'person' ? '' : r.get('face_id'), from, added_at: r.get('added_at'), collection_id: collectionId };
+    const addedAt = kind === 'person' ? '' : r.get('added_at') || r.createdAt;
+    const row: PeopleRow = { name, person_id: personId, kind, face_id: kind === 'person' ? '' : r.get('face_id'), from, added_at: addedAt, collection_id: collectionId };
     out.push({ id: r.id, row, nameRank: r.nameRank });
   }
   return out;
+}
+
+/** A person id for rows typed by hand with a name only: the same name gives the same id in every process. */
+function idFromName(name: string): string {
+  return `p_${createHash('sha256').update(nameKey(name)).digest('hex').slice(0, 32)}`;
 }
 
 /**
