@@ -1,15 +1,16 @@
 import type { Node, NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
-import { CameraPublisher, type CameraOptions, type CameraStatus } from '../shared/publish';
+import { CameraPublisher, parseCameraSource, type CameraOptions, type CameraStatus } from '../shared/publish';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
+import { carriesPassword, joinPassword } from './lib/camera-password';
 import { wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 
 /** The camera node's settings as the editor saves them (numbers as text; blank means the default). */
 interface CameraDef extends ServiceNodeDef {
   roomId?: string;
-  /** rtsp(s)://, http(s)://, /dev/videoN or a file; blank: pictures arrive in msg.payload. */
+  /** rtsp(s)://, http(s)://, /dev/videoN or a file; blank: pictures arrive in msg.payload. Its password is a credential. */
   source?: string;
   codec?: string;
   bitRateKbps?: string;
@@ -28,15 +29,23 @@ const RINGS: Record<CameraStatus['state'], { fill: 'yellow' | 'green' | 'red' | 
   stopped: { fill: 'grey', shape: 'ring' },
 };
 
+/** The camera node's credentials: the password of its Source, kept out of flows.json and GET /flows. */
+interface CameraCredentials {
+  password?: string;
+}
+
 /**
  * Registers `vision-streaming-camera`: publishes a camera (a source URL or device) or the pictures
  * that arrive in msg.payload into a room, and sends each change of its state (with its stream id).
  * msg.payload 'start' | 'stop' starts or stops it; msg.roomId / msg.source switch it.
  */
 export = function register(RED: NodeAPI): void {
-  function CameraNode(this: Node, def: CameraDef): void {
+  function CameraNode(this: Node<CameraCredentials>, def: CameraDef): void {
     RED.nodes.createNode(this, def);
     const node: Node = this; // eslint-disable-line @typescript-eslint/no-this-alias -- used by the controller below
+    // A flow saved before the password was a credential: it runs, and the editor moves the password on its next deploy.
+    if (carriesPassword(text(def.source))) node.warn('Source carries its password, which is then saved in flows.json: open this camera node and deploy to move it to the node\'s password credential');
+    const settings: CameraDef = { ...def, source: joinPassword(text(def.source), this.credentials?.password) };
     const connection = serviceConnection(RED, def.service);
     if (!connection) {
       node.status({ fill: 'red', shape: 'ring', text: 'no service config' });
@@ -44,9 +53,9 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const autoStart = def.autoStart !== false && text(def.roomId) && text(def.source);
-    wireControl(node, connection, new CameraControl(node, connection, def), autoStart ? ({ payload: 'start' } as FlowMessage) : undefined);
+    wireControl(node, connection, new CameraControl(node, connection, settings), autoStart ? ({ payload: 'start' } as FlowMessage) : undefined);
   }
-  RED.nodes.registerType('vision-streaming-camera', CameraNode);
+  RED.nodes.registerType<Node<CameraCredentials>, CameraDef, unknown, CameraCredentials>('vision-streaming-camera', CameraNode, { credentials: { password: { type: 'password' } } });
 };
 
 /** Owns the node's one camera publisher: starts, stops, switches it one step at a time, and feeds it pictures. */
@@ -111,7 +120,7 @@ class CameraControl {
     }
     const roomId = text(msg.roomId) ?? text(this.#def.roomId);
     if (!roomId) throw new InputError('roomId', 'no room: set Room in the node or send msg.roomId', 'a room id');
-    const source = typeof msg.source === 'string' ? text(msg.source) : text(this.#def.source);
+    const source = typeof msg.source === 'string' ? this.#messageSource(msg.source) : text(this.#def.source);
     if (picture && source) throw new InputError('payload', 'this camera node reads its Source; clear Source to publish the pictures that arrive in msg.payload', 'no Source');
     const key = `${roomId}\n${source ?? ''}`;
     if (!(this.#camera && this.#key === key && command !== 'restart')) {
@@ -119,6 +128,20 @@ class CameraControl {
       await this.#start(roomId, source, key);
     }
     if (picture) this.#camera?.push(picture);
+  }
+
+  /**
+   * msg.source may switch to another camera URL or /dev/videoN device, never to a file: a message
+   * (from an HTTP endpoint, an MQTT topic ...) must not make ffmpeg open any file this user can read.
+   * Playing a file needs the node's own Source.
+   */
+  #messageSource(value: string): string | undefined {
+    const source = text(value);
+    if (source === undefined || source === text(this.#def.source)) return source;
+    if (parseCameraSource(source).kind === 'file') {
+      throw new InputError('source', 'msg.source may name a camera URL (rtsp://, rtsps://, http://, https://) or a /dev/videoN device, not a file: a file is played only when it is the node\'s own Source', 'a camera URL or /dev/videoN');
+    }
+    return source;
   }
 
   async #start(roomId: string, source: string | undefined, key: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,6 +108,37 @@ test('with adminAuth: no token is a 401, a read-only user lists but may not test
   });
   expect(await byAdmin.json()).toMatchObject({ ok: true, collections: 0 });
 }, 120_000);
+
+test('a camera node\'s password is a credential: neither in flows.json nor in GET /flows, even for a read-only user', async () => {
+  const admin = { authorization: `Bearer ${await token('admin', 'admin-pass')}` };
+  const password = 'Cam-Pa55word-kept-out';
+  const flows = [
+    { id: 'svc', type: 'vision-streaming-config', name: 'sandbox', authUrl: sandbox.url, visionUrl: sandbox.url, sfuUrl: sandbox.url, credentials: { clientId: sandbox.clientId, clientSecret: 'sandbox-secret' } },
+    // As the editor sends it: the Source without its password, the password in the node's credentials.
+    { id: 'cam', type: 'vision-streaming-camera', service: 'svc', roomId: '', source: 'rtsp://door@127.0.0.1:9/stream1', codec: 'VP8', autoStart: false, credentials: { password } },
+  ];
+  const deployed = await fetch(`${url}/flows`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json', 'Node-RED-API-Version': 'v2' }, body: JSON.stringify({ flows }) });
+  expect(deployed.status).toBe(200);
+  const saved = readFileSync(path.join(dir, 'flows.json'), 'utf8');
+  expect(saved).toContain('rtsp://door@127.0.0.1:9/stream1');
+  expect(saved).not.toContain(password);
+  // Kept as the node's credential (in the credentials file, unencrypted here as credentialSecret is false).
+  expect(readFileSync(path.join(dir, 'flows_cred.json'), 'utf8')).toContain(password);
+  const viewer = { authorization: `Bearer ${await token('viewer', 'viewer-pass', 'read')}` };
+  for (const who of [viewer, admin]) {
+    const listed = await fetch(`${url}/flows`, { headers: who });
+    expect(listed.status).toBe(200);
+    const text = await listed.text();
+    expect(text).toContain('rtsp://door@127.0.0.1:9/stream1');
+    expect(text).not.toContain(password);
+  }
+  // What the editor asks for to fill the dialog: that a password is set, never the password.
+  const creds = await fetch(`${url}/credentials/vision-streaming-camera/cam`, { headers: viewer });
+  expect(creds.status).toBe(200);
+  const credsText = await creds.text();
+  expect(JSON.parse(credsText)).toEqual({ has_password: true });
+  expect(credsText).not.toContain(password);
+}, 60_000);
 
 async function sandboxToken(): Promise<string> {
   const res = await fetch(`${sandbox.url}/v1/token`, {

@@ -128,3 +128,47 @@ it('pictures in msg.payload are published; a payload that is not a picture reach
   await until('stopped', () => states.some((m) => state(m) === 'stopped'));
   expect(liveFfmpegChildren()).toBe(0);
 }, 120_000);
+
+it('the Source\'s password is a credential joined at run time; a flow saved with it in Source still publishes; msg.source may not name a file', async () => {
+  const [roomNew, roomOld, roomMsg] = [await h.streaming.createRoom(), await h.streaming.createRoom(), await h.streaming.createRoom()];
+  const withoutPassword = camera.url.replace(`:${camera.password}@`, '@');
+  expect(withoutPassword).not.toContain(camera.password);
+  const flow = [
+    { id: 'f1', type: 'tab', label: 'passwords' },
+    sandboxConfig(h.sandbox),
+    { id: 'camNew', z: 'f1', type: 'vision-streaming-camera', service: 'svc', roomId: roomNew.id, source: withoutPassword, codec: 'H264', autoStart: true, wires: [['stateNew']] },
+    { id: 'camOld', z: 'f1', type: 'vision-streaming-camera', service: 'svc', roomId: roomOld.id, source: camera.url, codec: 'H264', autoStart: true, wires: [['stateOld']] },
+    { id: 'camMsg', z: 'f1', type: 'vision-streaming-camera', service: 'svc', roomId: roomMsg.id, source: '', codec: 'H264', wires: [['stateMsg']] },
+    { id: 'stateNew', z: 'f1', type: 'helper' },
+    { id: 'stateOld', z: 'f1', type: 'helper' },
+    { id: 'stateMsg', z: 'f1', type: 'helper' },
+    { id: 'catcher', z: 'f1', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'caught', z: 'f1', type: 'helper' },
+  ];
+  await helper.load([configNode, cameraNode], flow, { ...configCredentials(h.sandbox), camNew: { password: camera.password } });
+  const warnings: string[] = [];
+  for (const id of ['camNew', 'camOld']) (helper.getNode(id) as unknown as NodeJS.EventEmitter).on('call:warn', (call: { args: [string] }) => warnings.push(`${id}: ${call.args[0]}`));
+  const [stateNew, stateOld, stateMsg, caught] = [collect('stateNew'), collect('stateOld'), collect('stateMsg'), collect('caught')];
+  const rings = [...statusCalls('camNew'), ...statusCalls('camOld')];
+  await until('the camera with the password credential live', () => stateNew.some((m) => state(m) === 'live'));
+  await until('the camera saved with its password in Source live', () => stateOld.some((m) => state(m) === 'live'));
+  expect(stateNew.find((m) => state(m) === 'live')!.payload).toMatchObject({ source: expect.stringContaining('door:***@127.0.0.1') });
+
+  // A file named by a message: refused before anything opens it.
+  inject('camMsg', { payload: 'start', source: '/etc/passwd' });
+  await until('the Catch node', () => caught.length > 0);
+  const cause = (caught[0].error as { cause: Record<string, unknown> }).cause;
+  expect(cause).toMatchObject({ name: 'InputError', field: 'source', message: expect.stringMatching(/^msg\.source may name a camera URL .* or a \/dev\/videoN device, not a file/) });
+  expect(stateMsg).toEqual([]);
+  // A camera URL with its password in the message still works: a message is not saved.
+  inject('camMsg', { payload: 'start', source: camera.url });
+  await until('the camera named by msg.source live', () => stateMsg.some((m) => state(m) === 'live'));
+
+  for (const id of ['camNew', 'camOld', 'camMsg']) inject(id, { payload: 'stop' });
+  await until('all stopped', () => [stateNew, stateOld, stateMsg].every((s) => s.some((m) => state(m) === 'stopped')));
+  expect(warnings).toEqual([expect.stringMatching(/^camOld: Source carries its password, .* open this camera node and deploy/)]);
+  expect(caught).toHaveLength(1);
+  const text = JSON.stringify([stateNew, stateOld, stateMsg, rings, warnings, caught.map((m) => m.error)]);
+  expect(text).not.toContain(camera.password);
+  expect(liveFfmpegChildren()).toBe(0);
+}, 180_000);
