@@ -1,4 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -63,10 +64,23 @@ function run(args: string[], env: Record<string, string> = {}) {
   return { lines, stdout: () => all, stderr: () => err, exit, pid: c.pid! };
 }
 
-/** ffmpeg processes reading this camera, anywhere on the machine. */
-function ffmpegReading(port: string): string[] {
-  const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
-  return ps.split('\n').filter((l) => l.includes('ffmpeg') && l.includes(`127.0.0.1:${port}`));
+/** The ffmpeg children of a process (a camera with a password is read through a loopback relay, so its port is on no command line). */
+function ffmpegOf(pid: number): number[] {
+  const ps = execFileSync('ps', ['-eo', 'pid=,ppid=,comm='], { encoding: 'utf8' });
+  return ps
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([, ppid, comm]) => Number(ppid) === pid && comm?.startsWith('ffmpeg'))
+    .map(([child]) => Number(child));
+}
+
+/** True while a process runs (a zombie waiting to be reaped has ended). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return false;
+  }
 }
 
 test('an RTSP camera published with the defaults is seen by a watcher with its defaults; it comes back after a camera restart; SIGTERM exits 0; no password shown', async () => {
@@ -74,7 +88,6 @@ test('an RTSP camera published with the defaults is seen by a watcher with its d
   const watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId: scene.collectionId, loopbackOnly: true, cooldownSeconds: 0 });
   const events: WatchEvent[] = collect((n, fn) => watcher.on(n, fn));
   const matches = (): MatchEvent[] => events.filter((e): e is MatchEvent => e.event === 'match');
-  const port = new URL(camera.url).port;
   try {
     await watcher.start();
     const r = run(['--room', room.id, '--source', camera.url, '--stall', '3', '--loopback'], { VS_AUTH_URL: h.sandbox.url, VS_SFU_URL: h.sandbox.url });
@@ -95,7 +108,8 @@ test('an RTSP camera published with the defaults is seen by a watcher with its d
     const liveAgain = Date.parse(r.lines.slice(n).find((l) => l.state === 'live')!.time as string);
     await waitFor('a match after the restart', () => matches().some((m) => Date.parse(m.time) > liveAgain), 60_000);
     expect(matches().at(-1)).toMatchObject({ stream_id: streamId });
-    expect(ffmpegReading(port)).toHaveLength(1);
+    const readers = ffmpegOf(r.pid);
+    expect(readers).toHaveLength(1);
 
     child!.kill('SIGTERM');
     expect(await r.exit).toBe(0);
@@ -104,7 +118,7 @@ test('an RTSP camera published with the defaults is seen by a watcher with its d
     const text = r.stdout() + r.stderr();
     expect(text).not.toContain(camera.password);
     expect(text).not.toContain(SECRET);
-    expect(ffmpegReading(port)).toEqual([]);
+    expect(readers.filter(running)).toEqual([]);
   } finally {
     await watcher.stop();
   }
@@ -145,11 +159,25 @@ test('--help; several cameras from a config file; bad options exit 2 naming the 
   expect(r.stdout() + r.stderr()).not.toContain(camera.password);
 
   // The command killed outright (no chance to clean up): its ffmpeg ends with it, on the broken pipe.
-  const port = new URL(camera.url).port;
   const killed = run(['--create-room', 'x', '--source', camera.url, '--codec', 'H264', '--loopback'], { VS_AUTH_URL: h.sandbox.url, VS_SFU_URL: h.sandbox.url });
   await waitFor('live', () => killed.lines.some((l) => l.state === 'live'), 60_000);
-  expect(ffmpegReading(port)).toHaveLength(1);
+  const readers = ffmpegOf(killed.pid);
+  expect(readers).toHaveLength(1);
   child!.kill('SIGKILL');
   await killed.exit;
-  await waitFor('no ffmpeg left', () => ffmpegReading(port).length === 0, 15_000);
+  await waitFor('no ffmpeg left', () => readers.filter(running).length === 0, 15_000);
 }, 180_000);
+
+test('a camera URL with CR/LF, another control character or a blank exits 2 naming --source before anything is sent, the password hidden', async () => {
+  const bad = async (source: string, what: RegExp): Promise<void> => {
+    const r = run(['--room', 'r', '--source', source]);
+    expect(await r.exit).toBe(2);
+    expect(r.stderr()).toMatch(/--source must not contain spaces or control characters/);
+    expect(r.stderr()).toMatch(what);
+    expect(r.stdout() + r.stderr()).not.toContain('Inj3ct-pass');
+  };
+  await bad('rtsp://door:Inj3ct-pass@192.0.2.10/x\r\nX-Injected: yes', /found CR/);
+  await bad('rtsp://door:Inj3ct-pass@192.0.2.10/x\n', /found LF/);
+  await bad('rtsp://192.0.2.10/x\ty', /found TAB/);
+  await bad('rtsp://192.0.2.10/my stream', /found a space/);
+}, 60_000);
