@@ -1,0 +1,161 @@
+import { parseArgs } from 'node:util';
+import { InputError } from '../shared/errors';
+import { SERVICE_URLS } from '../shared/service-urls';
+
+/** One flag of a command: its name, the environment variable that also sets it, its value placeholder, its help line. */
+export interface Flag {
+  name: string;
+  /** '' for a flag with no variable (--help). */
+  env: string;
+  /** The value's placeholder; none for an on/off flag. */
+  value?: string;
+  help: string;
+  /** May be given several times (each value kept). */
+  multiple?: boolean;
+}
+
+/** The credential flags every command takes, so one set of variables serves a script of several commands. */
+export const CREDENTIAL_FLAGS: readonly Flag[] = [
+  { name: 'auth-url', env: 'VS_AUTH_URL', value: 'URL', help: `authorization server (default ${SERVICE_URLS.authUrl})` },
+  { name: 'vision-url', env: 'VS_VISION_URL', value: 'URL', help: `Visual Recognition API (default ${SERVICE_URLS.visionUrl})` },
+  { name: 'sfu-url', env: 'VS_SFU_URL', value: 'URL', help: `Live Streaming API (default ${SERVICE_URLS.sfuUrl})` },
+  { name: 'client-id', env: 'VS_CLIENT_ID', value: 'ID', help: 'client id (required); the secret is read from VS_CLIENT_SECRET only' },
+];
+
+/** The --help flag. */
+export const HELP_FLAG: Flag = { name: 'help', env: '', help: 'show this help' };
+
+/** What a command line gave: each flag's value, falling back to its environment variable. */
+export interface FlagValues {
+  /** The flag's value (the last one given), else its variable's, else undefined. */
+  get(name: string): string | undefined;
+  /** Every value of a repeatable flag (else its variable's value as one). */
+  all(name: string): string[];
+  /** True when an on/off flag is given, or its variable is 1, true, yes or on. */
+  on(name: string): boolean;
+  /** The flag's value; an InputError naming the flag when there is none. */
+  required(name: string): string;
+}
+
+/**
+ * Reads `args` against `flags` (strict: an unknown flag or a stray word is an InputError that names
+ * the closest flag), each flag falling back to its environment variable.
+ */
+export function parseFlags(args: readonly string[], flags: readonly Flag[], env: NodeJS.ProcessEnv): FlagValues {
+  let values: Record<string, string | string[] | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: [...args],
+      options: Object.fromEntries(flags.map((f) => [f.name, { type: f.value ? 'string' : 'boolean', ...(f.multiple ? { multiple: true } : {}) }])) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>,
+      strict: true,
+      allowPositionals: false,
+    }).values as typeof values;
+  } catch (err) {
+    throw unknownFlag(err, flags);
+  }
+  const flagOf = (name: string): Flag => {
+    const f = flags.find((x) => x.name === name);
+    if (!f) throw new Error(`no flag --${name}`);
+    return f;
+  };
+  const fromEnv = (name: string): string | undefined => {
+    const variable = flagOf(name).env;
+    const v = variable ? env[variable] : undefined;
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const get = (name: string): string | undefined => {
+    const v = values[name];
+    if (typeof v === 'string') return v;
+    if (Array.isArray(v) && v.length > 0) return v[v.length - 1];
+    return fromEnv(name);
+  };
+  return {
+    get,
+    all: (name) => {
+      const v = values[name];
+      if (Array.isArray(v)) return v;
+      const one = get(name);
+      return one === undefined ? [] : [one];
+    },
+    on: (name) => values[name] === true || /^(1|true|yes|on)$/i.test(fromEnv(name) ?? ''),
+    required: (name) => {
+      const v = get(name);
+      if (!v) {
+        const variable = flagOf(name).env;
+        throw new InputError(name, `--${name} is required${variable ? ` (or ${variable})` : ''}`, 'a value');
+      }
+      return v;
+    },
+  };
+}
+
+/** The help lines of a list of flags: `--name VALUE   help [VARIABLE]`. */
+export function flagLines(flags: readonly Flag[]): string[] {
+  return flags.map((f) => `${`  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(36)} ${f.help}${f.env ? ` [${f.env}]` : ''}`);
+}
+
+/** The client secret, from VS_CLIENT_SECRET only (a flag would show it in ps). */
+export function clientSecretOf(env: NodeJS.ProcessEnv): string {
+  const secret = env.VS_CLIENT_SECRET;
+  if (!secret) throw new InputError('VS_CLIENT_SECRET', 'the client secret must be given in the environment variable VS_CLIENT_SECRET', 'a value');
+  return secret;
+}
+
+/** The credentials and service addresses the credential flags give. */
+export function credentialsOf(flags: FlagValues, env: NodeJS.ProcessEnv): { authUrl: string; visionUrl: string; sfuUrl: string; clientId: string; clientSecret: string } {
+  const clientId = flags.required('client-id');
+  return {
+    authUrl: flags.get('auth-url') ?? SERVICE_URLS.authUrl,
+    visionUrl: flags.get('vision-url') ?? SERVICE_URLS.visionUrl,
+    sfuUrl: flags.get('sfu-url') ?? SERVICE_URLS.sfuUrl,
+    clientId,
+    clientSecret: clientSecretOf(env),
+  };
+}
+
+/** The name among `names` closest to `wrong` (at most a third of its letters off), for "did you mean". */
+export function closest(wrong: string, names: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(wrong.length / 3)) + 1;
+  for (const name of names) {
+    const d = editDistance(wrong, name);
+    if (d < bestDistance) {
+      best = name;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** parseArgs' refusal as an InputError naming the flag, the closest known one, and where the list is. */
+function unknownFlag(err: unknown, flags: readonly Flag[]): InputError {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: string }).code;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const given = /'(-{1,2}[^']*)'/.exec(message)?.[1] ?? '';
+    const bare = given.replace(/^-+/, '').split('=')[0];
+    const near = closest(bare, flags.map((f) => f.name));
+    return new InputError(bare || 'flag', `unknown flag ${given || bare}${near ? ` (did you mean --${near}?)` : ''}`, 'a flag --help lists');
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const word = /'([^']*)'/.exec(message)?.[1] ?? '';
+    return new InputError('arguments', `unexpected argument ${JSON.stringify(word.slice(0, 40))}: every value follows its flag (--flag VALUE)`, 'flags only');
+  }
+  // A flag given without its value, or a value given to an on/off flag: parseArgs names the flag.
+  const flag = /'(--[a-z-]+)/.exec(message)?.[1]?.slice(2) ?? 'flag';
+  return new InputError(flag, message.replace(/\s+/g, ' ').slice(0, 200), 'a flag --help lists');
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}

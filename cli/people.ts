@@ -1,0 +1,252 @@
+import { readFile } from 'node:fs/promises';
+import { acquireConnection, type ConnectionLease } from '../shared/connection';
+import { InputError, isClientError } from '../shared/errors';
+import type { ImageInput } from '../shared/image';
+import { PeopleDirectory, type PersonRef } from '../shared/people';
+import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
+import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, flagLines, parseFlags, type Flag, type FlagValues } from './flags';
+import type { CliIo } from './io';
+import { VisitorFile } from './visitor-file';
+
+/** The subcommands of `vision-streaming people`, with their one-line help. */
+const ACTIONS = {
+  list: 'the people, with face and not-face counts and the room left in the collection (1000 faces)',
+  add: 'a new person: --name with one or more --image, or a remembered stranger with --visitor',
+  'add-face': 'one more face of a person: --image, or a remembered stranger with --visitor',
+  rename: 'a person gets the name --to',
+  merge: 'a person merges into the person named --to (their faces and not-faces move)',
+  not: 'not this person: the face in --image becomes a not-face of the person',
+  'remove-face': 'removes the face --face from its person and from the collection',
+  forget: 'removes every face and not-face of a person from the collection, and the person; prints a receipt',
+  'import-labels': 'makes people of a labels file ({"face_id": "Name"}): faces with one label become one person',
+} as const;
+
+type Action = keyof typeof ACTIONS;
+
+const FLAGS: readonly Flag[] = [
+  ...CREDENTIAL_FLAGS,
+  { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'the face collection the people belong to (required)' },
+  { name: 'people', env: 'VS_PEOPLE', value: 'FILE', help: 'the people file (required; made on the first change, 0600, sealed with a key derived from the client secret); watch --people reads it' },
+  { name: 'visitors', env: 'VS_VISITORS', value: 'FILE', help: "the watch's visitors file: a stranger named (--visitor) or forgotten leaves it too" },
+  { name: 'name', env: '', value: 'NAME', help: 'the person, by name (1..100 characters, unique case-insensitively)' },
+  { name: 'person', env: '', value: 'ID', help: 'the person, by person_id (instead of --name)' },
+  { name: 'image', env: '', value: 'FILE', multiple: true, help: 'a photo (JPEG or PNG; a file, or an http(s) URL); repeat for several' },
+  { name: 'visitor', env: '', value: 'ID', help: 'a remembered stranger (the visitor_id of an event): their face moves into the person' },
+  { name: 'to', env: '', value: 'NAME', help: 'rename: the new name; merge: the person merged into' },
+  { name: 'face', env: '', value: 'ID', help: 'remove-face: the face_id' },
+  { name: 'labels', env: '', value: 'FILE', help: 'import-labels: a JSON file {"face_id": "Name", ...} (as watch --labels takes)' },
+  HELP_FLAG,
+];
+
+/** Where a core field is given on this command line, for error messages. */
+const FIELD_FLAGS: Record<string, string> = {
+  name: 'name',
+  person: 'name',
+  from: 'name',
+  into: 'to',
+  to: 'to',
+  images: 'image',
+  image: 'image',
+  visitorId: 'visitor',
+  faceId: 'face',
+  labels: 'labels',
+  collectionId: 'collection',
+  store: 'people',
+  people: 'people',
+  visitors: 'visitors',
+};
+
+/** The help text of `vision-streaming people`. */
+export function peopleHelp(): string {
+  return [
+    'Usage: vision-streaming people ACTION [options]',
+    '',
+    'Keeps the people of a face collection: a person is a name with several faces (and faces marked',
+    '"not this person"). watch --people FILE names its events after them. Prints one JSON object on stdout.',
+    'Exit 2: bad input (the flag is named); 1: the service or the file failed.',
+    '',
+    'Actions:',
+    ...Object.entries(ACTIONS).map(([name, help]) => `  ${name.padEnd(15)} ${help}`),
+    '',
+    'Examples:',
+    '  vision-streaming people add --collection C --people people.json --name Alice --image a1.jpg --image a2.jpg',
+    '  vision-streaming people add --collection C --people people.json --name Courier --visitor VISITOR_ID',
+    '  vision-streaming people not --collection C --people people.json --name Alice --image wrong-face.jpg',
+    '  vision-streaming people forget --collection C --people people.json --name Alice',
+    '',
+    'Options (each may also be set by the environment variable in brackets; a flag wins):',
+    ...flagLines(FLAGS),
+    '',
+    'Environment only:',
+    '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
+    '',
+  ].join('\n');
+}
+
+/** Runs `vision-streaming people <args>`; resolves with the exit code. */
+export async function peopleMain(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === undefined || action === '--help' || action === '-h') {
+    io.stdout(peopleHelp());
+    return action === undefined ? 2 : 0;
+  }
+  if (!(action in ACTIONS)) {
+    io.stderr(`vision-streaming people: unknown action "${action.slice(0, 40)}"; actions: ${Object.keys(ACTIONS).join(', ')}`);
+    return 2;
+  }
+  let flags: FlagValues;
+  let run: Prepared;
+  try {
+    flags = parseFlags(rest, FLAGS, env);
+    if (flags.on('help')) {
+      io.stdout(peopleHelp());
+      return 0;
+    }
+    run = await prepare(action as Action, flags, env);
+  } catch (err) {
+    return refused(err, io);
+  }
+  const { lease, directory } = open(run);
+  try {
+    const result = await run.operation(directory);
+    io.stdout(JSON.stringify(result));
+    return 0;
+  } catch (err) {
+    if (err instanceof InputError) return refused(err, io);
+    io.stderr(`vision-streaming people ${action}: ${describe(err)}`);
+    return 1;
+  } finally {
+    await lease.release();
+  }
+}
+
+/** A command checked and ready: what to open, and the one operation to run. */
+interface Prepared {
+  credentials: ReturnType<typeof credentialsOf>;
+  collectionId: string;
+  store: FilePeopleStore;
+  visitors?: VisitorFile;
+  operation: (d: PeopleDirectory) => Promise<unknown>;
+}
+
+/** Checks every flag and reads every file before anything is sent. */
+async function prepare(action: Action, flags: FlagValues, env: NodeJS.ProcessEnv): Promise<Prepared> {
+  const credentials = credentialsOf(flags, env);
+  const collectionId = flags.required('collection');
+  const store = new FilePeopleStore(flags.required('people'), { collectionId, key: peopleKey(credentials) });
+  const visitorsFile = flags.get('visitors');
+  let visitors: VisitorFile | undefined;
+  if (visitorsFile !== undefined) {
+    visitors = new VisitorFile(visitorsFile, credentials);
+    await visitors.check();
+  }
+  const person = (): PersonRef => {
+    const name = flags.get('name');
+    const id = flags.get('person');
+    if (name !== undefined && id !== undefined) throw new InputError('name', 'give --name or --person, not both', 'one of them');
+    if (id !== undefined) return { person_id: id };
+    if (name === undefined) throw new InputError('name', `people ${action} needs the person: --name NAME or --person ID`, 'a person');
+    return { name };
+  };
+  const images = await Promise.all(flags.all('image').map(readImage));
+  const visitorId = flags.get('visitor');
+  const oneFace = (): { image?: ImageInput; visitorId?: string } => {
+    if (images.length > 1) throw new InputError('image', `people ${action} takes one --image`, 'one photo');
+    if ((images.length === 1) === (visitorId !== undefined)) throw new InputError('image', `people ${action} needs --image FILE or --visitor ID (one of them)`, 'a photo or a visitor');
+    return images.length === 1 ? { image: images[0] } : { visitorId };
+  };
+  const base = { credentials, collectionId, store, visitors };
+  switch (action) {
+    case 'list':
+      return { ...base, operation: (d) => d.list() };
+    case 'add': {
+      const name = flags.required('name');
+      if (images.length === 0 && visitorId === undefined) throw new InputError('image', 'people add needs --image FILE (repeat for several) or --visitor ID', 'a photo or a visitor');
+      return { ...base, operation: (d) => d.addPerson({ name, ...(images.length ? { images } : {}), ...(visitorId !== undefined ? { visitorId } : {}) }) };
+    }
+    case 'add-face': {
+      const ref = person();
+      const face = oneFace();
+      return { ...base, operation: (d) => d.addFace({ person: ref, ...face }) };
+    }
+    case 'rename': {
+      const ref = person();
+      const to = flags.required('to');
+      return { ...base, operation: (d) => d.rename({ person: ref, to }) };
+    }
+    case 'merge': {
+      const ref = person();
+      const to = flags.required('to');
+      return { ...base, operation: (d) => d.merge({ from: ref, into: { name: to } }) };
+    }
+    case 'not': {
+      const ref = person();
+      if (images.length !== 1) throw new InputError('image', 'people not needs one --image FILE: the face that is not this person', 'one photo');
+      return { ...base, operation: (d) => d.notThisPerson({ person: ref, image: images[0] }) };
+    }
+    case 'remove-face': {
+      const faceId = flags.required('face');
+      return { ...base, operation: (d) => d.removeFace({ faceId }) };
+    }
+    case 'forget': {
+      const ref = person();
+      return { ...base, operation: (d) => d.forget({ person: ref }) };
+    }
+    case 'import-labels': {
+      const labels = await readLabelsFile(flags.required('labels'));
+      return { ...base, operation: (d) => d.importLabels(labels) };
+    }
+  }
+}
+
+function open(run: Prepared): { lease: ConnectionLease; directory: PeopleDirectory } {
+  const lease = acquireConnection({ ...run.credentials, owner: 'the command' });
+  const directory = new PeopleDirectory({ collectionId: run.collectionId, store: run.store, vision: lease.vision(), ...(run.visitors ? { visitors: run.visitors } : {}) });
+  return { lease, directory };
+}
+
+/** A photo given with --image: an http(s) URL as it is, else the file's bytes. */
+async function readImage(value: string): Promise<ImageInput> {
+  if (/^https?:\/\//i.test(value)) return value;
+  try {
+    return await readFile(value);
+  } catch (err) {
+    throw new InputError('image', `--image ${value} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, 'a readable JPEG or PNG file');
+  }
+}
+
+async function readLabelsFile(file: string): Promise<Record<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new InputError('labels', `--labels ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, 'a readable JSON file');
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new InputError('labels', `--labels ${file} is not JSON`, 'a JSON object {"face_id": "Name"}');
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new InputError('labels', `--labels ${file} must hold a JSON object {"face_id": "Name"}`, 'a JSON object');
+  return doc as Record<string, string>;
+}
+
+/** Bad input: exit 2 with the flag named. */
+function refused(err: unknown, io: CliIo): number {
+  if (!(err instanceof InputError)) {
+    io.stderr(`vision-streaming people: ${describe(err)}`);
+    return 1;
+  }
+  const root = err.field.split(/[.[]/)[0];
+  const flag = FIELD_FLAGS[root] ?? root;
+  const text = err.message.startsWith('--') || err.message.startsWith('people ') || err.message.startsWith('the client secret') ? err.message : `--${flag}: ${err.message}`;
+  io.stderr(`vision-streaming people: ${text}`);
+  io.stderr('see: vision-streaming people --help');
+  return 2;
+}
+
+function describe(err: unknown): string {
+  if (isClientError(err)) return `${err.message} [${err.code}]`;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,143 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { peopleMain } from '../../cli/people';
+import { CLIENT_ID, CLIENT_SECRET, startHarness, type Harness } from '../client/harness';
+import { astronautFaceOfSize, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg, rectOf } from '../support/images';
+
+// `vision-streaming people` as a script runs it: flags and VS_ variables, the secret in
+// VS_CLIENT_SECRET, one JSON object on stdout, against the sandbox's vision API on 127.0.0.1.
+
+let h: Harness;
+let dir: string;
+let collectionId: string;
+let peopleFile: string;
+let photos: { a1: string; a2: string; b: string; blank: string };
+
+beforeAll(async () => {
+  h = await startHarness({ eagerModel: true });
+  dir = await mkdtemp(path.join(os.tmpdir(), 'people-cli-'));
+  collectionId = (await h.client.createCollection()).collectionId;
+  peopleFile = path.join(dir, 'people.json');
+  const bFace = rectOf((await h.client.detectFaces(faceApiSample(1)))[0].location);
+  photos = { a1: path.join(dir, 'a1.jpg'), a2: path.join(dir, 'a2.jpg'), b: path.join(dir, 'b.jpg'), blank: path.join(dir, 'blank.jpg') };
+  await writeFile(photos.a1, astronautFaceOfSize(200));
+  await writeFile(photos.a2, mirrorJpeg(astronautFaceOfSize(230)));
+  await writeFile(photos.b, faceOfSize(faceApiSample(1), bFace, 200));
+  await writeFile(photos.blank, gradientJpeg());
+}, 120_000);
+
+afterAll(async () => {
+  await h?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface Ran {
+  code: number;
+  out: Record<string, unknown>;
+  stdout: string;
+  stderr: string;
+}
+
+async function people(...args: string[]): Promise<Ran> {
+  let stdout = '';
+  let stderr = '';
+  const env = { VS_CLIENT_ID: CLIENT_ID, VS_CLIENT_SECRET: CLIENT_SECRET, VS_AUTH_URL: h.sandbox.url, VS_VISION_URL: h.sandbox.url, VS_COLLECTION: collectionId, VS_PEOPLE: peopleFile };
+  const code = await peopleMain(args, env, { stdout: (l) => (stdout += `${l}\n`), stderr: (l) => (stderr += `${l}\n`), interrupted: new Promise(() => undefined) });
+  const first = stdout.split('\n').find((l) => l.startsWith('{'));
+  return { code, out: first ? (JSON.parse(first) as Record<string, unknown>) : {}, stdout, stderr };
+}
+
+const faceIds = async () => new Set((await h.client.listFaces(collectionId)).map((f) => f.faceId));
+
+test('add from two photos, list, rename, not, forget: one JSON object each; forget leaves no face of the person in the collection', async () => {
+  const added = await people('add', '--name', 'Alice', '--image', photos.a1, '--image', photos.a2);
+  expect(added.stderr).toBe('');
+  expect(added.code).toBe(0);
+  const person = added.out.person as { person_id: string; name: string; faces: { face_id: string }[] };
+  expect(person.name).toBe('Alice');
+  expect(person.faces).toHaveLength(2);
+  expect((await stat(peopleFile)).mode & 0o777).toBe(0o600);
+  const file = await readFile(peopleFile, 'utf8');
+  expect(file).not.toContain(CLIENT_SECRET);
+
+  const listed = await people('list');
+  expect(listed.code).toBe(0);
+  expect(listed.out).toMatchObject({ collection_id: collectionId, capacity: 1000, people: [{ person_id: person.person_id, name: 'Alice', faces: 2, not_faces: 0 }] });
+
+  const renamed = await people('rename', '--name', 'alice', '--to', 'Alice Smith');
+  expect(renamed.code).toBe(0);
+  expect(renamed.out).toMatchObject({ person_id: person.person_id, name: 'Alice Smith' });
+
+  const not = await people('not', '--person', person.person_id, '--image', photos.b);
+  expect(not.code).toBe(0);
+  const notFace = (not.out.result as { face_id: string }).face_id;
+  expect((not.out.person as { not_faces: { face_id: string }[] }).not_faces.map((f) => f.face_id)).toEqual([notFace]);
+
+  const forgotten = await people('forget', '--name', 'Alice Smith');
+  expect(forgotten.code).toBe(0);
+  expect(forgotten.out).toMatchObject({ person_id: person.person_id, name: 'Alice Smith', removed_not_faces: [notFace] });
+  expect(new Set(forgotten.out.removed_faces as string[])).toEqual(new Set(person.faces.map((f) => f.face_id)));
+  const left = await faceIds();
+  for (const f of [...person.faces.map((x) => x.face_id), notFace]) expect(left.has(f)).toBe(false);
+  expect((await people('list')).out.people).toEqual([]);
+  // Forgetting twice is not an error: the receipt says so.
+  const again = await people('forget', '--person', person.person_id);
+  expect(again.code).toBe(0);
+  expect(again.out).toMatchObject({ already_forgotten: true });
+}, 120_000);
+
+test('bad input: exit 2 naming the flag, nothing sent; an unknown flag names the closest one', async () => {
+  const before = h.requests();
+  const cases: [string[], RegExp][] = [
+    [['add', '--image', photos.a1], /--name is required/],
+    [['add', '--name', 'x'.repeat(101), '--image', photos.a1], /--name/],
+    [['add', '--name', 'Bob'], /--image FILE .* or --visitor ID/],
+    [['add', '--name', 'Bob', '--image', path.join(dir, 'missing.jpg')], /--image .*missing\.jpg cannot be read: ENOENT/],
+    [['rename', '--name', 'Nobody', '--to', 'Somebody'], /--name: .*no person/],
+    [['add-face', '--name', 'Bob', '--image', photos.a1, '--visitor', 'v1'], /--image FILE or --visitor ID/],
+    [['forget', '--name', 'Bob', '--person', 'p_1'], /--name or --person, not both/],
+    [['list', '--colection', 'x'], /unknown flag --colection \(did you mean --collection\?\)/],
+    [['rename', '--name', 'Bob'], /--to is required/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await people(...args);
+    expect({ args, code: r.code }).toEqual({ args, code: 2 });
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe('');
+  }
+  expect(h.requests()).toBe(before);
+  const unknown = await people('rename-all');
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toMatch(/unknown action "rename-all"; actions: list, add, add-face/);
+}, 60_000);
+
+test('a photo without a face: the person is not made and the reason is given; the service failing: exit 1', async () => {
+  const r = await people('add', '--name', 'Blank', '--image', photos.blank);
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toMatch(/face/i);
+  expect((await people('list')).out.people).toEqual([]);
+  h.sandbox.setFaults({ '*': { serverError: 1 } });
+  try {
+    const failed = await people('list');
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/vision-streaming people list: /);
+    expect(failed.stderr).not.toContain(CLIENT_SECRET);
+  } finally {
+    h.sandbox.setFaults({});
+  }
+}, 120_000);
+
+test('two commands writing at once lose nothing', async () => {
+  const [x, y] = await Promise.all([people('add', '--name', 'Xavier', '--image', photos.a1), people('add', '--name', 'Yolanda', '--image', photos.b)]);
+  expect([x.code, y.code]).toEqual([0, 0]);
+  const names = ((await people('list')).out.people as { name: string }[]).map((p) => p.name).sort();
+  expect(names).toEqual(['Xavier', 'Yolanda']);
+  for (const name of names) expect((await people('forget', '--name', name)).code).toBe(0);
+}, 120_000);
+
+test('--help lists the actions and the flags', async () => {
+  const r = await people('--help');
+  expect(r.code).toBe(0);
+  for (const word of ['list', 'add-face', 'remove-face', 'import-labels', '--collection', '--people', '--image', '--visitor', '--to']) expect(r.stdout).toContain(word);
+});
