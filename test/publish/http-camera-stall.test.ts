@@ -185,6 +185,20 @@ describe('an MJPEG part over the size cap (8 MiB) is refused as soon as it passe
     }
   }, 20_000);
 
+  test('a snapshot whose Content-Length is over the cap: at once', async () => {
+    const cam = await fakeCamera((res) => {
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': '209715200' });
+      res.write(astronautJpeg().subarray(0, 100));
+    });
+    try {
+      const { lost, afterMs } = await firstLoss(cam.url, 30, 10_000);
+      expect(lost.reason).toMatch(/announced a picture of 209715200 bytes, over 8388608/);
+      expect(afterMs).toBeLessThan(5000);
+    } finally {
+      await cam.stop();
+    }
+  }, 20_000);
+
   test('without Content-Length: as soon as the bytes read pass the cap, while the camera is still sending', async () => {
     let written = 0;
     const cam = await fakeCamera((res) => {
