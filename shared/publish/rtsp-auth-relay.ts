@@ -99,8 +99,10 @@ export class RtspAuthRelay {
     this.#upstream?.destroy();
   }
 
+  /** Ends both connections for a reason of the relay's own; after close() (ffmpeg gone first) nothing is recorded. */
   #fail(reason: string): void {
-    this.#failure ??= reason;
+    if (this.#closed) return;
+    this.#failure = reason;
     this.close();
   }
 
