@@ -118,6 +118,8 @@ class WatchControl {
       vision: this.#connection.vision(),
       streaming: this.#connection.streaming(),
       visitorStore: this.#visitors,
+      // Faces of the config's people are those people: a change the people node makes shows within seconds.
+      ...(this.#people?.available ? { people: this.#people.store(settings.collectionId) } : {}),
     };
     const watcher = new FaceWatcher(options);
     this.#watcher = watcher;
