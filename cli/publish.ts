@@ -49,7 +49,9 @@ export function publishHelp(): string {
     '  status  {event, camera, state, reason?, stream_id, source, codec, relayed, retry_in_ms?, time}',
     '          state: connecting | live | camera_lost | rejoining | stopped; stream_id is the camera\'s',
     '          client_id in the room (name it in watch --labels). Passwords in URLs show as ***.',
-    'Diagnostics go to stderr. Ctrl-C or SIGTERM stops cleanly (exit 0). Exit 2: bad options; 1: could not start.',
+    'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while a camera still',
+    'joins or rejoins, and leaves no ffmpeg behind (exit 0). Exit 2: bad options; 1: could not start, e.g. a room',
+    `that cannot be joined: ${START_ATTEMPTS} attempts per camera, waits doubling from 0.5 s (about 30 s while tickets are refused).`,
     'Needs an ffmpeg binary (FFMPEG_PATH, PATH, or the @ffmpeg-installer/linux-x64 package).',
     '',
     'Examples:',
@@ -68,6 +70,16 @@ export function publishHelp(): string {
     '',
   ].join('\n');
 }
+
+/** What a stop asked for (a signal, the duration) resolves with in the races of publish(). */
+const STOP: unique symbol = Symbol('stop');
+
+/**
+ * Attempts at the first join of each camera before the command gives up with exit 1: with the
+ * rejoin backoff (0.5 s doubling, jittered, up to 10 s) and each ticket request's own retries,
+ * about half a minute. Once joined, a camera rejoins without limit.
+ */
+export const START_ATTEMPTS = 5;
 
 /** One camera of the command: its settings and a display name. */
 interface CameraEntry {
@@ -207,17 +219,25 @@ async function publish(s: PublishSettings, io: CliIo): Promise<number> {
     io.stderr(`vision-streaming publish: ${describe(err)}`);
     return 2;
   }
+  // The duration and a signal count from the start: they end the command whatever it is waiting
+  // for (a room being created, cameras joining or backing off), not only once every camera is up.
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<void>((resolve) => {
+    if (s.durationMs) timer = setTimeout(resolve, s.durationMs);
+  });
+  const stopAsked = Promise.race([io.interrupted, timeUp]).then((): typeof STOP => STOP);
   const cameras: CameraPublisher[] = [];
   try {
     const streaming = lease.streaming();
     let roomId = s.room;
     if (!roomId) {
-      try {
-        roomId = (await streaming.createRoom()).id;
-      } catch (err) {
-        io.stderr(`vision-streaming publish: could not create a room: ${describe(err)}`);
+      const created = await Promise.race([streaming.createRoom().then((room) => room.id, (err: unknown) => ({ err })), stopAsked]);
+      if (created === STOP) return 0;
+      if (typeof created !== 'string') {
+        io.stderr(`vision-streaming publish: could not create a room: ${describe(created.err)}`);
         return 1;
       }
+      roomId = created;
       io.stdout(JSON.stringify({ event: 'room', room: roomId, name: s.createRoom }));
     }
     let stoppedOnTheirOwn = 0;
@@ -225,7 +245,7 @@ async function publish(s: PublishSettings, io: CliIo): Promise<number> {
     const ended = new Promise<void>((resolve) => (allStopped = resolve));
     let stopping = false;
     s.cameras.forEach((c, i) => {
-      const cam = new CameraPublisher({ ...c.options, getTicket: streaming.ticketSource(roomId, 'up'), loopbackOnly: s.loopback || undefined });
+      const cam = new CameraPublisher({ ...c.options, getTicket: streaming.ticketSource(roomId, 'up'), rejoin: { startAttempts: START_ATTEMPTS }, loopbackOnly: s.loopback || undefined });
       cam.on('status', (st: CameraStatus) => {
         io.stdout(JSON.stringify({ ...st, camera: c.name ?? i + 1, room: roomId }));
         if (st.state === 'stopped' && !stopping && ++stoppedOnTheirOwn === s.cameras.length) allStopped();
@@ -233,25 +253,29 @@ async function publish(s: PublishSettings, io: CliIo): Promise<number> {
       cam.on('error', (err) => io.stderr(`camera ${c.name ?? i + 1}: ${describe(err)}`));
       cameras.push(cam);
     });
-    try {
-      await Promise.all(cameras.map((c) => c.start()));
-    } catch (err) {
+    const started = Promise.all(cameras.map((c) => c.start())).then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    );
+    const outcome = await Promise.race([started, stopAsked]);
+    if (outcome === STOP) {
+      // The finally stops every camera, which ends the starts still joining.
       stopping = true;
-      io.stderr(`vision-streaming publish: could not start: ${describe(err)}`);
+      return 0;
+    }
+    if (outcome) {
+      stopping = true;
+      io.stderr(`vision-streaming publish: could not start: ${describe(outcome.err)}`);
       // A source found wrong only now (a missing device or file) is a bad option, like any other.
-      return err instanceof InputError ? 2 : 1;
+      return outcome.err instanceof InputError ? 2 : 1;
     }
     cameras.forEach((c, i) => io.stderr(`camera ${s.cameras[i].name ?? i + 1} (${c.status?.source}) publishes into room ${roomId} as stream ${c.streamId}`));
     io.stderr(`${cameras.length} camera${cameras.length === 1 ? '' : 's'} publishing${s.durationMs ? ` for ${s.durationMs / 1000} s` : ''}; Ctrl-C stops`);
-    let timer: NodeJS.Timeout | undefined;
-    const timeUp = new Promise<void>((resolve) => {
-      if (s.durationMs) timer = setTimeout(resolve, s.durationMs);
-    });
-    const which = await Promise.race([io.interrupted.then(() => 'stop'), timeUp.then(() => 'stop'), ended.then(() => 'ended')]);
-    clearTimeout(timer);
+    const which = await Promise.race([stopAsked, ended.then(() => 'ended' as const)]);
     stopping = true;
     return which === 'ended' ? 1 : 0;
   } finally {
+    clearTimeout(timer);
     await Promise.all(cameras.map((c) => c.stop()));
     await lease.release();
   }
