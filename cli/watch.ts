@@ -9,7 +9,7 @@ import type { VisionCredentialsOptions } from '../shared/vision';
 import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { cliFlag, envOf } from './option-flags';
-import { publishMain } from './publish';
+import { publishMain, START_ATTEMPTS } from './publish';
 import { VisitorFile } from './visitor-file';
 import { checkSnapshotFolder, fileFailure } from './snapshot-folder';
 
@@ -70,8 +70,10 @@ export function helpText(): string {
     '  (quality: {face_px, sharpness, brightness, greyscale, direction}; every left follows the arrived of its visit_id)',
     '  status  {event, state, room, counts, ...}    error {event, error, source, stream_id?, time}',
     '  (source: session, decoder, api, stream or visitors: the part of the watcher that failed)',
-    'Diagnostics go to stderr. Ctrl-C stops cleanly (exit 0). Exit 2: bad options; 1: could not start;',
-    '3: the room was lost (session_lost) and the watch ended, so that a supervisor restarts it.',
+    'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while it still joins or',
+    'rejoins (exit 0). Exit 2: bad options; 1: could not start, e.g. a room that cannot be joined:',
+    `${START_ATTEMPTS} attempts, waits doubling from 0.5 s (about 30 s while tickets are refused); 3: the room was lost`,
+    '(session_lost) and the watch ended, so that a supervisor restarts it.',
     '',
     'Options (each may also be set by the environment variable in brackets; a flag wins):',
     ...lines,
@@ -222,7 +224,9 @@ async function watch(settings: CliSettings, io: CliIo): Promise<number> {
     // The command's own connection, released at the end: idle keep-alive sockets would hold the process.
     lease = acquireConnection({ authUrl: vision.authUrl, visionUrl: vision.visionUrl, sfuUrl: streaming.sfuUrl, clientId: vision.clientId, clientSecret: vision.clientSecret, owner: 'the command' });
     // The command hears every event (it must see 'stopped'); --events chooses what it prints.
-    watcher = new FaceWatcher({ ...o, vision: lease.vision(), streaming: lease.streaming(), events: undefined });
+    // A room that cannot be joined ends the command (exit 1) after the same attempts as publish.
+    const session = { ...o.session, rejoin: { startAttempts: START_ATTEMPTS, ...o.session?.rejoin } };
+    watcher = new FaceWatcher({ ...o, vision: lease.vision(), streaming: lease.streaming(), events: undefined, session });
   } catch (err) {
     await lease?.release();
     io.stderr(`vision-streaming watch: ${describe(err)}`);
@@ -250,20 +254,34 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
     }).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
   };
   for (const name of ['match', 'unknown', 'arrived', 'left', 'status', 'error'] as const) watcher.on(name, print);
-  try {
-    await watcher.start();
-  } catch (err) {
+  // The duration and a signal count from the start: they also end a watch still joining or backing off.
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<void>((resolve) => {
+    if (settings.durationMs) timer = setTimeout(resolve, settings.durationMs);
+  });
+  const stopAsked = Promise.race([io.interrupted, timeUp]).then(() => 'stop' as const);
+  const started = watcher.start().then(
+    () => undefined,
+    (err: unknown) => ({ err }),
+  );
+  const outcome = await Promise.race([started, stopAsked]);
+  if (outcome === 'stop') {
+    clearTimeout(timer);
+    // Stopping ends the start under way (its join, its backoff); the caller closes the connection.
+    await watcher.stop();
     await printing;
-    io.stderr(`vision-streaming watch: could not start: ${describe(err)}`);
+    io.stderr('stopped before the room was joined');
+    return 0;
+  }
+  if (outcome) {
+    clearTimeout(timer);
+    await printing;
+    io.stderr(`vision-streaming watch: could not start: ${describe(outcome.err)}`);
     return 1;
   }
   const werift = watcher.stats.werift;
   const speedups = werift.enabled ? 'on' : `off: ${werift.reason ?? 'unknown'}`;
   io.stderr(`watching room ${settings.options.roomId}${settings.durationMs ? ` for ${settings.durationMs / 1000} s` : ''} (werift ${werift.version ?? '?'}, speed-ups ${speedups}); Ctrl-C stops`);
-  let timer: NodeJS.Timeout | undefined;
-  const timeUp = new Promise<void>((resolve) => {
-    if (settings.durationMs) timer = setTimeout(resolve, settings.durationMs);
-  });
   let lost: string | undefined;
   const ended = new Promise<void>((resolve) =>
     watcher.on('status', (s) => {
@@ -272,7 +290,7 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
       resolve();
     }),
   );
-  await Promise.race([io.interrupted, timeUp, ended]);
+  await Promise.race([stopAsked, ended]);
   clearTimeout(timer);
   await watcher.stop();
   await printing;

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { FaultConfig } from '../../sandbox';
 import type { Publisher } from '../../shared/publish';
+import { stillRunning, watchTree } from '../publish/support/process-tree';
 import { buildPackage } from './support/build';
 import { encodeClip } from './support/clip';
 import { publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
@@ -220,3 +222,69 @@ test('--visitors: a file that is not a visitor list, or an option out of range, 
   expect(JSON.stringify(kept)).not.toContain(SECRET);
   await h.vision.removeFace(collectionId, unknown.visitor_id as string);
 }, 120_000);
+
+describe('stopping while the room cannot be joined', () => {
+  afterEach(() => h.sandbox.clearFaults());
+  /** The bound the issue states for a stop, in ms. */
+  const STOP_BOUND_MS = 5000;
+  const env = (): Record<string, string> => ({ VS_CLIENT_SECRET: SECRET, VS_AUTH_URL: h.sandbox.url, VS_VISION_URL: h.sandbox.url, VS_SFU_URL: h.sandbox.url, VS_CLIENT_ID: 'sandbox-client', VS_LOOPBACK: '1' });
+  const watching = (roomId: string, extra: string[] = []): { r: Run; tree: ReturnType<typeof watchTree> } => {
+    const r = run(['watch', '--room', roomId, '--collection', collectionId, ...extra], env());
+    const tree = watchTree(child!.pid!);
+    void r.exit.then(() => tree.stop());
+    return { r, tree };
+  };
+  const requestsTo = (endpoint: string): number => h.sandbox.stats().byEndpoint[endpoint] ?? 0;
+  const expectNothingLeft = (r: Run, tree: ReturnType<typeof watchTree>): void => {
+    expect(tree.seen().filter(stillRunning).map((p) => p.command)).toEqual([]);
+    expect(r.stdout() + r.stderr()).not.toContain(SECRET);
+  };
+
+  test('SIGTERM while the tickets are refused, or the token endpoint fails (500): exit 0 within 5 s, nothing left', async () => {
+    const room = await h.streaming.createRoom();
+    const cases: [string, FaultConfig][] = [
+      ['tickets', { tickets: { tooManyRequests: 1, latencyMs: 1000 } }],
+      ['token', { token: { serverError: 1, latencyMs: 300 } }],
+    ];
+    for (const [endpoint, faults] of cases) {
+      h.sandbox.setFaults(faults);
+      const asked = requestsTo(endpoint);
+      const { r, tree } = watching(room.id);
+      await waitFor(`two ${endpoint} requests`, () => requestsTo(endpoint) >= asked + 2, 30_000);
+      const sent = Date.now();
+      child!.kill('SIGTERM');
+      expect(await r.exit).toBe(0);
+      expect(Date.now() - sent).toBeLessThan(STOP_BOUND_MS);
+      expect(r.lines.some((l) => l.state === 'watching')).toBe(false);
+      expectNothingLeft(r, tree);
+      h.sandbox.clearFaults();
+    }
+  }, 120_000);
+
+  test('--duration 2 while the tickets are refused: exit 0 within 2 + 5 s', async () => {
+    const room = await h.streaming.createRoom();
+    h.sandbox.setFaults({ tickets: { tooManyRequests: 1, latencyMs: 1000 } });
+    const { r, tree } = watching(room.id, ['--duration', '2']);
+    await waitFor('the first line', () => r.lines.length > 0, 30_000);
+    // Counted from the first line (the joining status, just after the duration starts): Node's own
+    // start-up on a busy machine is not the command's to bound.
+    const running = Date.now();
+    expect(await r.exit).toBe(0);
+    expect(Date.now() - running).toBeLessThan(2000 + STOP_BOUND_MS);
+    expect(r.lines.at(-1)).toMatchObject({ event: 'status', state: 'stopped' });
+    expectNothingLeft(r, tree);
+  }, 60_000);
+
+  test('a room that refuses every ticket: exit 1 after the stated attempts, with the reason', async () => {
+    const room = await h.streaming.createRoom();
+    h.sandbox.setFaults({ tickets: { tooManyRequests: 1 } });
+    const { r, tree } = watching(room.id);
+    expect(await r.exit).toBe(1);
+    expect(r.stderr()).toMatch(/could not start: .*could not join the room in 5 attempts.*429/);
+    expect(r.lines.filter((l) => l.state === 'rejoining')).toHaveLength(4);
+    expectNothingLeft(r, tree);
+    const help = run(['watch', '--help'], {});
+    expect(await help.exit).toBe(0);
+    expect(help.stdout()).toMatch(/5 attempts/);
+  }, 120_000);
+});
