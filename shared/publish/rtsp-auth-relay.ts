@@ -34,8 +34,9 @@ interface CameraTarget {
  * connects to the camera (TLS for rtsps://), points each request's URI at the camera and answers
  * the camera's challenge itself (Basic, Digest MD5), then authorises every later request.
  * Interleaved RTP/RTCP passes both ways untouched; responses go back as they are but for their
- * CSeq (the relay numbers its own requests, one more for each it sends again). Only the control
- * connection goes through it: RTP over UDP flows between camera and ffmpeg directly.
+ * CSeq (the relay numbers its own requests, one more for each it sends again) and a UDP SETUP
+ * answer without a source (see withUdpSource). Only the control connection goes through it: RTP
+ * over UDP flows between camera and ffmpeg directly.
  *
  * It takes one connection, the first, and stops listening then, so no other local process can
  * use the camera through it; each ffmpeg attempt gets a relay of its own.
@@ -196,7 +197,8 @@ export class RtspAuthRelay {
       }
       this.#refused = true;
     }
-    const head = m.head.replace(/^(CSeq[ \t]*:)[^\r\n]*/im, `$1 ${p.clientCseq}`);
+    let head = m.head.replace(/^(CSeq[ \t]*:)[^\r\n]*/im, `$1 ${p.clientCseq}`);
+    if (p.method.toUpperCase() === 'SETUP' && status === 200) head = withUdpSource(head, this.#upstream!.remoteAddress);
     this.#write(client, Buffer.concat([Buffer.from(head + m.separator, 'latin1'), m.body]), this.#upstream!);
   }
 
@@ -218,6 +220,20 @@ export function rewriteRequestUri(uri: string, relayOrigin: string, cameraOrigin
   const cameraHost = cameraOrigin.replace(/^rtsps?:\/\//i, '').toLowerCase();
   if (host === relayHost || host === cameraHost) return `${cameraOrigin}${m[3]}`;
   return uri;
+}
+
+/**
+ * A SETUP answer for RTP over UDP names the camera's address as the source (RFC 2326 section
+ * 12.39) when it names none: ffmpeg sends its RTCP reports and the packets that open a NAT's way
+ * to the host it connected to, which is the relay, not the camera. Anything else stays as it is.
+ */
+export function withUdpSource(head: string, cameraAddress: string | undefined): string {
+  if (!cameraAddress) return head;
+  const address = cameraAddress.replace(/^::ffff:/i, '');
+  return head.replace(/^(Transport[ \t]*:[ \t]*)([^\r\n]*)/im, (line, name: string, value: string) => {
+    if (/\/TCP|interleaved=|(^|;)\s*source=|multicast/i.test(value) || value.includes(',')) return line;
+    return `${name}${value.replace(/;?\s*$/, '')};source=${address}`;
+  });
 }
 
 /** What the relay needs of a camera URL; the URL was checked by parseCameraSource. */

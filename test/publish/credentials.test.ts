@@ -206,6 +206,7 @@ test('transport udp: the control connection goes through the relay, RTP comes st
     expectNoSecretsExposed(password, source);
     const setup = server.requests().filter((r) => r.method === 'SETUP' && r.status === 200);
     expect(setup.length).toBeGreaterThanOrEqual(1);
+    // Every session the camera set up sends RTP as datagrams: the live frames came over UDP.
     for (const s of setup) expect(s.transport).toMatch(/^RTP\/AVP(\/UDP)?;unicast;client_port=\d+/);
   } finally {
     await run?.cam.stop();

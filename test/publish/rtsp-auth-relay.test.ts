@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { digestResponse, parseChallenges, pickChallenge, RtspAuthorizer } from '../../shared/publish/rtsp-auth';
-import { rewriteRequestUri, RtspAuthRelay } from '../../shared/publish/rtsp-auth-relay';
+import { rewriteRequestUri, RtspAuthRelay, withUdpSource } from '../../shared/publish/rtsp-auth-relay';
 import { waitFor } from '../watch/support/room';
 
 // The loopback relay that answers an RTSP camera's challenge for ffmpeg, checked on the wire
@@ -50,6 +50,16 @@ describe('Digest and Basic answers', () => {
     expect(rewriteRequestUri('rtsps://u:p@cam.example:322/x', relay, cam)).toBe('rtsps://cam.example:322/x');
     expect(rewriteRequestUri('*', relay, cam)).toBe('*');
     expect(rewriteRequestUri('rtsp://192.0.2.7/other', relay, cam)).toBe('rtsp://192.0.2.7/other');
+  });
+
+  test('a UDP SETUP answer without a source gets the camera\'s address as its source; TCP, multicast and ones with a source stay as they are', () => {
+    const head = (transport: string): string => `RTSP/1.0 200 OK\r\nCSeq: 3\r\nTransport: ${transport}\r\nSession: 1234`;
+    expect(withUdpSource(head('RTP/AVP;unicast;client_port=5000-5001;server_port=6000-6001;ssrc=1A2B'), '::ffff:192.0.2.7')).toBe(head('RTP/AVP;unicast;client_port=5000-5001;server_port=6000-6001;ssrc=1A2B;source=192.0.2.7'));
+    expect(withUdpSource(head('RTP/AVP/UDP;unicast;client_port=5000-5001;'), '2001:db8::7')).toBe(head('RTP/AVP/UDP;unicast;client_port=5000-5001;source=2001:db8::7'));
+    for (const kept of ['RTP/AVP/TCP;unicast;interleaved=0-1', 'RTP/AVP;unicast;client_port=5000-5001;source=192.0.2.9', 'RTP/AVP;multicast;destination=232.0.0.1;port=5000-5001']) {
+      expect(withUdpSource(head(kept), '192.0.2.7')).toBe(head(kept));
+    }
+    expect(withUdpSource('RTSP/1.0 200 OK\r\nCSeq: 3', '192.0.2.7')).toBe('RTSP/1.0 200 OK\r\nCSeq: 3');
   });
 });
 
