@@ -15,7 +15,11 @@ export interface CameraEncoding {
   height?: number;
 }
 
-/** What ffmpeg reads for one camera: everything before the output options. */
+/**
+ * What ffmpeg reads for one camera: everything before the output options. The RTSP URL goes on the
+ * command line as it is, where every local user can read it: a camera with credentials is given
+ * as its RtspAuthRelay's URL (the camera source does so).
+ */
 export function inputArgs(input: Exclude<CameraInput, { kind: 'push' } | { kind: 'http' } | { kind: 'file' }>, e: CameraEncoding): string[] {
   if (input.kind === 'rtsp') {
     // -fflags nobuffer: no probe buffering, frames leave as they come (latency).
