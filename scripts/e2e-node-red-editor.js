@@ -3,7 +3,9 @@
 // The Node-RED editor in Debian's headless Chromium, as a user works it: Node-RED (this checkout's)
 // with the package (from dist/) and a deployed service configuration pointed at a sandbox with two
 // rooms; open the face watch node's dialog, press the room list button, pick a room from the list,
-// Done, Deploy; the deployed flow holds the room. Screenshots go to tmp/node-red-editor/.
+// Done, Deploy; the deployed flow holds the room. A camera node saved with its password in Source
+// has it moved to the Password credential as the editor loads the flow, so that Deploy takes it out
+// of flows.json. Screenshots go to tmp/node-red-editor/.
 // Needs `npm run build` and Chromium (/usr/bin/chromium, or CHROMIUM=...).
 // Usage: node scripts/e2e-node-red-editor.js
 const { spawn } = require('node:child_process');
@@ -16,6 +18,7 @@ const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'tmp', 'node-red-editor');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const cleanups = [];
+const CAMERA_PASSWORD = 'Cam-Pa55-word';
 /** Takes a screenshot of the page and returns what the picker says, once there is a page. */
 let failureShot = async () => '';
 
@@ -48,6 +51,8 @@ function userDir(sandbox) {
     { id: 'tab', type: 'tab', label: 'door camera' },
     { id: 'svc', type: 'vision-streaming-config', name: 'sandbox', authUrl: sandbox.url, visionUrl: sandbox.url, sfuUrl: sandbox.url },
     { id: 'watch', z: 'tab', type: 'vision-streaming-watch', name: 'door', service: 'svc', roomId: '', collectionId: '', autoStart: false, x: 200, y: 100, wires: [[], [], [], []] },
+    // Saved before the password became a credential; never started (no room), so nothing is contacted.
+    { id: 'cam', z: 'tab', type: 'vision-streaming-camera', name: 'door camera', service: 'svc', roomId: '', source: `rtsp://door:${CAMERA_PASSWORD}@127.0.0.1:9/stream1`, codec: 'VP8', bitRateKbps: '800', fps: '10', size: '', transport: 'tcp', autoStart: false, x: 200, y: 200, wires: [[]] },
   ];
   fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(flows));
   // credentialSecret false: the credentials file is plain JSON, as Node-RED writes it then.
@@ -130,6 +135,10 @@ async function main() {
     return watch?.roomId === chosen ? watch : undefined;
   });
   check(deployed.roomId === chosen, 'Deploy saved the picked room in the flow');
+  const camera = (await (await fetch(`${url}/flows`)).json()).find((n) => n.id === 'cam');
+  check(camera.source === 'rtsp://door@127.0.0.1:9/stream1', `the camera's Source lost its password on Deploy: ${camera.source}`);
+  check(!fs.readFileSync(path.join(dir, 'flows.json'), 'utf8').includes(CAMERA_PASSWORD), 'flows.json holds no camera password');
+  check(JSON.parse(fs.readFileSync(path.join(dir, 'flows_cred.json'), 'utf8')).cam?.password === CAMERA_PASSWORD, 'the password is the camera node\'s credential');
   await shot('deployed.png');
   p.close();
 }

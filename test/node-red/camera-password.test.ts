@@ -10,8 +10,8 @@ import { carriesPassword, joinPassword } from '../../node-red/lib/camera-passwor
 /** Runs the editor's movePassword on a dialog whose Source and Password fields hold these values. */
 function editorSplit(source: string, password = ''): { source: string; password: string } {
   const html = readFileSync(path.join(__dirname, '..', '..', 'node-red', 'camera.html'), 'utf8');
-  const code = /function movePassword\(\) \{[\s\S]*?\n {2}\}\n/.exec(html)?.[0];
-  if (!code) throw new Error('no movePassword in camera.html');
+  const code = ['splitPassword', 'movePassword'].map((name) => new RegExp(`function ${name}\\(\\w*\\) \\{[\\s\\S]*?\\n {2}\\}\\n`).exec(html)?.[0] ?? '').join('\n');
+  if (!code.includes('function movePassword') || !code.includes('function splitPassword')) throw new Error('no movePassword or splitPassword in camera.html');
   const fields: Record<string, string> = { '#node-input-source': source, '#node-input-password': password };
   const $ = (selector: string) => ({
     val: (value?: string) => {
