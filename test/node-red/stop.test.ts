@@ -1,0 +1,161 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { FaultConfig, RunningSandbox } from '../../sandbox';
+import cameraNode from '../../node-red/camera';
+import configNode from '../../node-red/config';
+import watchNode from '../../node-red/watch';
+import { liveFfmpegChildren } from '../../shared/publish';
+import { StreamingClient } from '../../shared/streaming';
+import { VisionClient } from '../../shared/vision';
+import { startMjpegCamera, type MjpegCamera } from '../publish/support/cameras';
+import { descendants } from '../publish/support/process-tree';
+import { CONFIG_ID, configCredentials, configNode as sandboxConfig, helper, received, sandboxForTests, until, useNodeRedHelper, type Received } from './support/runtime';
+
+// The camera and watch nodes close on a redeploy (or a stopped flow) within 5 s whatever their room
+// is doing: a first join waiting for refused tickets or a failing token endpoint, or a session
+// rejoining. Nothing they started goes on running.
+
+/** The bound the issue states for a close, in ms. */
+const CLOSE_BOUND_MS = 5000;
+
+let sandbox: RunningSandbox;
+let streaming: StreamingClient;
+let vision: VisionClient;
+let camera: MjpegCamera;
+
+beforeAll(async () => {
+  sandbox = await sandboxForTests();
+  const credentials = { authUrl: sandbox.url, clientId: sandbox.clientId, clientSecret: 'sandbox-secret', retry: { retries: 6, baseDelayMs: 10, maxDelayMs: 100 } };
+  streaming = new StreamingClient({ ...credentials, sfuUrl: sandbox.url });
+  vision = new VisionClient({ ...credentials, visionUrl: sandbox.url });
+  camera = await startMjpegCamera([await readFile(path.join(__dirname, '..', 'fixtures', 'astronaut.jpg'))], { fps: 5 });
+}, 60_000);
+
+afterEach(() => sandbox.clearFaults());
+
+afterAll(async () => {
+  await streaming?.close();
+  await vision?.close();
+  await camera?.stop();
+  await sandbox?.stop();
+});
+useNodeRedHelper();
+
+const stateOf = (m: Received): string => (m.payload as { state: string }).state;
+
+function cameraFlow(roomId: string): object[] {
+  return [
+    { id: 'f1', type: 'tab', label: 'test' },
+    sandboxConfig(sandbox),
+    { id: 'cam', z: 'f1', type: 'vision-streaming-camera', service: CONFIG_ID, roomId, source: camera.url, size: '320x240', fps: '5', autoStart: true, wires: [['state']] },
+    { id: 'state', z: 'f1', type: 'helper' },
+  ];
+}
+
+/** Stops every flow (what a full redeploy does first: each node's close handler) and says how long it took. */
+async function timedStop(): Promise<number> {
+  const started = Date.now();
+  await helper.unload();
+  return Date.now() - started;
+}
+
+/** Deploys `flow` as the editor's "modified nodes" deploy does: only the nodes that changed or went are stopped. */
+function redeploy(flow: object[]): Promise<void> {
+  // setFlows is part of the helper's API, not of the types the support file declares.
+  return (helper as unknown as { setFlows(flow: object[], type: 'nodes'): Promise<void> }).setFlows(flow, 'nodes');
+}
+
+/** The ffmpeg children of this process. */
+function ffmpegChildren(): string[] {
+  return descendants(process.pid)
+    .map((p) => p.command)
+    .filter((c) => c.includes('ffmpeg'));
+}
+
+/** Requests the sandbox has had for one endpoint so far. */
+function requestsTo(endpoint: string): number {
+  return sandbox.stats().byEndpoint[endpoint] ?? 0;
+}
+
+/** The sandbox's signaling sessions in a room. */
+async function sessionsIn(room: string): Promise<unknown[]> {
+  const res = await fetch(`${sandbox.url}/_sandbox/streaming/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  return ((await res.json()) as { sessions: { room: string | null }[] }).sessions.filter((x) => x.room === room);
+}
+
+async function dropSockets(room: string): Promise<number> {
+  const res = await fetch(`${sandbox.url}/_sandbox/streaming/drop-sockets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ room }) });
+  return ((await res.json()) as { dropped: number }).dropped;
+}
+
+test('a camera node whose first join waits for refused tickets closes within 5 s', async () => {
+  const room = await streaming.createRoom();
+  sandbox.setFaults({ tickets: { tooManyRequests: 1, latencyMs: 1000 } });
+  const asked = requestsTo('tickets');
+  await helper.load([configNode, cameraNode], cameraFlow(room.id), configCredentials(sandbox));
+  const states = received('state');
+  await until('two ticket requests', () => requestsTo('tickets') >= asked + 2, 30_000);
+  expect(states.some((m) => stateOf(m) === 'live')).toBe(false);
+  expect(await timedStop()).toBeLessThan(CLOSE_BOUND_MS);
+  expect(liveFfmpegChildren()).toBe(0);
+  expect(ffmpegChildren()).toEqual([]);
+}, 60_000);
+
+test('a camera node removed by a redeploy while it still opens its source never joins afterwards, though its config stays', async () => {
+  const room = await streaming.createRoom();
+  // A second user of the config node keeps the connection open when the camera goes.
+  const keeper = { id: 'keep', z: 'f1', type: 'vision-streaming-watch', service: CONFIG_ID, autoStart: false, wires: [[], [], [], []] };
+  const flow = [...cameraFlow(room.id), keeper];
+  await helper.load([configNode, cameraNode, watchNode], flow, configCredentials(sandbox));
+  // At once: the camera is still finding ffmpeg and its encoders.
+  const started = Date.now();
+  await redeploy(flow.filter((n) => (n as { id: string }).id !== 'cam'));
+  expect(Date.now() - started).toBeLessThan(CLOSE_BOUND_MS);
+  expect(helper.getNode('cam')).toBeFalsy();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const asked = requestsTo('tickets');
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  expect(requestsTo('tickets')).toBe(asked);
+  expect(await sessionsIn(room.id)).toEqual([]);
+  expect(liveFfmpegChildren()).toBe(0);
+  expect(ffmpegChildren()).toEqual([]);
+}, 60_000);
+
+test('a camera node whose session rejoins a room that refuses tickets closes within 5 s, its ffmpeg stopped', async () => {
+  const room = await streaming.createRoom();
+  await helper.load([configNode, cameraNode], cameraFlow(room.id), configCredentials(sandbox));
+  const states = received('state');
+  await until('live', () => states.some((m) => stateOf(m) === 'live'), 60_000);
+  expect(liveFfmpegChildren()).toBeGreaterThan(0);
+  sandbox.setFaults({ tickets: { tooManyRequests: 1, latencyMs: 1000 } });
+  expect(await dropSockets(room.id)).toBe(1);
+  await until('rejoining twice', () => states.filter((m) => stateOf(m) === 'rejoining').length >= 2, 60_000);
+  expect(await timedStop()).toBeLessThan(CLOSE_BOUND_MS);
+  expect(liveFfmpegChildren()).toBe(0);
+  expect(ffmpegChildren()).toEqual([]);
+}, 120_000);
+
+test('a watch node whose first join waits for refused tickets, or for a failing token endpoint, closes within 5 s', async () => {
+  const { collectionId } = await vision.createCollection();
+  const room = await streaming.createRoom();
+  const flow = [
+    { id: 'f1', type: 'tab', label: 'test' },
+    sandboxConfig(sandbox),
+    { id: 'w', z: 'f1', type: 'vision-streaming-watch', service: CONFIG_ID, roomId: room.id, collectionId, autoStart: true, wires: [[], [], ['status'], []] },
+    { id: 'status', z: 'f1', type: 'helper' },
+  ];
+  const cases: [string, FaultConfig][] = [
+    ['tickets', { tickets: { tooManyRequests: 1, latencyMs: 1000 } }],
+    ['token', { token: { serverError: 1, latencyMs: 300 } }],
+  ];
+  for (const [endpoint, faults] of cases) {
+    sandbox.setFaults(faults);
+    const asked = requestsTo(endpoint);
+    await helper.load([configNode, watchNode], flow, configCredentials(sandbox));
+    const states = received('status');
+    await until(`two ${endpoint} requests`, () => requestsTo(endpoint) >= asked + 2, 30_000);
+    expect(states.some((m) => stateOf(m) === 'watching')).toBe(false);
+    expect(await timedStop()).toBeLessThan(CLOSE_BOUND_MS);
+    sandbox.clearFaults();
+  }
+}, 120_000);
