@@ -1,4 +1,12 @@
-import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import {
+  NodeConnectionTypes,
+  type IExecuteFunctions,
+  type ILoadOptionsFunctions,
+  type INodeExecutionData,
+  type INodeListSearchResult,
+  type INodeType,
+  type INodeTypeDescription,
+} from 'n8n-workflow';
 import { listSearch } from '../common/locators';
 import { CREDENTIAL_TYPE } from '../common/transport';
 import { properties } from './description';
@@ -28,7 +36,8 @@ export class VisualRecognitionNode implements INodeType {
     properties,
   };
 
-  methods = { listSearch };
+  // Typed wide, so that the main package's node can list more than the base's lists.
+  methods: { listSearch: Record<string, (this: ILoadOptionsFunctions, filter?: string) => Promise<INodeListSearchResult>> } = { listSearch };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return executeVisualRecognition(this);
