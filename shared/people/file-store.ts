@@ -10,7 +10,7 @@ const MAX_FILE_BYTES = 8 * 1024 * 1024;
 
 /** How a FilePeopleStore is set up. */
 export interface FilePeopleStoreOptions {
-  /** The collection the file is for: a file of another collection, or with a broken seal, is refused on every read. */
+  /** The collection the file is for: a file of another collection, or with a broken seal, is never written over. */
   collectionId?: string;
   /** Seals what is saved (see peopleKey); a file whose seal does not match is refused. */
   key?: Uint8Array;
@@ -54,14 +54,13 @@ export class FilePeopleStore extends EventEmitter<{ changed: [] }> implements Pe
   }
 
   /**
-   * The file's document as saved (with its seal, which the directory checks again): undefined when
-   * there is none yet. A file that is not trusted is an InputError; one of another collection or
-   * with a broken seal a PeopleError naming the store.
+   * The file's document as saved, with its seal: undefined when there is none yet. A file that is
+   * not trusted (a link, another user's, writable by others, not JSON) is an InputError naming it.
+   * Its collection and seal are checked by the reader (readPeople, as the directory and the watcher
+   * do), which names the file when they do not hold; update() checks them itself.
    */
   async load(): Promise<PeopleDocument | undefined> {
-    const raw = await this.#read();
-    if (raw !== undefined && this.#collectionId !== undefined) readPeople(raw, this.#collectionId, this);
-    return raw as PeopleDocument | undefined;
+    return (await this.#read()) as PeopleDocument | undefined;
   }
 
   /** Applies `change` to the latest saved document under the file's lock and saves the result, sealed. */
@@ -73,11 +72,14 @@ export class FilePeopleStore extends EventEmitter<{ changed: [] }> implements Pe
 
   async #update(change: (doc: PeopleDocument) => PeopleDocument): Promise<PeopleDocument> {
     await this.#file.prepareFolder();
-    const saved = await withFileLock(
+    const written = await withFileLock(
       this.#file.path,
       async () => {
+        const saved = await this.load();
+        // A file of another collection or credentials is never written over.
+        if (saved !== undefined && this.#collectionId !== undefined) readPeople(saved, this.#collectionId, this);
         // Nothing saved yet: the empty document of a fresh store, which names no collection (and has no seal).
-        const current = (await this.load()) ?? emptyPeople('');
+        const current = saved ?? emptyPeople('');
         const next = sealPeople(change(current), this.key);
         if (this.#collectionId !== undefined && next.collectionId !== this.#collectionId) {
           throw new PeopleError('people_store_mismatch', `${this.name} is the people file of ${this.#collectionId.slice(0, 80)}, not of ${String(next.collectionId).slice(0, 80)}`);
@@ -88,7 +90,7 @@ export class FilePeopleStore extends EventEmitter<{ changed: [] }> implements Pe
       { name: `the people file ${this.name}` },
     );
     this.emit('changed');
-    return structuredClone(saved);
+    return structuredClone(written);
   }
 
   async #read(): Promise<unknown> {

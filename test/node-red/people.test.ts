@@ -7,7 +7,7 @@ import peopleNode from '../../node-red/people';
 import watchNode from '../../node-red/watch';
 import type { RunningSandbox } from '../../sandbox';
 import { FilePeopleStore, peopleKey } from '../../shared/people/file-store';
-import type { PeopleList, Person } from '../../shared/people';
+import { readPeople, type PeopleList, type Person } from '../../shared/people';
 import { VisionClient } from '../../shared/vision';
 import type { VisitorDocument } from '../../shared/watch';
 import { astronautFaceOfSize, faceApiSample, faceOfSize, mirrorJpeg, rectOf, type Rect } from '../support/images';
@@ -117,7 +117,8 @@ it("keeps the people in the user directory: a file of mode 0600, sealed, that ho
   expect(JSON.parse(text)).toMatchObject({ kind: 'vision-streaming-people', collectionId, people: [{ name: 'Alice' }], seal: expect.stringMatching(/^[0-9a-f]{64}$/) });
   expect(text).not.toContain(SECRET);
   // Sealed with a key of the configuration's client secret: another key does not open it.
-  await expect(new FilePeopleStore(file, { collectionId, key: peopleKey({ clientId: sandbox.clientId, clientSecret: 'another' }) }).load()).rejects.toMatchObject({ code: 'people_store_untrusted' });
+  const otherKey = new FilePeopleStore(file, { collectionId, key: peopleKey({ clientId: sandbox.clientId, clientSecret: 'another' }) });
+  expect(() => readPeople(JSON.parse(text), collectionId, otherKey)).toThrow(expect.objectContaining({ code: 'people_store_untrusted' }));
 }, 60_000);
 
 it("the editor's list of people: by name, filtered, from the deployed configuration's file, never a secret; a file sealed otherwise is refused", async () => {
@@ -147,6 +148,13 @@ it("the editor's list of people: by name, filtered, from the deployed configurat
   await new FilePeopleStore(file, { key: peopleKey({ clientId: sandbox.clientId, clientSecret: 'another' }) }).update((doc) => doc);
   const untrusted = await helper.request().get('/vision-streaming/people').query({ config: CONFIG_ID, collection: collectionId }).expect(409);
   expect(untrusted.body).toMatchObject({ code: 'people_store_untrusted', error: expect.stringContaining(file) });
+  // And the people node's operations refuse it too, at the Catch node, naming the file; it is not written over.
+  const before = await readFile(file, 'utf8');
+  for (const msg of [{ operation: 'list' }, { operation: 'add', name: 'Eve', payload: photoA() }]) {
+    const error = await refused(msg);
+    expect(error).toMatchObject({ code: 'people_store_untrusted', message: expect.stringContaining(file) });
+  }
+  expect(await readFile(file, 'utf8')).toBe(before);
 }, 60_000);
 
 it("names a stranger a watch node remembers from its visitor_id: the face becomes the person's and leaves the watch node's visitors", async () => {
