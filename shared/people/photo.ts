@@ -46,14 +46,34 @@ export async function preparePhoto(vision: VisionClient, input: ImageInput, fiel
   const picture = await pictureOf(bytes);
   const quality = faceQuality(picture, face.location, face.direction ?? null);
   let image = bytes;
-  if (Math.max(w, h) > API_FACE_MAX) {
-    const plan = planCrop(face.location, picture, { margin: 0.6, minFaceSize: API_FACE_MIN, targetSide: 200 });
-    if (!plan.ok) return { ok: false, reason: `the face is ${w}x${h} px and cannot be scaled into the rule (${rule})`, code: 'face_size_out_of_range' };
+  // The service enrols a face of its choosing from a photo with several: the one taken is cut out.
+  if (Math.max(w, h) > API_FACE_MAX || faces.length > 1) {
+    const plan = cropPlan(face, faces, picture);
+    if (!plan) return { ok: false, reason: `the face is ${w}x${h} px and cannot be cut out into the rule (${rule})`, code: 'face_size_out_of_range' };
     image = await cropToJpeg(picture, plan.region, { width: plan.width, height: plan.height }, { quality: 92 });
   }
   const poor = poorness(quality);
   if (poor) warnings.push(`a poor photo (${poor}): the person may be recognised less well`);
   return { ok: true, image, quality, ...(warnings.length > 0 ? { warning: warnings.join('; ') } : {}) };
+}
+
+/** Margins tried around the face, widest first: the crop must not hold the centre of another face. */
+const MARGINS = [0.6, 0.3, 0.12];
+
+/** The crop that brings the face into the rule (the watcher's crop code), with no other face in it. */
+function cropPlan(face: DetectedFace, faces: readonly DetectedFace[], picture: Picture): Extract<ReturnType<typeof planCrop>, { ok: true }> | undefined {
+  const others = faces.filter((f) => f !== face).map((f) => f.location);
+  for (const margin of MARGINS) {
+    const plan = planCrop(face.location, picture, { margin, minFaceSize: API_FACE_MIN, targetSide: 200 });
+    if (!plan.ok) return undefined;
+    const r = plan.region;
+    const holdsOther = others.some((o) => {
+      const [x, y] = [(o.left + o.right) / 2, (o.top + o.bottom) / 2];
+      return x >= r.left && x <= r.right && y >= r.top && y <= r.bottom;
+    });
+    if (!holdsOther) return plan;
+  }
+  return undefined;
 }
 
 function largest(faces: readonly DetectedFace[]): DetectedFace {

@@ -9,5 +9,39 @@ export type { Box } from './geometry';
 export { WatchError, WATCH_ERROR_CODES, type WatchErrorCode } from './errors';
 export { VisitorError, VISITOR_ERROR_CODES, isVisitorErrorCode, type VisitorErrorCode } from './visitor-errors';
 export { MemoryVisitorStore, type VisitorStore, type VisitorDocument, type VisitorRecord } from './visitors';
-export { PeopleDirectory, MemoryPeopleStore, PeopleIndex, PeopleError, personVerdict, DEFAULT_CLOSEST_BAR, type PeopleStore, type PeopleDocument, type Person, type PersonFace, type PersonRef, type PersonVerdict, type Closest } from '../people';
+export {
+  PeopleDirectory,
+  MemoryPeopleStore,
+  PeopleIndex,
+  PeopleError,
+  PEOPLE_ERROR_CODES,
+  COLLECTION_CAPACITY,
+  personVerdict,
+  DEFAULT_CLOSEST_BAR,
+  readPeople,
+  sealPeople,
+  emptyPeople,
+  checkName,
+  type PeopleErrorCode,
+  type PeopleDirectoryOptions,
+  type PeopleStore,
+  type PeopleDocument,
+  type Person,
+  type PersonFace,
+  type PersonRef,
+  type PersonSummary,
+  type PersonVerdict,
+  type Closest,
+  type FaceSource,
+  type PeopleList,
+  type PhotoResult,
+  type AddPersonInput,
+  type AddPersonResult,
+  type AddFaceInput,
+  type AddFaceResult,
+  type ForgetReceipt,
+  type RemoveFaceResult,
+  type MergeResult,
+  type ImportResult,
+} from '../people';
 export { setReceiveWorkers, receiveWorkers, type ReceiveWorkerInfo } from '../signaling/receive-pool';

@@ -2,7 +2,8 @@ import { InputError } from '../../shared/errors';
 import { MemoryPeopleStore, PeopleDirectory, PeopleIndex, personVerdict, readPeople, type PeopleDocument, type PeopleStore } from '../../shared/people';
 import { MemoryVisitorStore, type VisitorDocument } from '../../shared/watch/visitors';
 import { caught, startHarness, type Harness } from '../client/harness';
-import { astronautFaceOfSize, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg, rectOf, type Rect } from '../support/images';
+import { astronautFaceOfSize, encodeJpeg, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg, rectOf, type Rect } from '../support/images';
+import { frame, loadPeople } from '../watch/support/clip';
 
 // The people directory against the sandbox's vision API on 127.0.0.1: photos through detect_faces
 // and add_face, the collection listed through the API, stores shared by two writers.
@@ -44,6 +45,14 @@ test('a person from photos: each added or refused with the reason; a large face 
   const list = await people.list();
   expect(list).toMatchObject({ collection_id: collectionId, capacity: 1000, faces_in_collection: faces.size, room_left: 1000 - faces.size });
   expect(list.people).toEqual([{ person_id: person.person_id, name: 'Door person', faces: 2, not_faces: 0, face_ids: added.map((r) => r.face_id), added_at: expect.any(String) }]);
+}, 60_000);
+
+test('a photo with several faces: the largest is taken, with a warning', async () => {
+  const { a, b } = loadPeople(bFace);
+  const group = encodeJpeg(frame([{ person: a, faceSide: 200, cx: 170, cy: 240 }, { person: b, faceSide: 135, cx: 470, cy: 240 }]), 92);
+  const { results } = await directory().addPerson({ name: 'Largest', images: [group] });
+  expect(results[0]).toMatchObject({ status: 'added', warning: expect.stringContaining('2 faces in the photo: the largest was taken') });
+  expect((results[0] as { quality: { face_px: number } }).quality.face_px).toBeGreaterThan(170);
 }, 60_000);
 
 test('bad input is an InputError naming the field, before anything is sent', async () => {
