@@ -48,8 +48,9 @@ async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
     }
     case 'add': {
       const name = override(msg, 'name', def.person) as string;
-      const images = msg.payload === undefined || msg.payload === null || msg.payload === '' ? undefined : imagesOf(msg.payload);
       const visitorId = optionalText(msg.visitor_id);
+      // Beside a visitor_id, a payload that cannot be photos (the watch event itself) is not taken for them.
+      const images = holdsPhotos(msg.payload, visitorId !== undefined) ? imagesOf(msg.payload) : undefined;
       if (!images && visitorId === undefined) throw new InputError('payload', 'add needs photos of the person in msg.payload (a Buffer or a list of them), or msg.visitor_id', 'images or a visitor id');
       const added = await directory.addPerson({ name, images, visitorId });
       const refused = added.results.filter((r) => r.status === 'refused').length;
@@ -109,6 +110,14 @@ function refOf(value: unknown, field: string): PersonRef {
 function imagesOf(value: unknown): ImageInput[] {
   if (Array.isArray(value)) return value.map((v, i) => imageFromValue(v, `msg.payload[${i}]`, `images[${i}]`));
   return [imageFromValue(value, 'msg.payload', 'images')];
+}
+
+/** Whether msg.payload is meant as photos: anything set, or with `strict` only what an image or a list of them can be. */
+function holdsPhotos(value: unknown, strict: boolean): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  if (!strict) return true;
+  const serialized = typeof value === 'object' && (value as { type?: unknown }).type === 'Buffer';
+  return typeof value === 'string' || Buffer.isBuffer(value) || value instanceof Uint8Array || Array.isArray(value) || serialized;
 }
 
 function optionalText(value: unknown): string | undefined {

@@ -165,7 +165,8 @@ it("names a stranger a watch node remembers from its visitor_id: the face become
   const visitors: VisitorDocument = { kind: 'vision-streaming-visitors', version: 1, collectionId, visitors: [{ visitorId, firstSeen: now, lastSeen: now, visits: 2 }] };
   watch.context().set('visitors', visitors);
 
-  const added = await op({ operation: 'add', name: 'Stranger at the door', visitor_id: visitorId });
+  // As a change node makes it from an unknown event: the event stays in msg.payload.
+  const added = await op({ operation: 'add', name: 'Stranger at the door', visitor_id: visitorId, payload: { event: 'unknown', visitor_id: visitorId, score: 0.3 } });
   expect((added.payload as { person: Person }).person.faces).toEqual([expect.objectContaining({ face_id: visitorId, from: 'visitor' })]);
   expect((watch.context().get('visitors') as VisitorDocument).visitors).toEqual([]);
   expect((await faceIds()).has(visitorId)).toBe(true);
