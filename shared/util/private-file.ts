@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { access, link, lstat, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { access, link, lstat, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ClientError, InputError } from '../errors';
 
@@ -152,10 +152,11 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>, o: {
   const lock = `${path.resolve(file)}.lock`;
   const staleMs = o.staleMs ?? STALE_LOCK_MS;
   const giveUpAt = Date.now() + (o.waitMs ?? LOCK_WAIT_MS);
+  const token = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
   for (;;) {
     try {
       const handle = await open(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o600);
-      await handle.writeFile(`${process.pid}\n`).finally(() => handle.close());
+      await handle.writeFile(token).finally(() => handle.close());
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -167,7 +168,8 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>, o: {
   try {
     return await work();
   } finally {
-    await unlink(lock).catch(() => undefined);
+    // A holder that outlived the stale time may have lost the lock to another writer: only its own is removed.
+    if ((await readFile(lock, 'utf8').catch(() => undefined)) === token) await unlink(lock).catch(() => undefined);
   }
 }
 

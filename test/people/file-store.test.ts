@@ -172,4 +172,12 @@ it('a lock left by a crashed writer is taken over; a live one makes a writer wai
   expect(refused).toMatchObject({ code: 'file_locked', retryable: true, message: expect.stringContaining('the people file is locked by another writer') });
   await rm(lock);
   await expect(withFileLock(file, async () => 'ran', { waitMs: 300 })).resolves.toBe('ran');
+  await expect(lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+
+  // A holder that outlived the stale time and lost its lock to another writer leaves that writer's lock alone.
+  await withFileLock(file, async () => {
+    await rm(lock);
+    await writeFile(lock, 'another writer\n', { mode: 0o600 });
+  });
+  expect(await readFile(lock, 'utf8')).toBe('another writer\n');
 });
