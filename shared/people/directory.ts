@@ -170,12 +170,16 @@ export class PeopleDirectory {
     return { person, merged: { person_id: from.person_id, name: from.name } };
   }
 
-  /** A photo of someone taken for this person: enrolled as a not-face, so a face more like it is not taken for them again. */
-  async notThisPerson(input: { person: PersonRef; image: ImageInput }): Promise<AddFaceResult> {
+  /**
+   * A face of someone taken for this person (an event's face, by default): enrolled as a not-face,
+   * so a face more like it than like the person is not taken for them again.
+   */
+  async notThisPerson(input: { person: PersonRef; image: ImageInput; from?: FaceSource }): Promise<AddFaceResult> {
     if (!input || typeof input !== 'object') throw new InputError('person', 'notThisPerson needs { person, image }', 'an object');
     if (input.image === undefined) throw new InputError('image', 'notThisPerson needs the image of the face that is not this person', 'an image');
+    const from = sourceOf(input.from, 'event');
     const doc = await this.#read();
-    return this.#addPhoto(find(doc, input.person, 'person'), input.image, 'event', 'not_faces');
+    return this.#addPhoto(find(doc, input.person, 'person'), input.image, from, 'not_faces');
   }
 
   /** Removes one face (or not-face) of a person from the collection and the directory. */

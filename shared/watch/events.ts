@@ -79,8 +79,8 @@ export interface UnknownEvent extends FaceEventBase {
 }
 
 /**
- * Someone's visit starts: at its first verdict, whatever the cooldown. For a person of the collection
- * (`face_id`), a remembered stranger (`visitor_id`), or a stranger who is not remembered (one visit
+ * Someone's visit starts: at its first verdict, whatever the cooldown. For a person (with `people`:
+ * `person_id` and `name`, beside the `face_id` that matched; else a face of the collection, `face_id`), a remembered stranger (`visitor_id`), or a stranger who is not remembered (one visit
  * per track). Each visit ends in exactly one `left` with the same `visit_id`.
  */
 export interface ArrivedEvent extends FaceEventBase {

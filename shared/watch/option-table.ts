@@ -158,7 +158,7 @@ export const WATCH_OPTIONS = [
   {
     name: 'ignore',
     label: 'Ignore',
-    help: 'Names (labels) or face IDs of people whose match, arrived and left events are not sent (the household, the staff), comma-separated; counted instead',
+    help: 'Names (labels or people\'s names), face IDs or person IDs of people whose match, arrived and left events are not sent (the household, the staff), comma-separated; counted instead',
     kind: 'list',
   },
   {
