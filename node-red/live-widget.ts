@@ -1,0 +1,102 @@
+/**
+ * What the live view's server side shares with Dashboard 2.0 and with its browser component: the
+ * socket event, where the component file is, and the face events cut down to what a box needs.
+ */
+
+/** The socket event a browser asks its ticket with and gets the answer on (the component uses the same name). */
+export const LIVE_TICKET_EVENT = 'vision-streaming-live:ticket';
+
+/** The component as package.json's "node-red-dashboard-2" block names it (a test checks they agree). */
+export const WIDGET_SOURCE = Object.freeze({
+  package: 'n8n-nodes-vision-streaming',
+  name: 'vision-streaming-live',
+  src: 'vision-streaming-live.umd.js',
+  component: 'VisionStreamingLive',
+});
+
+/** A dashboard socket as a widget's socket handler gets it. */
+export interface TicketSocket {
+  readonly id: string;
+  emit(event: string, ...args: unknown[]): unknown;
+}
+
+/** The part of a Dashboard 2.0 ui-group a widget uses. */
+export interface DashboardGroup {
+  register(node: unknown, config: Record<string, unknown>, events: Record<string, unknown>): void;
+  getBase?: () => { ui?: { widgets?: Map<string, { src?: unknown }> } } | undefined;
+}
+
+/**
+ * Tells the dashboard where the component is. Dashboard 2.0 finds third-party components only in
+ * packages named `node-red-dashboard-2-*` (or in the user directory's own package.json); this
+ * package has another name, so the widget's entry gets the same source the dashboard would have
+ * found from our "node-red-dashboard-2" block.
+ */
+export function attachWidgetSource(group: DashboardGroup, widgetId: string): void {
+  const entry = group.getBase?.()?.ui?.widgets?.get(widgetId);
+  if (entry && !entry.src) entry.src = { ...WIDGET_SOURCE };
+}
+
+/** A face or presence event as the browsers get it: no pictures, only what a box or a note shows. */
+export interface SlimEvent {
+  event: 'match' | 'unknown' | 'arrived' | 'left';
+  stream_id: string;
+  stream_label?: string;
+  location?: { left: number; top: number; right: number; bottom: number };
+  name?: string;
+  label?: string | null;
+  kind?: string;
+  person_id?: string;
+  visitor_id?: string;
+  face_id?: string;
+  track?: number;
+  score?: number | null;
+  latency_ms?: number;
+  time?: string;
+}
+
+const FACE_EVENTS = new Set(['match', 'unknown', 'arrived']);
+const KEPT = ['stream_label', 'name', 'label', 'kind', 'person_id', 'visitor_id', 'face_id', 'track', 'score', 'latency_ms', 'time'] as const;
+const KEPT_TYPES: Record<(typeof KEPT)[number], string> = {
+  stream_label: 'string',
+  name: 'string',
+  label: 'string',
+  kind: 'string',
+  person_id: 'string',
+  visitor_id: 'string',
+  face_id: 'string',
+  track: 'number',
+  score: 'number',
+  latency_ms: 'number',
+  time: 'string',
+};
+
+/** The event of a face watch node's message payload, or undefined when it is not one a live view can show (no stream, no box). */
+export function slimEvent(payload: unknown): SlimEvent | undefined {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
+  const e = payload as Record<string, unknown>;
+  const event = e.event;
+  if (event !== 'match' && event !== 'unknown' && event !== 'arrived' && event !== 'left') return undefined;
+  if (typeof e.stream_id !== 'string' || e.stream_id === '') return undefined;
+  const out: SlimEvent = { event, stream_id: e.stream_id };
+  if (FACE_EVENTS.has(event)) {
+    const box = boxOf(e.location);
+    if (!box) return undefined;
+    out.location = box;
+  }
+  for (const key of KEPT) {
+    const value = e[key];
+    if (typeof value === KEPT_TYPES[key] && (typeof value !== 'number' || Number.isFinite(value))) (out as unknown as Record<string, unknown>)[key] = value;
+  }
+  return out;
+}
+
+function boxOf(value: unknown): SlimEvent['location'] {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const b = value as Record<string, unknown>;
+  const [left, top, right, bottom] = [b.left, b.top, b.right, b.bottom];
+  if (![left, top, right, bottom].every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
+  const box = { left: left as number, top: top as number, right: right as number, bottom: bottom as number };
+  if (box.right <= box.left || box.bottom <= box.top || box.right <= 0 || box.bottom <= 0) return undefined;
+  return box;
+}

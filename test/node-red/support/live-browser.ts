@@ -1,0 +1,252 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import ts from 'typescript';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+/**
+ * The live view as a user runs it: this package laid out as it installs (compiled node code, editor
+ * files, the browser component in resources/), linked into a fresh Node-RED user directory beside
+ * Dashboard 2.0; Node-RED itself as a child process on 127.0.0.1; Debian's Chromium driven by
+ * playwright-core opening the dashboard.
+ */
+
+const ROOT = path.join(__dirname, '..', '..', '..');
+const PKG_NAME = 'n8n-nodes-vision-streaming';
+
+/** Debian's Chromium, when this machine has it. */
+export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+
+/**
+ * The flags every test browser starts with (no network besides what the page asks for; no GPU). The
+ * browser's ICE candidates carry its addresses rather than mDNS names: the sandbox's SFU (bound to
+ * 127.0.0.1) pairs only with this machine's own addresses, and an mDNS name would need a lookup.
+ */
+export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-features=WebRtcHideLocalIpsWithMdns'];
+
+/** Lays the package out in `dir` the way it installs: dist/shared and dist/node-red transpiled, the editor files, resources/, package.json. */
+export async function layOutPackage(dir: string): Promise<string> {
+  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2023, module: ts.ModuleKind.CommonJS, esModuleInterop: true, sourceMap: false };
+  const walk = async (rel: string): Promise<void> => {
+    for (const entry of await readdir(path.join(ROOT, rel), { withFileTypes: true })) {
+      const from = path.join(rel, entry.name);
+      const target = path.join(dir, 'dist', from);
+      if (entry.isDirectory()) await walk(from);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+        const out = ts.transpileModule(await readFile(path.join(ROOT, from), 'utf8'), { compilerOptions: options, fileName: from });
+        await mkdir(path.dirname(target), { recursive: true });
+        await writeFile(target.replace(/\.ts$/, '.js'), out.outputText);
+      } else if (/\.(html|json|svg|png)$/i.test(entry.name)) {
+        await mkdir(path.dirname(target), { recursive: true });
+        await copyFile(path.join(ROOT, from), target);
+      }
+    }
+  };
+  await walk('shared');
+  await walk('node-red');
+  await mkdir(path.join(dir, 'resources'), { recursive: true });
+  for (const name of (await readdir(path.join(ROOT, 'node-red', 'ui'))).filter((n) => n.endsWith('.umd.js'))) {
+    await copyFile(path.join(ROOT, 'node-red', 'ui', name), path.join(dir, 'resources', name));
+  }
+  await copyFile(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  return dir;
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A Node-RED child with this package and Dashboard 2.0. */
+export interface LiveNodeRed {
+  url: string;
+  /** Everything Node-RED wrote to stdout and stderr so far. */
+  log(): string;
+  /** Replaces the flow (a full deploy) with the editor's admin API. */
+  deploy(flow: unknown[]): Promise<void>;
+  /** The deployed flow as the admin API returns it. */
+  flows(): Promise<string>;
+  /** Sends a message into a node: an inject node id of the flow, fired through the admin API. */
+  inject(id: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts Node-RED (this checkout's) on a free loopback port with `flow` deployed and `credentials` (unencrypted, as Node-RED stores them without a secret). */
+export async function startLiveNodeRed(flow: unknown[], credentials: Record<string, unknown>, packageDir?: string): Promise<LiveNodeRed> {
+  const work = await mkdtemp(path.join(os.tmpdir(), 'vs-live-'));
+  const pkg = packageDir ?? (await layOutPackage(path.join(work, 'package')));
+  const userDir = path.join(work, 'user');
+  await mkdir(path.join(userDir, 'node_modules', '@flowfuse'), { recursive: true });
+  await symlink(pkg, path.join(userDir, 'node_modules', PKG_NAME), 'dir');
+  await symlink(path.join(ROOT, 'node_modules', '@flowfuse', 'node-red-dashboard'), path.join(userDir, 'node_modules', '@flowfuse', 'node-red-dashboard'), 'dir');
+  await writeFile(path.join(userDir, 'flows.json'), JSON.stringify(flow));
+  await writeFile(path.join(userDir, 'flows_cred.json'), JSON.stringify(credentials));
+  const port = await freePort();
+  await writeFile(
+    path.join(userDir, 'settings.js'),
+    `module.exports = { uiHost: '127.0.0.1', uiPort: ${port}, flowFile: 'flows.json', credentialSecret: false, ` +
+      `logging: { console: { level: 'debug' } }, editorTheme: { tours: false, projects: { enabled: false } }, externalModules: { autoInstall: false } };\n`,
+  );
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, [require.resolve('node-red/red.js'), '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+    await rm(work, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 60_000;
+  while (!/Started flows/.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`Node-RED did not start: ${output.slice(-3000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const admin = async (method: string, where: string, body?: unknown): Promise<Response> => {
+    const res = await fetch(url + where, { method, headers: { 'content-type': 'application/json', 'Node-RED-Deployment-Type': 'full' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${method} ${where}: HTTP ${res.status} ${await res.text()}\nNode-RED: ${output.slice(-3000)}`);
+    return res;
+  };
+  return {
+    url,
+    log: () => output,
+    async deploy(next) {
+      await admin('POST', '/flows', next);
+    },
+    async flows() {
+      return (await admin('GET', '/flows')).text();
+    },
+    async inject(id) {
+      await admin('POST', `/inject/${id}`);
+    },
+    stop,
+  };
+}
+
+/** Starts Debian's headless Chromium through playwright-core (never a downloaded browser). */
+export async function launchChromium(): Promise<Browser> {
+  if (!CHROMIUM) throw new Error('no Chromium on this machine (apt-get install chromium)');
+  const { chromium } = await import('playwright-core');
+  // playwright starts each browser on a new, empty profile folder of its own.
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+}
+
+/** Opens a dashboard page in a new browser context (its own cookies and socket: another viewer). */
+export async function openDashboard(browser: Browser, url: string): Promise<{ context: BrowserContext; page: Page; console: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const lines: string[] = [];
+  page.on('console', (m) => lines.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => lines.push(`pageerror: ${e.message}`));
+  consoles.set(page, lines);
+  await page.goto(url);
+  return { context, page, console: lines };
+}
+
+/** The console of each page openDashboard opened, for failure messages. */
+const consoles = new WeakMap<Page, string[]>();
+
+/** A video tile as the page shows it. */
+export interface TileState {
+  stream: string;
+  label: string;
+  currentTime: number;
+  videoWidth: number;
+  videoHeight: number;
+  boxes: { kind: string; text: string; lag: string }[];
+  notes: string[];
+}
+
+/** What the live view shows. */
+export interface LiveView {
+  phase: string | null;
+  message: string;
+  ignored: string;
+  tiles: TileState[];
+}
+
+/** Reads the live view's tiles, message and ignored count from the page. */
+export async function readLiveView(page: Page): Promise<LiveView> {
+  return (await page.evaluate(READ_LIVE_VIEW)) as LiveView;
+}
+
+// Runs in the page (plain JavaScript: the project's type check has no DOM types).
+const READ_LIVE_VIEW = `(() => {
+  const root = document.querySelector('.vs-live');
+  const tiles = Array.from(document.querySelectorAll('.vs-live-tile')).map((tile) => {
+    const video = tile.querySelector('video');
+    return {
+      stream: tile.getAttribute('data-stream') || '',
+      label: (tile.querySelector('.vs-live-label') || {}).textContent || '',
+      currentTime: video ? video.currentTime : 0,
+      videoWidth: video ? video.videoWidth : 0,
+      videoHeight: video ? video.videoHeight : 0,
+      boxes: Array.from(tile.querySelectorAll('.vs-live-box')).map((b) => ({
+        kind: b.getAttribute('data-kind') || '',
+        text: (b.querySelector('.vs-live-name') || {}).textContent || '',
+        lag: (b.querySelector('.vs-live-lag') || {}).textContent || '',
+      })),
+      notes: Array.from(tile.querySelectorAll('.vs-live-note')).map((n) => n.textContent || ''),
+    };
+  });
+  return {
+    phase: root ? root.getAttribute('data-phase') : null,
+    message: (document.querySelector('.vs-live-message') || {}).textContent || '',
+    ignored: (document.querySelector('.vs-live-ignored') || {}).textContent || '',
+    tiles,
+  };
+})()`;
+
+/** A flow: Dashboard 2.0's base, theme, page and group, the config node, the live view, and an inject node per message to send it. */
+export function liveFlow(opts: { sandboxUrl: string; roomId: string; messages?: Record<string, Record<string, unknown>>; live?: Record<string, unknown> }): unknown[] {
+  const flow: Record<string, unknown>[] = [
+    { id: 'tab1', type: 'tab', label: 'live' },
+    { id: 'svc', type: 'vision-streaming-config', name: 'sandbox', authUrl: opts.sandboxUrl, visionUrl: opts.sandboxUrl, sfuUrl: opts.sandboxUrl },
+    { id: 'base', type: 'ui-base', name: 'Live', path: '/dashboard', includeClientData: true, acceptsClientConfig: ['ui-notification', 'ui-control'], showPathInSidebar: false, navigationStyle: 'default', titleBarStyle: 'default' },
+    { id: 'theme', type: 'ui-theme', name: 'Default', colors: { surface: '#ffffff', primary: '#0094ce', bgPage: '#eeeeee', groupBg: '#ffffff', groupOutline: '#cccccc' }, sizes: { pagePadding: '12px', groupGap: '12px', groupBorderRadius: '4px', widgetGap: '12px' } },
+    { id: 'page', type: 'ui-page', name: 'Watch', ui: 'base', path: '/watch', icon: 'cctv', layout: 'grid', theme: 'theme', order: 1, className: '', visible: 'true', disabled: 'false' },
+    { id: 'group', type: 'ui-group', name: 'Cameras', page: 'page', width: '12', height: '1', order: 1, showTitle: true, className: '', visible: 'true', disabled: 'false', groupType: 'default' },
+    { id: 'live', z: 'tab1', type: 'vision-streaming-live', name: 'room', group: 'group', order: 1, width: '12', height: '6', service: 'svc', roomId: opts.roomId, codec: 'VP8', streams: '', labels: '', faces: true, tileHeight: 240, x: 500, y: 100, wires: [], ...opts.live },
+    // Every message of the flow is also written to the log, so the tests can look for a token in them.
+    // (Flow nodes have x and y: Node-RED takes a node without them for a config node.)
+    { id: 'log-all', z: 'tab1', type: 'debug', name: 'every message', active: true, tosidebar: true, console: true, complete: 'true', targetType: 'full', x: 500, y: 160, wires: [] },
+  ];
+  let y = 200;
+  for (const [id, msg] of Object.entries(opts.messages ?? {})) {
+    y += 40;
+    flow.push({ id, z: 'tab1', type: 'change', name: id, rules: [{ t: 'set', p: 'payload', pt: 'msg', to: JSON.stringify(msg.payload ?? null), tot: 'json' }, ...Object.entries(msg).filter(([k]) => k !== 'payload').map(([k, v]) => ({ t: 'set', p: k, pt: 'msg', to: typeof v === 'string' ? v : JSON.stringify(v), tot: typeof v === 'string' ? 'str' : 'json' }))], x: 300, y, wires: [['live', 'log-all']] });
+    flow.push({ id: `${id}-in`, z: 'tab1', type: 'inject', name: `${id}-in`, props: [], repeat: '', once: false, x: 100, y, wires: [[id]] });
+  }
+  return flow;
+}
+
+/** Copies a folder (for the bench: one laid-out package for several Node-RED runs). */
+export async function copyFolder(from: string, to: string): Promise<void> {
+  await cp(from, to, { recursive: true });
+}
+
+/** Polls the live view until `predicate` holds; the failure shows what the page showed last and the end of Node-RED's log. */
+export async function untilView(page: Page, what: string, predicate: (v: LiveView) => boolean, red?: LiveNodeRed, ms = 60_000): Promise<LiveView> {
+  const deadline = Date.now() + ms;
+  let view = await readLiveView(page);
+  while (!predicate(view)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: the page showed ${JSON.stringify(view)}\nconsole: ${(consoles.get(page) ?? []).slice(-30).join('\n')}${red ? `\nNode-RED: ${red.log().slice(-1500)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+    view = await readLiveView(page);
+  }
+  return view;
+}
