@@ -178,6 +178,7 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
   #session: 'joining' | 'connected' | 'rejoining' = 'joining';
   #sessionReason?: string;
   #last?: CameraStatus;
+  #started = false;
   #stopped = false;
   #refusalReported = false;
   #stopping?: Promise<void>;
@@ -212,7 +213,9 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
    * PublishError 'stopped' and leaves nothing running.
    */
   async start(): Promise<void> {
-    if (this.#publisher || this.#stopped) throw new InputError('start', 'a camera publisher starts once', 'one start');
+    if (this.#stopping && !this.#started) throw stoppedError();
+    if (this.#started || this.#stopped) throw new InputError('start', 'a camera publisher starts once', 'one start');
+    this.#started = true;
     this.#emit();
     let opened: Awaited<ReturnType<typeof openCameraSource>>;
     try {

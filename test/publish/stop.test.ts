@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startSandbox, type FaultConfig, type RunningSandbox } from '../../sandbox';
+import { CameraPublisher, liveFfmpegChildren, type CameraOptions } from '../../shared/publish';
 import { StreamingClient } from '../../shared/streaming';
 import { buildPackage } from '../watch/support/build';
 import { waitFor } from '../watch/support/room';
@@ -179,3 +180,41 @@ test('a room that refuses every ticket: exit 1 after the stated attempts, a clea
   expect((await help.exit).code).toBe(0);
   expect(help.text()).toMatch(/5 attempts/);
 }, 120_000);
+
+describe('a camera publisher stopped during its start', () => {
+  const options = (roomId: string): CameraOptions => ({ source: camera.url, width: 320, height: 240, fps: 5, getTicket: streaming.ticketSource(roomId, 'up'), loopbackOnly: true });
+  const requestsTo = (endpoint: string): number => sandbox.stats().byEndpoint[endpoint] ?? 0;
+
+  test('while it opens its source: start rejects with "stopped" and it never joins; so does a start after stop()', async () => {
+    const room = await streaming.createRoom();
+    const asked = requestsTo('tickets');
+    const cam = new CameraPublisher(options(room.id));
+    const started = cam.start();
+    await cam.stop();
+    await expect(started).rejects.toMatchObject({ code: 'stopped' });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(requestsTo('tickets')).toBe(asked);
+    expect(liveFfmpegChildren()).toBe(0);
+    expect(cam.status).toMatchObject({ state: 'stopped' });
+    // A camera stopped before it ever started says so too, and starts nothing.
+    const unstarted = new CameraPublisher(options(room.id));
+    await unstarted.stop();
+    await expect(unstarted.start()).rejects.toMatchObject({ code: 'stopped' });
+    expect(requestsTo('tickets')).toBe(asked);
+  }, 30_000);
+
+  test('while it waits for refused tickets: start rejects with "stopped" within 5 s of stop()', async () => {
+    const room = await streaming.createRoom();
+    sandbox.setFaults({ tickets: { tooManyRequests: 1, latencyMs: 1000 } });
+    const asked = requestsTo('tickets');
+    const cam = new CameraPublisher(options(room.id));
+    const started = cam.start();
+    started.catch(() => undefined);
+    await waitFor('two ticket requests', () => requestsTo('tickets') >= asked + 2, 30_000);
+    const stopAt = Date.now();
+    await cam.stop();
+    await expect(started).rejects.toMatchObject({ code: 'stopped' });
+    expect(Date.now() - stopAt).toBeLessThan(STOP_BOUND_MS);
+    expect(liveFfmpegChildren()).toBe(0);
+  }, 60_000);
+});
