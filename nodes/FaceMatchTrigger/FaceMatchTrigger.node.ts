@@ -7,10 +7,12 @@ import {
   type ITriggerFunctions,
   type ITriggerResponse,
 } from 'n8n-workflow';
+import { TablePeopleStore } from '../../shared/people/table-store';
 import { FaceWatcher, type ErrorSource, type VisitorStore, type WatchEventName } from '../../shared/watch';
 import { selfAuthorisedClients } from '../common/self-authorised';
 import { toNodeError } from '../common/errors';
 import { listSearch } from '../common/locators';
+import { N8N_API_CREDENTIAL, peopleListSearch, tableIdParameter, triggerRequest } from '../common/people-table';
 import { PARAMETER_LABELS, properties } from './description';
 import { eventItem, type ItemEvent } from './events';
 import { watcherSettings } from './settings';
@@ -27,6 +29,13 @@ function staticDataStore(ctx: ITriggerFunctions): VisitorStore {
       data.visitors = { ...doc, visitors: doc.visitors.map((v) => ({ ...v })) };
     },
   };
+}
+
+/** The people table the trigger names faces by, when it uses one: read again by the watcher every few seconds. */
+async function peopleTable(ctx: ITriggerFunctions, collectionId: string): Promise<TablePeopleStore | undefined> {
+  if (!(ctx.getNodeParameter('usePeopleTable', false) as boolean)) return undefined;
+  const tableId = tableIdParameter(ctx.getNodeParameter('peopleTable', '', { extractValue: true }));
+  return new TablePeopleStore({ request: await triggerRequest(ctx), tableId, collectionId });
 }
 
 /** A watcher's error as n8n shows it, saying which part of the watcher failed (in its description and context). */
@@ -52,11 +61,14 @@ export class FaceMatchTrigger implements INodeType {
     defaults: { name: 'Face Match Trigger' },
     inputs: [],
     outputs: [NodeConnectionTypes.Main],
-    credentials: [{ name: 'visionStreamingApi', required: true }],
+    credentials: [
+      { name: 'visionStreamingApi', required: true },
+      { name: N8N_API_CREDENTIAL, required: true, displayOptions: { show: { usePeopleTable: [true] } } },
+    ],
     properties,
   };
 
-  methods = { listSearch };
+  methods = { listSearch: { ...listSearch, ...peopleListSearch } };
 
   async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
     const node = this.getNode();
@@ -65,8 +77,10 @@ export class FaceMatchTrigger implements INodeType {
     const clients = await selfAuthorisedClients(this);
     let watcher: FaceWatcher;
     try {
+      const settings = watcherSettings(this);
+      const people = await peopleTable(this, settings.collectionId);
       // Errors and status always come: they tell "one bad analysis" from "the watch is over".
-      watcher = new FaceWatcher({ ...watcherSettings(this), vision: clients.vision, streaming: clients.streaming, visitorStore: staticDataStore(this) });
+      watcher = new FaceWatcher({ ...settings, vision: clients.vision, streaming: clients.streaming, visitorStore: staticDataStore(this), ...(people ? { people } : {}) });
     } catch (err) {
       await clients.close();
       throw fail(err);
@@ -97,10 +111,11 @@ export class FaceMatchTrigger implements INodeType {
       if (e.state !== 'stopped') void deliver(e);
       else if (started && e.reason === 'session_lost') this.emitError(withSource(fail(e.error ?? new Error('the watcher stopped')), 'session'));
     });
-    // A failure of one stream's analysis, or of the visitor book, is one failed execution; the
+    // A failure of one stream's analysis, of the visitor book or of the people table (read at the
+    // start too: the watch goes on with the people last read) is one failed execution; the
     // session's own failure ends in 'stopped' (emitError above).
     watcher.on('error', ({ error, source }) => {
-      if (source === 'visitors' || (started && source !== 'session')) this.saveFailedExecution(withSource(fail(error), source));
+      if (source === 'visitors' || source === 'people' || (started && source !== 'session')) this.saveFailedExecution(withSource(fail(error), source));
     });
 
     // The start waits for the first join: a bad room, collection or credential fails it here.

@@ -1,6 +1,7 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { WATCH_OPTIONS, type OptionSpec } from '../../shared/watch/option-table';
 import { idParameters } from '../common/locators';
+import { peopleTableParameter } from '../common/people-table';
 import { n8nPlacement } from './placement';
 
 /** The watcher options the trigger shows at the top level, and those under Options, in the table's order. */
@@ -21,6 +22,14 @@ export const properties: INodeProperties[] = [
   },
   ...idParameters({ name: 'roomId', displayName: 'Room ID', description: 'Live streaming room to watch (the cameras publish into it)' }),
   ...idParameters({ name: 'collectionId', displayName: 'Collection ID', description: 'Face collection holding the known faces' }),
+  {
+    displayName: 'Use People Table',
+    name: 'usePeopleTable',
+    type: 'boolean',
+    default: false,
+    description: "Whether faces are named by the people of an n8n data table (kept by Visual Recognition's Person operations): a face of a person is that person, and a change of the table applies within seconds",
+  },
+  peopleTableParameter({ usePeopleTable: [true] }),
   {
     displayName: 'Events',
     name: 'events',
@@ -54,6 +63,8 @@ export const properties: INodeProperties[] = [
 export const PARAMETER_LABELS: Record<string, string> = {
   roomId: 'Room ID',
   collectionId: 'Collection ID',
+  peopleTable: 'People Table',
+  baseUrl: 'Base URL (n8n API credential)',
   events: 'Events',
   ...Object.fromEntries(MAIN.map((o) => [o.name, o.label])),
   ...Object.fromEntries(MORE.map((o) => [o.name, `Options > ${o.label}`])),

@@ -13,9 +13,11 @@ export async function eventItem(ctx: ITriggerFunctions, event: ItemEvent): Promi
     event: event.event,
     ...(event.event === 'arrived' ? { visitId: event.visit_id, kind: event.kind } : {}),
     ...(event.event === 'match' || (event.event === 'arrived' && event.face_id !== undefined) ? { faceId: event.face_id, label: event.label } : {}),
+    ...((event.event === 'match' || event.event === 'arrived') && event.person_id !== undefined ? person(event) : {}),
     ...(event.event === 'arrived' && event.visitor_id !== undefined ? { visitorId: event.visitor_id } : {}),
     score: event.score,
     ...(event.event === 'unknown' && event.reason ? { reason: event.reason } : {}),
+    ...(event.event === 'unknown' && event.closest ? { closest: { ...person(event.closest), score: event.closest.score } } : {}),
     ...(event.event === 'unknown' && event.visitor_id !== undefined ? { visitorId: event.visitor_id, firstVisit: event.first_visit, visits: event.visits } : {}),
     left,
     top,
@@ -41,6 +43,11 @@ export async function eventItem(ctx: ITriggerFunctions, event: ItemEvent): Promi
   return { json, binary };
 }
 
+/** With a people table: the person a face belongs to, and their name as the table has it now. */
+function person(p: { person_id?: string; name?: string }): IDataObject {
+  return { personId: p.person_id, personName: p.name ?? null };
+}
+
 function qualityJson(q: FaceQuality): IDataObject {
   return { facePx: q.face_px, sharpness: q.sharpness, brightness: q.brightness, greyscale: q.greyscale, direction: q.direction };
 }
@@ -52,6 +59,7 @@ function leftJson(event: LeftEvent): IDataObject {
     kind: event.kind,
     reason: event.reason,
     ...(event.face_id !== undefined ? { faceId: event.face_id } : {}),
+    ...(event.person_id !== undefined ? person(event) : {}),
     ...(event.visitor_id !== undefined ? { visitorId: event.visitor_id } : {}),
     ...(event.track !== undefined ? { track: event.track } : {}),
     label: event.label,
@@ -83,6 +91,7 @@ function presentJson(p: PresentEntry): IDataObject {
     visitId: p.visit_id,
     kind: p.kind,
     ...(p.face_id !== undefined ? { faceId: p.face_id } : {}),
+    ...(p.person_id !== undefined ? person(p) : {}),
     ...(p.visitor_id !== undefined ? { visitorId: p.visitor_id } : {}),
     ...(p.track !== undefined ? { track: p.track } : {}),
     label: p.label,
