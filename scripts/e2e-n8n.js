@@ -1,7 +1,8 @@
 /* global setTimeout, clearTimeout, fetch, Buffer */
 // End-to-end check with a real n8n CLI: packs this package, installs it into a fresh n8n user folder
 // as a community package, starts the sandbox, imports the sandbox credential and the example
-// workflows, runs the enrol and compare workflows headless (`n8n execute`) and checks their output.
+// workflows, runs the enrol and compare workflows headless (`n8n execute`) and checks their output;
+// with n8n running, keeps a person in a data table through its public API (Person Add and List).
 // n8n itself is installed once by e2e-n8n-install.sh into tmp/n8n-e2e/cli (ignored by git).
 // Run with `npm run e2e:n8n`. Everything listens on 127.0.0.1 and is stopped at the end.
 const { spawn, execFileSync } = require('node:child_process');
@@ -368,6 +369,7 @@ async function alertOnKnownFace(sandbox, collectionId) {
     n8nServer = await startN8n();
     log(`n8n running on 127.0.0.1:${n8nServer.port} with the alert workflow published`);
     await roomListInEditor(`http://127.0.0.1:${n8nServer.port}`, trigger.parameters, room.id);
+    await peopleInDataTable(`http://127.0.0.1:${n8nServer.port}`, collectionId);
     const source = await openVideoSource({ file: clip, loop: true, fps: 10 });
     publisher = new Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up') });
     await publisher.start();
@@ -442,6 +444,69 @@ async function roomListInEditor(base, parameters, roomId) {
   const body = await res.json().catch(() => ({}));
   const results = body.data?.results ?? [];
   check(res.ok && results.some((r) => r.value === roomId), `the editor's room list of the trigger (POST /rest/dynamic-node-parameters/resource-locator-results) shows the room: ${results.map((r) => r.name).join('; ') || `HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`}`);
+}
+
+/** Scopes of the API key the people table is reached with (REFERENCE.md: n8n data tables). */
+const PEOPLE_SCOPES = ['dataTable:create', 'dataTable:read', 'dataTable:update', 'dataTable:list', 'dataTableRow:create', 'dataTableRow:read', 'dataTableRow:update', 'dataTableRow:delete', 'dataTableRow:upsert'];
+
+/**
+ * People in an n8n data table, through the running n8n's public API: an API key made by the owner,
+ * a data table made with it, n8n's own n8n API credential holding both, then Visual Recognition's
+ * Person Add and List run headless (`n8n execute`, a process of its own like a queue-mode worker)
+ * against that table; the rows must hold the person, and no stored execution the key.
+ */
+async function peopleInDataTable(base, collectionId) {
+  const cookie = await ownerCookie(base, BROWSER_ID);
+  const keyRes = await fetch(`${base}/rest/api-keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: `n8n-auth=${cookie}`, 'browser-id': BROWSER_ID },
+    body: JSON.stringify({ label: 'e2e people', scopes: PEOPLE_SCOPES, expiresAt: null }),
+  });
+  const apiKey = (await keyRes.json().catch(() => ({}))).data?.rawApiKey;
+  check(keyRes.ok && typeof apiKey === 'string', `the owner made an API key for the data tables (POST /rest/api-keys: HTTP ${keyRes.status})`);
+  const api = async (method, route, body) => {
+    const res = await fetch(`${base}/api/v1${route}`, { method, headers: { 'X-N8N-API-KEY': apiKey, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    return { status: res.status, body: await res.json().catch(() => undefined) };
+  };
+  const table = await api('POST', '/data-tables', { name: 'People', columns: [{ name: 'name', type: 'string' }] });
+  check(table.status < 300 && typeof table.body?.id === 'string', `a data table "People" (${table.body?.id ?? `HTTP ${table.status}`})`);
+
+  const credFile = path.join(WORK, 'credentials-n8n-api.json');
+  fs.writeFileSync(credFile, JSON.stringify([{ id: 'vsN8nApiCred001', name: 'n8n API (e2e)', type: 'n8nApi', data: { apiKey, baseUrl: `${base}/api/v1` } }], null, 2));
+  n8n(['import:credentials', `--input=${credFile}`]);
+  fs.rmSync(credFile);
+  const cred = { visionStreamingApi: { id: 'vsSandboxCred01', name: 'Vision & Streaming sandbox' }, n8nApi: { id: 'vsN8nApiCred001', name: 'n8n API (e2e)' } };
+  const type = `${PKG.name}.visualRecognition`;
+  const person = { resource: 'person', collectionId: { __rl: true, mode: 'id', value: collectionId }, peopleTable: { __rl: true, mode: 'id', value: table.body.id } };
+  const wf = {
+    id: 'vsPeopleTable01',
+    name: 'People: a person in a data table',
+    nodes: [
+      { parameters: {}, id: 'pt-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] },
+      { parameters: { operation: 'read', fileSelector: path.join(FILES, 'enrol.jpg'), options: { dataPropertyName: 'data' } }, id: 'pt-photo', name: 'Photo', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, position: [220, 0] },
+      { parameters: { ...person, operation: 'add', name: 'Eileen', photoInput: 'binary', photoBinaryProperty: 'data' }, id: 'pt-add', name: 'Add Person', type, typeVersion: 2, position: [440, 0], credentials: cred },
+      { parameters: { ...person, operation: 'list' }, id: 'pt-list', name: 'List People', type, typeVersion: 2, position: [660, 0], credentials: cred },
+    ],
+    connections: {
+      Start: { main: [[{ node: 'Photo', type: 'main', index: 0 }]] },
+      Photo: { main: [[{ node: 'Add Person', type: 'main', index: 0 }]] },
+      'Add Person': { main: [[{ node: 'List People', type: 'main', index: 0 }]] },
+    },
+    settings: { executionOrder: 'v1' },
+    active: false,
+  };
+  const file = path.join(WORK, 'people-table.json');
+  fs.writeFileSync(file, JSON.stringify(wf, null, 2));
+  log(n8n(['import:workflow', `--input=${file}`]).trim());
+  const result = await execute(wf.id);
+  const added = output(result, 'Add Person')[0];
+  const listed = output(result, 'List People')[0];
+  check(added?.person?.name === 'Eileen' && added.person.faces.length === 1, `Person > Add: ${added?.person?.person_id} with face ${added?.person?.faces?.[0]?.face_id}`);
+  check(listed?.people?.some((p) => p.name === 'Eileen' && p.faces === 1), 'Person > List shows her');
+  const rows = await api('GET', `/data-tables/${table.body.id}/rows`);
+  check(rows.body?.data?.some((r) => r.name === 'Eileen' && r.kind === 'face' && r.face_id === added.person.faces[0].face_id), 'the data table holds her face row, as n8n\'s Data Tables page shows it');
+  const everything = (await dbAll('SELECT data FROM execution_data', [])).map((r) => r.data).join('\n');
+  check(!everything.includes(apiKey), 'the n8n API key is in no stored execution');
 }
 
 /** Imports the sandbox credential of the examples with every address pointed at `url`. */
