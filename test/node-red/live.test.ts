@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Publisher } from '../../shared/publish';
 import { encodeClip } from '../watch/support/clip';
 import { publishClip, startWatchHarness, type WatchHarness } from '../watch/support/room';
-import { CHROMIUM, launchChromium, layOutPackage, liveFlow, openDashboard, readLiveView, startLiveNodeRed, untilView, type LiveNodeRed } from './support/live-browser';
+import { CHROMIUM, launchChromium, layOutPackage, liveFlow, openDashboard, readLiveView, startLiveNodeRed, untilView, type LiveNodeRed, type LiveView } from './support/live-browser';
 
 // The live view in the real Node-RED runtime with Dashboard 2.0, opened by Debian's headless
 // Chromium: the browser joins the sandbox's room with WebRTC and plays each camera as a tile.
@@ -109,4 +109,88 @@ describeWithBrowser('live view widget', () => {
     expect(red.log()).not.toMatch(/\[error\]/);
     expect((await readLiveView(page)).ignored).toBe('1 malformed face event ignored');
   }, 240_000);
+
+  it('keeps playing: each browser its own ticket, a camera that leaves and comes back, a hidden tab that stops downloading, a room deleted and another one switched to without a reload', async () => {
+    const room = await h.streaming.createRoom();
+    publishers.push(await publishClip(h, room.id, clip));
+    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+    const url = `${red.url}/dashboard/watch`;
+    const tokens = new Map<string, string[]>();
+    const viewers = [await openDashboard(browser, 'about:blank'), await openDashboard(browser, 'about:blank')];
+    for (const [i, v] of viewers.entries()) {
+      tokens.set(String(i), []);
+      v.page.on('websocket', (ws) => ws.on('framesent', (f) => {
+        const m = /"access_token":"([^"]+)"/.exec(typeof f.payload === 'string' ? f.payload : f.payload.toString());
+        if (m) tokens.get(String(i))?.push(m[1]);
+      }));
+      await v.page.goto(url);
+    }
+    const playing = (v: LiveView): boolean => v.tiles.length === 1 && v.tiles[0].currentTime > 0.3 && v.tiles[0].videoWidth === 640;
+    for (const v of viewers) await untilView(v.page, 'one tile playing', playing, red);
+    // Two browsers, two tickets: neither joined with the other's token.
+    const [a, b] = [tokens.get('0') ?? [], tokens.get('1') ?? []];
+    expect(a.length).toBeGreaterThan(0);
+    expect(b.length).toBeGreaterThan(0);
+    expect(a.filter((t) => b.includes(t))).toEqual([]);
+    await until('two viewers counted', async () => (await h.streaming.getRoom(room.id)).down_count === 2);
+
+    // The camera leaves: its tile goes; it comes back (a new stream): a tile plays again, no reload.
+    const firstStream = viewers[0].page;
+    await publishers.splice(0)[0].close();
+    await untilView(firstStream, 'the tile gone', (v) => v.tiles.length === 0, red);
+    publishers.push(await publishClip(h, room.id, clip));
+    for (const v of viewers) await untilView(v.page, 'the camera back', (x) => playing(x) && x.tiles[0].stream === publishers[0].clientId, red);
+
+    // A hidden tab closes its peer connection (the room counts one viewer less), and joins again when shown.
+    await setHidden(viewers[0].page, true);
+    await untilView(viewers[0].page, 'paused', (v) => v.phase === 'paused' && v.tiles.length === 0, red);
+    await until('one viewer counted', async () => (await h.streaming.getRoom(room.id)).down_count === 1);
+    await setHidden(viewers[0].page, false);
+    await untilView(viewers[0].page, 'playing again', playing, red);
+
+    // The room is deleted: the page says so in words and the node's status is red.
+    await h.streaming.deleteRoom(room.id);
+    for (const v of viewers) await untilView(v.page, 'the missing room said', (x) => x.message.includes(`Room ${room.id} does not exist`), red);
+    expect(red.status('live')).toMatchObject({ fill: 'red', text: 'room not found' });
+    // Another room, switched to with msg.roomId: both pages play it without a reload.
+    const next = await h.streaming.createRoom();
+    publishers.push(await publishClip(h, next.id, clip));
+    await red.inject('switch', { roomId: next.id });
+    for (const v of viewers) await untilView(v.page, 'the new room playing', (x) => playing(x) && x.message === '', red);
+    expect(red.status('live')).toMatchObject({ fill: 'green' });
+    for (const v of viewers) await v.context.close();
+    const all = [...(tokens.get('0') ?? []), ...(tokens.get('1') ?? [])];
+    expect(all.length).toBeGreaterThanOrEqual(5);
+    for (const token of all) expect(red.log()).not.toContain(token);
+  }, 300_000);
+
+  it('a refused credential is said on the page in words and turns the node red; Node-RED keeps running', async () => {
+    const room = await h.streaming.createRoom();
+    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'not-the-secret' } }, pkg);
+    const { page, context } = await openDashboard(browser, `${red.url}/dashboard/watch`);
+    const view = await untilView(page, 'the refusal said', (v) => /refused the credential/.test(v.message), red);
+    expect(view.tiles).toEqual([]);
+    expect(red.status('live')).toMatchObject({ fill: 'red', text: 'credential refused' });
+    expect(red.log()).not.toContain('not-the-secret');
+    expect((await fetch(`${red.url}/settings`)).ok).toBe(true);
+    await context.close();
+  }, 120_000);
 });
+
+/** Makes the page hidden or shown as a browser does when its tab goes to the background (document.hidden and a visibilitychange event). */
+async function setHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate(`(() => {
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} });
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${hidden ? 'hidden' : 'visible'}' });
+    document.dispatchEvent(new Event('visibilitychange'));
+  })()`);
+}
+
+/** Resolves when an async predicate holds (polled every 200 ms). */
+async function until(what: string, predicate: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

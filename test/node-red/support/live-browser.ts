@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
+import WebSocket from 'ws';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 /**
@@ -74,8 +75,10 @@ export interface LiveNodeRed {
   deploy(flow: unknown[]): Promise<void>;
   /** The deployed flow as the admin API returns it. */
   flows(): Promise<string>;
-  /** Sends a message into a node: an inject node id of the flow, fired through the admin API. */
-  inject(id: string): Promise<void>;
+  /** The last status each node showed (read from the editor's comms socket). */
+  status(nodeId: string): { fill?: string; text?: string } | undefined;
+  /** Fires an inject node of the flow through the admin API, with `props` (strings) set on its message. */
+  inject(id: string, props?: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -101,7 +104,10 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
+  const statuses = new Map<string, { fill?: string; text?: string }>();
+  let comms: WebSocket | undefined;
   const stop = async (): Promise<void> => {
+    comms?.close();
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
@@ -116,6 +122,18 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+  // The editor's comms socket tells every status change, as it tells the editor.
+  comms = new WebSocket(`ws://127.0.0.1:${port}/comms`);
+  comms.on('open', () => comms?.send(JSON.stringify({ subscribe: 'status/#' })));
+  comms.on('message', (data) => {
+    try {
+      const list = JSON.parse(data.toString()) as { topic?: string; data?: { fill?: string; text?: string } }[];
+      for (const m of Array.isArray(list) ? list : [list]) if (m.topic?.startsWith('status/')) statuses.set(m.topic.slice(7), m.data ?? {});
+    } catch {
+      // Not a status message.
+    }
+  });
+  comms.on('error', () => undefined);
   const admin = async (method: string, where: string, body?: unknown): Promise<Response> => {
     const res = await fetch(url + where, { method, headers: { 'content-type': 'application/json', 'Node-RED-Deployment-Type': 'full' }, body: body === undefined ? undefined : JSON.stringify(body) });
     if (!res.ok) throw new Error(`${method} ${where}: HTTP ${res.status} ${await res.text()}\nNode-RED: ${output.slice(-3000)}`);
@@ -124,14 +142,16 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
   return {
     url,
     log: () => output,
+    status: (id) => statuses.get(id),
     async deploy(next) {
       await admin('POST', '/flows', next);
     },
     async flows() {
       return (await admin('GET', '/flows')).text();
     },
-    async inject(id) {
-      await admin('POST', `/inject/${id}`);
+    async inject(id, props) {
+      const body = props ? { __user_inject_props__: Object.entries(props).map(([p, v]) => ({ p, v, vt: 'str' })) } : undefined;
+      await admin('POST', `/inject/${id}`, body);
     },
     stop,
   };
@@ -223,6 +243,8 @@ export function liveFlow(opts: { sandboxUrl: string; roomId: string; messages?: 
     { id: 'live', z: 'tab1', type: 'vision-streaming-live', name: 'room', group: 'group', order: 1, width: '12', height: '6', service: 'svc', roomId: opts.roomId, codec: 'VP8', streams: '', labels: '', faces: true, tileHeight: 240, x: 500, y: 100, wires: [], ...opts.live },
     // Every message of the flow is also written to the log, so the tests can look for a token in them.
     // (Flow nodes have x and y: Node-RED takes a node without them for a config node.)
+    // Fired with msg.roomId by the tests that switch rooms.
+    { id: 'switch', z: 'tab1', type: 'inject', name: 'switch room', props: [], repeat: '', once: false, x: 100, y: 100, wires: [['live', 'log-all']] },
     { id: 'log-all', z: 'tab1', type: 'debug', name: 'every message', active: true, tosidebar: true, console: true, complete: 'true', targetType: 'full', x: 500, y: 160, wires: [] },
   ];
   let y = 200;
