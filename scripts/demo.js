@@ -97,8 +97,8 @@ function prepareNodeRed(work, { sandboxUrl, roomId, collectionId, labels }) {
   fs.mkdirSync(path.join(modules, '@flowfuse'), { recursive: true });
   fs.symlinkSync(ROOT, path.join(modules, PKG.name), 'dir');
   fs.symlinkSync(path.dirname(require.resolve('@flowfuse/node-red-dashboard/package.json')), path.join(modules, '@flowfuse', 'node-red-dashboard'), 'dir');
-  const text = fs
-    .readFileSync(path.join(__dirname, 'demo-flow.json'), 'utf8')
+  // The watch page's nodes and the People page's (scripts/demo-people-flow.json), with the same placeholders.
+  const text = JSON.stringify(['demo-flow.json', 'demo-people-flow.json'].flatMap((file) => JSON.parse(fs.readFileSync(path.join(__dirname, file), 'utf8'))))
     .split('"__SANDBOX__"').join(JSON.stringify(sandboxUrl))
     .split('"__ROOM__"').join(JSON.stringify(roomId))
     .split('"__COLLECTION__"').join(JSON.stringify(collectionId))
