@@ -105,9 +105,9 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   const statuses = new Map<string, { fill?: string; text?: string }>();
-  let comms: WebSocket | undefined;
+  const open: { comms?: WebSocket } = {};
   const stop = async (): Promise<void> => {
-    comms?.close();
+    open.comms?.close();
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
@@ -123,8 +123,9 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
     await new Promise((r) => setTimeout(r, 200));
   }
   // The editor's comms socket tells every status change, as it tells the editor.
-  comms = new WebSocket(`ws://127.0.0.1:${port}/comms`);
-  comms.on('open', () => comms?.send(JSON.stringify({ subscribe: 'status/#' })));
+  const comms = new WebSocket(`ws://127.0.0.1:${port}/comms`);
+  open.comms = comms;
+  comms.on('open', () => comms.send(JSON.stringify({ subscribe: 'status/#' })));
   comms.on('message', (data) => {
     try {
       const list = JSON.parse(data.toString()) as { topic?: string; data?: { fill?: string; text?: string } }[];
