@@ -72,7 +72,7 @@ async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
       return done(merged, `merged into ${merged.person.name}`, merged.person);
     }
     case 'not': {
-      const marked = await directory.notThisPerson({ person: personOf(msg, def), image: imageFromValue(msg.payload, 'msg.payload', 'image') });
+      const marked = await directory.notThisPerson({ person: personOf(msg, def), image: imageFromValue(msg.payload, 'msg.payload', 'image'), from: optionalText(msg.from) as FaceSource | undefined });
       return done(marked, `not ${marked.person.name}: ${marked.person.not_faces.length}`, marked.person);
     }
     case 'remove-face': {
