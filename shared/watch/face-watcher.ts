@@ -51,6 +51,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   readonly #people?: PeopleView;
   #started?: Promise<void>;
   #stopped?: Promise<void>;
+  /** stop() was called: a start it ends rejects with 'stopped'. */
+  #stopAsked = false;
 
   /** Checks the options (InputError on a bad one); nothing is contacted before start(). */
   constructor(options: WatchOptions) {
@@ -113,7 +115,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
 
   /**
    * Checks the room, the collection and the decoder, then joins. Resolves at the first join;
-   * rejects with a ClientError (unknown room or collection, bad credentials, no decoder for the codec).
+   * rejects with a ClientError (unknown room or collection, bad credentials, no decoder for the codec),
+   * or a WatchError 'stopped' when stop() ends it while it checks or joins (a join never waits past a stop).
    */
   start(): Promise<void> {
     this.#started ??= this.#start();
@@ -122,6 +125,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
 
   /** Leaves the room and releases every socket, peer, decoder and timer; resolves only then. Idempotent. */
   stop(): Promise<void> {
+    this.#stopAsked = true;
     this.#stopped ??= this.#stop('requested');
     return this.#stopped;
   }
@@ -155,7 +159,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       if (this.#stopped) throw new WatchError('stopped', 'the watcher was stopped while starting');
       await this.#room.join();
     } catch (err) {
-      const error = asClientError(err, 'start_failed');
+      // A stop() that cut the start short (its join, a backoff) is what the caller asked for, not a failure.
+      const error = this.#stopAsked ? new WatchError('stopped', 'the watcher was stopped while starting') : asClientError(err, 'start_failed');
       this.#stopped ??= this.#stop('start_failed', error);
       await this.#stopped;
       throw error;

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FaultConfig } from '../../sandbox';
 import type { Publisher } from '../../shared/publish';
+import { FaceWatcher } from '../../shared/watch';
 import { stillRunning, watchTree } from '../publish/support/process-tree';
 import { buildPackage } from './support/build';
 import { encodeClip } from './support/clip';
@@ -260,6 +261,23 @@ describe('stopping while the room cannot be joined', () => {
       h.sandbox.clearFaults();
     }
   }, 120_000);
+
+  test('the watcher the command runs: stop() while its join waits for refused tickets ends start() with "stopped" within 5 s', async () => {
+    const room = await h.streaming.createRoom();
+    h.sandbox.setFaults({ tickets: { tooManyRequests: 1, latencyMs: 1000 } });
+    const asked = requestsTo('tickets');
+    const watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId, loopbackOnly: true });
+    const statuses: string[] = [];
+    watcher.on('status', (e) => statuses.push(`${e.state}${e.reason ? `:${e.reason}` : ''}`));
+    const started = watcher.start();
+    started.catch(() => undefined);
+    await waitFor('two ticket requests', () => requestsTo('tickets') >= asked + 2, 30_000);
+    const stopAt = Date.now();
+    await watcher.stop();
+    await expect(started).rejects.toMatchObject({ code: 'stopped' });
+    expect(Date.now() - stopAt).toBeLessThan(STOP_BOUND_MS);
+    expect(statuses.at(-1)).toBe('stopped:requested');
+  }, 60_000);
 
   test('--duration 2 while the tickets are refused: exit 0 within 2 + 5 s', async () => {
     const room = await h.streaming.createRoom();
