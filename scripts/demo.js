@@ -86,7 +86,7 @@ async function main() {
   const userDir = prepareNodeRed(work, { sandboxUrl: sandbox.url, roomId: room.id, collectionId, labels: { [faceId]: KNOWN_LABEL } });
   const url = await startNodeRed(userDir);
   say(`Node-RED editor:  ${url}/   (debug sidebar: matches with snapshots)`);
-  say(`dashboard:        ${url}/dashboard/watch   (latest match, recent events, who is here now, the last stranger)`);
+  say(`dashboard:        ${url}/dashboard/watch   (the room live with faces boxed and named, latest match, recent events, who is here now, the last stranger)`);
   say('Ctrl-C stops everything.');
 }
 
