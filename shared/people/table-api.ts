@@ -59,27 +59,17 @@ export class DataTableApi {
     this.#tableId = tableId;
   }
 
-  /** Every row, page after page (n8n's cursor paging). */
+  /** Every row, page after page. */
   async rows(): Promise<TableRow[]> {
-    const rows: TableRow[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const body = await this.#call('read the rows of', { method: 'GET', path: `${this.#base}/rows`, query: { limit: String(PAGE), ...(cursor ? { cursor } : {}) } });
-      const data = (body as { data?: unknown }).data;
-      if (!Array.isArray(data)) throw this.#invalid('its row list has no data array');
-      for (const row of data) if (row && typeof row === 'object' && 'id' in row) rows.push(row as TableRow);
-      const next = (body as { nextCursor?: unknown }).nextCursor;
-      if (typeof next !== 'string' || next === '' || data.length === 0) return rows;
-      cursor = next;
-    }
-    return rows;
+    const data = await everyPage(this.#request, `${this.#base}/rows`, MAX_PAGES, `could not read the rows of the ${this.#subject}`, this.#subject);
+    return data.filter((row): row is TableRow => row !== null && typeof row === 'object' && 'id' in row);
   }
 
   /** Names of the table's columns. */
   async columns(): Promise<string[]> {
     const body = await this.#call('read', { method: 'GET', path: this.#base });
     const columns = (body as { columns?: unknown }).columns;
-    if (!Array.isArray(columns)) throw this.#invalid('it has no column list');
+    if (!Array.isArray(columns)) throw invalid(this.#subject, 'it has no column list');
     return columns.map((c) => String((c as { name?: unknown })?.name ?? ''));
   }
 
@@ -111,34 +101,43 @@ export class DataTableApi {
     return `/data-tables/${encodeURIComponent(this.#tableId)}`;
   }
 
-  async #call(what: string, req: TableHttpRequest): Promise<unknown> {
-    return await send(this.#request, req, `could not ${what} the data table ${this.#tableId}`, `data table ${this.#tableId}`);
+  get #subject(): string {
+    return `data table ${this.#tableId}`;
   }
 
-  #invalid(why: string): PeopleError {
-    return new PeopleError('people_store_invalid', `The n8n API's answer for the data table ${this.#tableId} is not one it documents: ${why}`);
+  async #call(what: string, req: TableHttpRequest): Promise<unknown> {
+    return await send(this.#request, req, `could not ${what} the ${this.#subject}`, this.#subject);
   }
 }
 
 /** The data tables the API key may read, as picker entries, filtered by a search text. */
 export async function dataTableEntries(request: TableRequest, filter?: string): Promise<PickEntry[]> {
   const needle = (filter ?? '').trim().toLowerCase();
-  const entries: PickEntry[] = [];
+  const tables = (await everyPage(request, '/data-tables', MAX_TABLE_PAGES, 'could not list the data tables', 'data tables')) as { id?: unknown; name?: unknown; columns?: unknown }[];
+  return tables
+    .map((table) => ({ table, name: String(table.name ?? table.id) }))
+    .filter(({ name }) => needle === '' || name.toLowerCase().includes(needle))
+    .map(({ table, name }) => ({ name, value: String(table.id), description: `${Array.isArray(table.columns) ? `${table.columns.length} columns` : 'data table'}; id ${String(table.id)}` }));
+}
+
+/** The `data` of every page of a list, following n8n's cursor (`nextCursor`) for at most `maxPages` pages. */
+async function everyPage(request: TableRequest, path: string, maxPages: number, failed: string, subject: string): Promise<unknown[]> {
+  const items: unknown[] = [];
   let cursor: string | undefined;
-  for (let page = 0; page < MAX_TABLE_PAGES; page++) {
-    const body = await send(request, { method: 'GET', path: '/data-tables', query: { limit: String(PAGE), ...(cursor ? { cursor } : {}) } }, 'could not list the data tables', 'data tables');
-    const data = (body as { data?: unknown }).data;
-    for (const table of Array.isArray(data) ? (data as { id?: unknown; name?: unknown; columns?: unknown }[]) : []) {
-      const name = String(table.name ?? table.id);
-      if (needle !== '' && !name.toLowerCase().includes(needle)) continue;
-      const columns = Array.isArray(table.columns) ? `${table.columns.length} columns` : 'data table';
-      entries.push({ name, value: String(table.id), description: `${columns}; id ${String(table.id)}` });
-    }
+  for (let page = 0; page < maxPages; page++) {
+    const body = await send(request, { method: 'GET', path, query: { limit: String(PAGE), ...(cursor ? { cursor } : {}) } }, failed, subject);
+    const data = (body as { data?: unknown } | undefined)?.data;
+    if (!Array.isArray(data)) throw invalid(subject, 'its list has no data array');
+    items.push(...data);
     const next = (body as { nextCursor?: unknown }).nextCursor;
-    if (typeof next !== 'string' || next === '') break;
+    if (typeof next !== 'string' || next === '' || data.length === 0) break;
     cursor = next;
   }
-  return entries;
+  return items;
+}
+
+function invalid(subject: string, why: string): PeopleError {
+  return new PeopleError('people_store_invalid', `The n8n API's answer for the ${subject} is not one it documents: ${why}`);
 }
 
 /** One request; a status outside 2xx, or no response, becomes a PeopleError that says what to check. */
