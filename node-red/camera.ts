@@ -170,6 +170,8 @@ class CameraControl {
     } catch (err) {
       if (this.#camera === camera) this.#camera = undefined;
       await camera.stop().catch(() => undefined);
+      // The node's close ended this start: nothing failed, and a ring now would land on the redeployed node.
+      if (this.#closed) return;
       this.#connection.report(err);
       this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
       throw err;

@@ -136,6 +136,8 @@ class WatchControl {
     } catch (err) {
       this.#watcher = undefined;
       await watcher.stop().catch(() => undefined);
+      // The node's close ended this start: nothing failed, and a ring now would land on the redeployed node.
+      if (this.#closed) return;
       // Shown here; handed to Catch nodes by the caller (done(err) for a message, report() on deploy).
       this.#connection.report(err);
       this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });

@@ -52,10 +52,24 @@ function cameraFlow(roomId: string): object[] {
   ];
 }
 
+/** Status rings a node shows from now on. */
+function statuses(id: string): { fill?: string; text?: string }[] {
+  const seen: { fill?: string; text?: string }[] = [];
+  (helper.getNode(id) as unknown as NodeJS.EventEmitter).on('call:status', (call: { args: [{ fill?: string; text?: string }] }) => seen.push(call.args[0]));
+  return seen;
+}
+
 /** Stops every flow (what a full redeploy does first: each node's close handler) and says how long it took. */
 async function timedStop(): Promise<number> {
   const started = Date.now();
   await helper.unload();
+  return Date.now() - started;
+}
+
+/** Redeploys without a node (only the nodes that changed or went are stopped) and says how long it took. */
+async function timedRedeploy(flow: object[]): Promise<number> {
+  const started = Date.now();
+  await redeploy(flow);
   return Date.now() - started;
 }
 
@@ -94,9 +108,15 @@ test('a camera node whose first join waits for refused tickets closes within 5 s
   const asked = requestsTo('tickets');
   await helper.load([configNode, cameraNode], cameraFlow(room.id), configCredentials(sandbox));
   const states = received('state');
+  const rings = statuses('cam');
   await until('two ticket requests', () => requestsTo('tickets') >= asked + 2, 30_000);
   expect(states.some((m) => stateOf(m) === 'live')).toBe(false);
-  expect(await timedStop()).toBeLessThan(CLOSE_BOUND_MS);
+  const shown = rings.length;
+  // A redeploy without the node (the runtime's spies stay on, so a late ring would be seen).
+  expect(await timedRedeploy(cameraFlow(room.id).filter((n) => (n as { id: string }).id !== 'cam'))).toBeLessThan(CLOSE_BOUND_MS);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The start the close ended is no failure: no red ring after the close (it would show on the next deploy's node).
+  expect(rings.slice(shown)).toEqual([]);
   expect(liveFfmpegChildren()).toBe(0);
   expect(ffmpegChildren()).toEqual([]);
 }, 60_000);
@@ -153,9 +173,14 @@ test('a watch node whose first join waits for refused tickets, or for a failing 
     const asked = requestsTo(endpoint);
     await helper.load([configNode, watchNode], flow, configCredentials(sandbox));
     const states = received('status');
+    const rings = statuses('w');
     await until(`two ${endpoint} requests`, () => requestsTo(endpoint) >= asked + 2, 30_000);
     expect(states.some((m) => stateOf(m) === 'watching')).toBe(false);
-    expect(await timedStop()).toBeLessThan(CLOSE_BOUND_MS);
+    const shown = rings.length;
+    expect(await timedRedeploy(flow.filter((n) => (n as { id: string }).id !== 'w'))).toBeLessThan(CLOSE_BOUND_MS);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(rings.slice(shown).filter((r) => r.fill === 'red')).toEqual([]);
+    await helper.unload();
     sandbox.clearFaults();
   }
 }, 120_000);
