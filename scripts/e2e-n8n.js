@@ -468,7 +468,9 @@ async function peopleInDataTable(base, collectionId) {
     const res = await fetch(`${base}/api/v1${route}`, { method, headers: { 'X-N8N-API-KEY': apiKey, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
     return { status: res.status, body: await res.json().catch(() => undefined) };
   };
-  const table = await api('POST', '/data-tables', { name: 'People', columns: [{ name: 'name', type: 'string' }] });
+  // With every column the node uses, so the key needs no column scope.
+  const columns = ['name', 'person_id', 'kind', 'face_id', 'from', 'added_at', 'collection_id'].map((name) => ({ name, type: 'string' }));
+  const table = await api('POST', '/data-tables', { name: 'People', columns });
   check(table.status < 300 && typeof table.body?.id === 'string', `a data table "People" (${table.body?.id ?? `HTTP ${table.status}`})`);
 
   const credFile = path.join(WORK, 'credentials-n8n-api.json');

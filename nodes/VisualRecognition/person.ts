@@ -51,8 +51,8 @@ async function download(ctx: IExecuteFunctions, url: string, field: string): Pro
 /**
  * Visitors of the Face Match Trigger live in that trigger's own workflow data, out of an action
  * node's reach: a Visitor ID given here is taken at its word, checked against the collection
- * itself (the visitor's face must be in it). The trigger's record of the visitor stays until its
- * retention ends; the face now counts as the person's.
+ * itself (the visitor's face must be in it). A trigger that uses the same people table drops its
+ * record of the visitor once it reads the face as the person's.
  */
 function givenVisitor(client: VisionApi, collectionId: string, visitorId: string): VisitorStore {
   return {

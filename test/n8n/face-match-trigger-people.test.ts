@@ -12,7 +12,8 @@ import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../suppo
 import { encodeClip, loadPeople } from '../watch/support/clip';
 import { publishClip, waitFor } from '../watch/support/room';
 import { CredentialStore } from './support/credentials-helper';
-import { startDataTables, N8N_API_CREDENTIAL_TYPE, type DataTables } from './support/data-tables';
+import { startDataTables, type DataTables } from './support/data-tables';
+import { registerN8nApiCredential } from './support/n8n-api-credential';
 import { cleanUpEngine, Engine, loadPackage, type LoadedPackage } from './support/engine';
 
 // The Face Match Trigger with a people table: activated by n8n-core, it names faces by the people of
@@ -53,7 +54,7 @@ beforeAll(async () => {
     { placements: [{ person: people.b, ...at }], seconds: 2, drift: 4 },
   ]);
   pkg = await loadPackage();
-  pkg.credentialTypes.set(N8N_API_CREDENTIAL_TYPE.name, N8N_API_CREDENTIAL_TYPE);
+  registerN8nApiCredential(pkg);
 }, 180_000);
 
 let publisher: Publisher | undefined;

@@ -4,7 +4,8 @@ import { VisionClient } from '../../shared/vision';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server';
 import { astronautFaceOfSize, faceApiSample, faceOfSize, mirrorJpeg, rectOf } from '../support/images';
 import { CredentialStore } from './support/credentials-helper';
-import { startDataTables, N8N_API_CREDENTIAL_TYPE, type DataTables } from './support/data-tables';
+import { startDataTables, type DataTables } from './support/data-tables';
+import { registerN8nApiCredential } from './support/n8n-api-credential';
 import { cleanUpEngine, Engine, loadPackage, type LoadedPackage, type NodeSpec, type SourceItem } from './support/engine';
 
 // Visual Recognition's Person resource run by n8n's own engine: the faces in a sandbox collection,
@@ -32,8 +33,7 @@ beforeAll(async () => {
   img.b2 = mirrorJpeg(faceOfSize(group, bFace, 230));
   fixtures = await startFixtureServer({ '/a2.jpg': { body: img.a2, contentType: 'image/jpeg' } });
   pkg = await loadPackage();
-  // n8n-nodes-base's credential type, which n8n itself provides.
-  pkg.credentialTypes.set(N8N_API_CREDENTIAL_TYPE.name, N8N_API_CREDENTIAL_TYPE);
+  registerN8nApiCredential(pkg);
   VR = `${pkg.packageName}.visualRecognition`;
 }, 180_000);
 
@@ -154,6 +154,14 @@ test('Import Labels makes people of faces of the collection; bad input names the
   expect(nobody.error?.message).toMatch(/no person with name "Nobody"/);
   expect((nobody.error as { description?: string }).description).toMatch(/"Person"/);
   expect((await vision.listFaces(collectionId)).map((f) => f.faceId).sort()).toEqual([f1, f2].sort());
+
+  // A remembered visitor (a face the trigger enrolled) becomes a person without another photo.
+  const visitor = (await vision.addFace(collectionId, img.b)).faceId;
+  const made = await run([person('Add', collectionId, tableId, { operation: 'add', name: 'Bea', photoInput: 'visitor', visitorId: visitor })]);
+  expect(made('Add')[0]).toMatchObject({ person: { name: 'Bea', faces: [{ face_id: visitor, from: 'visitor' }] }, results: [] });
+  const gone = await e.runChain([{ json: {} }], [person('Add Face', collectionId, tableId, { operation: 'addFace', person: 'Bea', photoInput: 'visitor', visitorId: 'not-in-the-collection' })]);
+  expect(gone.error?.message).toMatch(/visitor not-in-the-collection is not in the visitor store/);
+  expect((gone.error as { description?: string }).description).toMatch(/"Visitor ID"/);
 });
 
 test('the data tables are listed for the People Table locator; a refused API key fails the run saying what to check, without the key', async () => {

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ICredentialType } from 'n8n-workflow';
 import { startStandIn, type StandIn } from '../../support/stand-in';
 
 /**
@@ -8,17 +7,6 @@ import { startStandIn, type StandIn } from '../../support/stand-in';
  * inserted, updated and deleted by filter, every call with the X-N8N-API-KEY header. Only these
  * endpoints; on 127.0.0.1.
  */
-
-/** The built-in n8n API credential type of n8n-nodes-base (not installed here), as data: the same fields and header. */
-export const N8N_API_CREDENTIAL_TYPE: ICredentialType = {
-  name: 'n8nApi',
-  displayName: 'n8n API',
-  properties: [
-    { displayName: 'API Key', name: 'apiKey', type: 'string', typeOptions: { password: true }, default: '' },
-    { displayName: 'Base URL', name: 'baseUrl', type: 'string', default: '', placeholder: 'https://<name>.app.n8n.cloud/api/v1' },
-  ],
-  authenticate: { type: 'generic', properties: { headers: { 'X-N8N-API-KEY': '={{ $credentials.apiKey }}' } } },
-};
 
 type Row = Record<string, unknown> & { id: number; createdAt: string; updatedAt: string };
 
