@@ -1,24 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
 import { CameraPublisher, checkCamera, maskUrl, type CameraSettings, type CameraStatus } from '../shared/publish';
-import { SERVICE_URLS } from '../shared/service-urls';
-import type { CliIo } from './watch';
-
-/** One flag of `publish`: name, environment variable, value placeholder, help line. */
-interface Flag {
-  name: string;
-  env: string;
-  value?: string;
-  help: string;
-  multiple?: boolean;
-}
+import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, flagLines, parseFlags, type Flag } from './flags';
+import type { CliIo } from './io';
 
 const FLAGS: readonly Flag[] = [
-  { name: 'auth-url', env: 'VS_AUTH_URL', value: 'URL', help: `authorization server (default ${SERVICE_URLS.authUrl})` },
-  { name: 'sfu-url', env: 'VS_SFU_URL', value: 'URL', help: `Live Streaming API (default ${SERVICE_URLS.sfuUrl})` },
-  { name: 'client-id', env: 'VS_CLIENT_ID', value: 'ID', help: 'client id (required); the secret is read from VS_CLIENT_SECRET only' },
+  ...CREDENTIAL_FLAGS,
   { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to publish into (this or --create-room)' },
   { name: 'create-room', env: 'VS_CREATE_ROOM', value: 'NAME', help: 'create a room and publish into it; NAME is shown in the output only (rooms have no names in the API)' },
   { name: 'source', env: 'VS_SOURCE', value: 'URL|DEVICE|FILE', multiple: true, help: 'a camera: rtsp(s)://, http(s):// (MJPEG stream or JPEG/PNG snapshot), /dev/videoN, or a video file; repeat for several cameras' },
@@ -33,12 +21,12 @@ const FLAGS: readonly Flag[] = [
   { name: 'snapshot-fps', env: 'VS_SNAPSHOT_FPS', value: 'N', help: 'pictures per second read from a snapshot URL (default 2)' },
   { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' },
   { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (a local sandbox)' },
-  { name: 'help', env: '', help: 'show this help' },
+  HELP_FLAG,
 ];
 
 /** The help text of `vision-streaming publish`. */
 export function publishHelp(): string {
-  const lines = FLAGS.map((f) => `${`  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(36)} ${f.help}${f.env ? ` [${f.env}]` : ''}`);
+  const lines = flagLines(FLAGS);
   return [
     'Usage: vision-streaming publish --room ID --source URL [--source URL ...] [options]',
     '',
@@ -89,7 +77,7 @@ interface CameraEntry {
 
 interface PublishSettings {
   help: boolean;
-  credentials: { authUrl: string; sfuUrl: string; clientId: string; clientSecret: string };
+  credentials: ReturnType<typeof credentialsOf>;
   room?: string;
   createRoom?: string;
   cameras: CameraEntry[];
@@ -115,25 +103,10 @@ export async function publishMain(args: readonly string[], env: NodeJS.ProcessEn
 }
 
 async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Promise<PublishSettings> {
-  const parsed = parseArgs({
-    args: [...args],
-    options: Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.value ? 'string' : 'boolean', ...(f.multiple ? { multiple: true } : {}) }])) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>,
-    strict: true,
-    allowPositionals: false,
-  }).values as Record<string, string | string[] | boolean | undefined>;
-  if (parsed.help) return { help: true } as PublishSettings;
-  const flagOf = (name: string): Flag => FLAGS.find((f) => f.name === name)!;
-  const get = (name: string): string | undefined => {
-    const v = parsed[name];
-    if (typeof v === 'string') return v;
-    const e = env[flagOf(name).env];
-    return e === undefined || e === '' ? undefined : e;
-  };
-  const on = (name: string): boolean => parsed[name] === true || /^(1|true|yes|on)$/i.test(env[flagOf(name).env] ?? '');
-  const clientId = get('client-id');
-  if (!clientId) throw new InputError('client-id', '--client-id is required (or VS_CLIENT_ID)', 'a value');
-  const clientSecret = env.VS_CLIENT_SECRET;
-  if (!clientSecret) throw new InputError('VS_CLIENT_SECRET', 'the client secret must be given in the environment variable VS_CLIENT_SECRET', 'a value');
+  const flags = parseFlags(args, FLAGS, env);
+  if (flags.on('help')) return { help: true } as PublishSettings;
+  const { get, on } = flags;
+  const credentials = credentialsOf(flags, env);
   const room = get('room');
   const createRoom = get('create-room');
   if (room && createRoom) throw new InputError('room', 'give --room or --create-room, not both', 'one of them');
@@ -148,7 +121,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     stallSeconds: num(get('stall'), 'stall'),
     snapshotFps: num(get('snapshot-fps'), 'snapshot-fps'),
   };
-  const sources = Array.isArray(parsed.source) ? parsed.source : get('source') !== undefined ? [get('source')!] : [];
+  const sources = flags.all('source');
   const cameras: CameraEntry[] = sources.map((source) => ({ options: { ...common, source } }));
   const config = get('config');
   if (config) cameras.push(...(await readConfig(config, common)));
@@ -167,7 +140,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
   return {
     help: false,
-    credentials: { authUrl: get('auth-url') ?? SERVICE_URLS.authUrl, sfuUrl: get('sfu-url') ?? SERVICE_URLS.sfuUrl, clientId, clientSecret },
+    credentials,
     room,
     createRoom,
     cameras,
@@ -214,7 +187,7 @@ async function readConfig(file: string, common: Omit<CameraSettings, 'source'>):
 async function publish(s: PublishSettings, io: CliIo): Promise<number> {
   let lease: ConnectionLease;
   try {
-    lease = acquireConnection({ ...s.credentials, visionUrl: SERVICE_URLS.visionUrl, owner: 'the command' });
+    lease = acquireConnection({ ...s.credentials, owner: 'the command' });
   } catch (err) {
     io.stderr(`vision-streaming publish: ${describe(err)}`);
     return 2;

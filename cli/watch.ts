@@ -1,29 +1,22 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
-import { SERVICE_URLS } from '../shared/service-urls';
 import { InputError, isClientError } from '../shared/errors';
 import type { StreamingCredentialsOptions } from '../shared/streaming';
 import type { VisionCredentialsOptions } from '../shared/vision';
 import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
+import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
+import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, flagLines, parseFlags, type Flag } from './flags';
 import { cliFlag, envOf } from './option-flags';
-import { publishMain, START_ATTEMPTS } from './publish';
+import type { CliIo } from './io';
+import { START_ATTEMPTS } from './publish';
 import { VisitorFile } from './visitor-file';
 import { checkSnapshotFolder, fileFailure } from './snapshot-folder';
 
 
 /** Exit code when the room was lost (session_lost): the watch did not end as asked. */
 const EXIT_SESSION_LOST = 3;
-
-/** One flag: its name, the environment variable that also sets it, whether it takes a value, its help line, the option it sets. */
-interface Flag {
-  name: string;
-  env: string;
-  value?: string;
-  help: string;
-}
 
 /** The flags of the watcher's options, where option-flags.ts names them: help and default from the core's table. */
 const OPTION_FLAGS: readonly (Flag & { option: OptionSpec; key: WatchOptionName })[] = WATCH_OPTIONS.flatMap((entry) => {
@@ -37,36 +30,32 @@ const OPTION_FLAGS: readonly (Flag & { option: OptionSpec; key: WatchOptionName 
 });
 
 const FLAGS: readonly Flag[] = [
-  { name: 'auth-url', env: 'VS_AUTH_URL', value: 'URL', help: `authorization server (default ${SERVICE_URLS.authUrl})` },
-  { name: 'vision-url', env: 'VS_VISION_URL', value: 'URL', help: `Visual Recognition API (default ${SERVICE_URLS.visionUrl})` },
-  { name: 'sfu-url', env: 'VS_SFU_URL', value: 'URL', help: `Live Streaming API (default ${SERVICE_URLS.sfuUrl})` },
-  { name: 'client-id', env: 'VS_CLIENT_ID', value: 'ID', help: 'client id (required); the secret is read from VS_CLIENT_SECRET only' },
+  ...CREDENTIAL_FLAGS,
   { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to watch (required)' },
   { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'face collection to compare with (required)' },
   ...OPTION_FLAGS,
+  { name: 'people', env: 'VS_PEOPLE', value: 'FILE', help: 'name faces by the people of this file (vision-streaming people writes it): a person is one someone however many faces; changes apply within seconds' },
   { name: 'visitors', env: 'VS_VISITORS', value: 'FILE', help: 'with --remember-visitors: keep the visitors enrolled in this JSON file across runs (default: forgotten at exit); it must be yours, not a link, and neither it nor its folder writable by others' },
   { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot and face crop there (files 0600, a new folder 0700); the event gives their paths' },
   { name: 'base64', env: 'VS_BASE64', help: 'give snapshots inline as base64 (without --snapshots)' },
   { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' },
   { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (default: when --sfu-url is on this machine)' },
-  { name: 'help', env: '', help: 'show this help' },
+  HELP_FLAG,
 ];
 
 /** The help text of `vision-streaming watch`. */
 export function helpText(): string {
-  const lines = FLAGS.map((f) => {
-    const left = `  --${f.name}${f.value ? ` ${f.value}` : ''}`;
-    const env = f.env ? ` [${f.env}]` : '';
-    return `${left.padEnd(36)} ${f.help}${env}`;
-  });
+  const lines = flagLines(FLAGS);
   return [
     'Usage: vision-streaming watch [options]',
     '',
     'Watches a live room and prints one JSON object per line on stdout for each event:',
-    '  match   {event, face_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
-    '  unknown {event, score, reason?, visitor_id?, first_visit?, visits?, location, quality, room, stream_id, track, time, snapshot, face}',
-    '  arrived {event, visit_id, kind, face_id | visitor_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
-    '  left    {event, visit_id, kind, reason, face_id | visitor_id | track, label, room, stream_id, arrived_at, left_at, duration_s, time}',
+    '  match   {event, person_id?, name?, face_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
+    '  unknown {event, score, reason?, closest?, visitor_id?, first_visit?, visits?, location, quality, room, stream_id, track, time, snapshot, face}',
+    '  arrived {event, visit_id, kind, person_id? name?, face_id | visitor_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
+    '  left    {event, visit_id, kind, reason, person_id? name?, face_id | visitor_id | track, label, room, stream_id, arrived_at, left_at, duration_s, time}',
+    '  (with --people: person_id and name name the person, label equals the name; an unknown may say reason not_person',
+    '  and the closest person {person_id, name, score})',
     '  (quality: {face_px, sharpness, brightness, greyscale, direction}; every left follows the arrived of its visit_id)',
     '  status  {event, state, room, counts, ...}    error {event, error, source, stream_id?, time}',
     '  (source: session, decoder, api, stream or visitors: the part of the watcher that failed)',
@@ -90,29 +79,11 @@ export function helpText(): string {
   ].join('\n');
 }
 
-/** Streams the command writes to, and how it learns it should stop (tests pass their own). */
-export interface CliIo {
-  stdout: (line: string) => void;
-  stderr: (line: string) => void;
-  /** Resolves when the user asks to stop (Ctrl-C). */
-  interrupted: Promise<void>;
-}
-
-/** Runs `vision-streaming <args>`; resolves with the exit code. */
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.stdout(`${helpText()}\nTo publish cameras into a room: vision-streaming publish --help\n`);
-    return command === undefined ? 2 : 0;
-  }
-  if (command === 'publish') return publishMain(rest, env, io);
-  if (command !== 'watch') {
-    io.stderr(`vision-streaming: unknown command "${command}"; try: vision-streaming watch --help or vision-streaming publish --help`);
-    return 2;
-  }
+/** Runs `vision-streaming watch <args>`; resolves with the exit code. */
+export async function watchMain(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let settings: CliSettings;
   try {
-    settings = await readSettings(rest, env);
+    settings = await readSettings(args, env);
   } catch (err) {
     io.stderr(`vision-streaming watch: ${err instanceof Error ? err.message : String(err)}`);
     io.stderr('see: vision-streaming watch --help');
@@ -134,35 +105,13 @@ interface CliSettings {
 }
 
 async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliSettings> {
-  const parsed = parseArgs({
-    args: [...args],
-    options: Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.value ? 'string' : 'boolean' }])) as Record<string, { type: 'string' | 'boolean' }>,
-    strict: true,
-    allowPositionals: false,
-  }).values as Record<string, string | boolean | undefined>;
-  if (parsed.help) return { help: true, options: undefined as never, base64: false };
-  const get = (name: string): string | undefined => {
-    const v = parsed[name];
-    if (typeof v === 'string') return v;
-    const flag = FLAGS.find((f) => f.name === name)!;
-    const e = env[flag.env];
-    return e === undefined || e === '' ? undefined : e;
-  };
-  const on = (name: string): boolean => {
-    if (parsed[name] === true) return true;
-    const e = env[FLAGS.find((f) => f.name === name)!.env];
-    return e !== undefined && /^(1|true|yes|on)$/i.test(e);
-  };
-  const required = (name: string): string => {
-    const v = get(name);
-    if (!v) throw new InputError(name, `--${name} is required (or ${FLAGS.find((f) => f.name === name)!.env})`, 'a value');
-    return v;
-  };
-  const clientSecret = env.VS_CLIENT_SECRET;
-  if (!clientSecret) throw new InputError('VS_CLIENT_SECRET', 'the client secret must be given in the environment variable VS_CLIENT_SECRET', 'a value');
-  const credentials = { authUrl: get('auth-url') ?? SERVICE_URLS.authUrl, clientId: required('client-id'), clientSecret };
-  const vision = { ...credentials, visionUrl: get('vision-url') ?? SERVICE_URLS.visionUrl };
-  const streaming = { ...credentials, sfuUrl: get('sfu-url') ?? SERVICE_URLS.sfuUrl };
+  const flags = parseFlags(args, FLAGS, env);
+  if (flags.on('help')) return { help: true, options: undefined as never, base64: false };
+  const { get, on, required } = flags;
+  const { authUrl, visionUrl, sfuUrl, clientId, clientSecret } = credentialsOf(flags, env);
+  const credentials = { authUrl, clientId, clientSecret };
+  const vision = { ...credentials, visionUrl };
+  const streaming = { ...credentials, sfuUrl };
   const roomId = required('room');
   const collectionId = required('collection');
   const values: [WatchOptionName, HostValue | undefined][] = [];
@@ -206,6 +155,13 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     const store = new VisitorFile(visitorsFile, credentials);
     await store.check();
     options.visitorStore = store;
+  }
+  const peopleFile = get('people');
+  if (peopleFile !== undefined) {
+    const people = new FilePeopleStore(peopleFile, { collectionId, key: peopleKey(credentials) });
+    // Read once now: a file that is not trusted, of another collection or with a broken seal is bad input.
+    await people.load();
+    options.people = people;
   }
   const snapshots = get('snapshots');
   if (snapshots !== undefined) await checkSnapshotFolder(snapshots);
@@ -369,38 +325,4 @@ function optionChoices(name: 'events'): string[] {
 function describe(err: unknown): string {
   if (isClientError(err)) return `${err.message} [${err.code}]`;
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Entry point of the bin: real stdout/stderr, Ctrl-C and SIGTERM stop the watcher. */
-export function runCli(): void {
-  let interrupt!: () => void;
-  const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
-  let signals = 0;
-  const onSignal = (): void => {
-    signals++;
-    if (signals > 1) process.exit(130);
-    process.stderr.write('stopping...\n');
-    interrupt();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.stdout.on('error', () => undefined);
-  const io: CliIo = {
-    stdout: (line) => void process.stdout.write(`${line}\n`),
-    stderr: (line) => void process.stderr.write(`${line}\n`),
-    interrupted,
-  };
-  void main(process.argv.slice(2), process.env, io).then(
-    (code) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      process.exitCode = code;
-      // Everything is closed by now; should a library still hold a handle, the command ends anyway.
-      setTimeout(() => process.exit(code), 3000).unref();
-    },
-    (err: unknown) => {
-      process.stderr.write(`vision-streaming: ${describe(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
 }

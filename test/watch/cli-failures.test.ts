@@ -1,7 +1,7 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { main } from '../../cli/watch';
+import { main } from '../../cli/main';
 import type { Publisher } from '../../shared/publish';
 import { ASTRONAUT_FACE, astronautJpeg } from '../support/images';
 import { encodeClip, personFrom } from './support/clip';

@@ -2,7 +2,7 @@ import { chmod, chown, mkdir, mkdtemp, readdir, rm, stat, symlink } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { checkSnapshotFolder } from '../../cli/snapshot-folder';
-import { main } from '../../cli/watch';
+import { main } from '../../cli/main';
 
 // The --snapshots folder will hold pictures of people: as the --visitors file, it is trusted only
 // when this user owns it and no one else can write it. These cases stop before anything is

@@ -1,7 +1,7 @@
 import { chmod, chown, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { main } from '../../cli/watch';
+import { main } from '../../cli/main';
 import { VisitorFile } from '../../cli/visitor-file';
 import type { VisitorDocument } from '../../shared/watch';
 

@@ -6,6 +6,8 @@ import type { FaultConfig } from '../../sandbox';
 import type { Publisher } from '../../shared/publish';
 import { FaceWatcher } from '../../shared/watch';
 import { stillRunning, watchTree } from '../publish/support/process-tree';
+import { peopleMain } from '../../cli/people';
+import { astronautFaceOfSize } from '../support/images';
 import { buildPackage } from './support/build';
 import { encodeClip } from './support/clip';
 import { publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
@@ -110,6 +112,49 @@ test('watch prints a match and an unknown as JSON lines, writes snapshots, stops
   expect(r.stderr()).toMatch(/watching room .*speed-ups on/);
   expect(r.stdout() + r.stderr()).not.toContain(SECRET);
 }, 120_000);
+
+test('watch --people FILE: two photos of one person, named by `people import-labels`, are one someone: one visit at a time, one match per cooldown, person_id and name on every line', async () => {
+  const room = await h.streaming.createRoom();
+  publisher = await publishClip(h, room.id, clip);
+  // A second photo of the same person, in the scene's collection for this test only (a client has one collection).
+  const faces = [faceA, (await h.vision.addFace(collectionId, astronautFaceOfSize(190))).faceId];
+  try {
+    await watchAsPerson(room.id, faces);
+  } finally {
+    await h.vision.removeFace(collectionId, faces[1]);
+  }
+}, 120_000);
+
+async function watchAsPerson(roomId: string, faces: string[]): Promise<void> {
+  const labels = path.join(dir, 'labels-person.json');
+  await writeFile(labels, JSON.stringify({ [faces[0]]: 'Eileen', [faces[1]]: 'Eileen' }));
+  const peopleFile = path.join(dir, 'people-cli.json');
+  const env = { VS_CLIENT_SECRET: SECRET, VS_AUTH_URL: h.sandbox.url, VS_VISION_URL: h.sandbox.url, VS_SFU_URL: h.sandbox.url, VS_CLIENT_ID: 'sandbox-client', VS_COLLECTION: collectionId, VS_PEOPLE: peopleFile };
+  let imported = '';
+  const io = { stdout: (l: string) => (imported += l), stderr: (l: string) => (imported += l), interrupted: new Promise<void>(() => undefined) };
+  expect(await peopleMain(['import-labels', '--labels', labels], env, io)).toBe(0);
+  const person = (JSON.parse(imported) as { people: { person_id: string; name: string; added_faces: string[] }[] }).people[0];
+  expect(person).toMatchObject({ name: 'Eileen', added_faces: faces });
+
+  const r = run(['watch', '--room', roomId, '--events', 'match,arrived,left,status', '--cooldown', '60', '--duration', '12', '--loopback'], env);
+  expect(await r.exit).toBe(0);
+  const hers = r.lines.filter((l) => (l.event === 'match' || l.event === 'arrived' || l.event === 'left') && l.kind !== 'stranger' && l.kind !== 'visitor');
+  expect(hers.length).toBeGreaterThan(0);
+  for (const l of hers) expect(l).toMatchObject({ person_id: person.person_id, name: 'Eileen', label: 'Eileen' });
+  expect(r.lines.filter((l) => l.event === 'match')).toHaveLength(1);
+  expect(faces).toContain(r.lines.find((l) => l.event === 'match')!.face_id);
+  // One visit at a time: each arrival of hers is closed by its left before the next one.
+  let open: unknown;
+  for (const l of hers) {
+    if (l.event === 'arrived') {
+      expect(open).toBeUndefined();
+      open = l.visit_id;
+    } else if (l.event === 'left') {
+      expect(l.visit_id).toBe(open);
+      open = undefined;
+    }
+  }
+}
 
 test('--ignore NAME: the muted person gets no match, arrived or left line, and the closing line counts them', async () => {
   const room = await h.streaming.createRoom();

@@ -1,0 +1,53 @@
+import { main } from '../../cli/main';
+
+// The binary's one entry: the list of commands, each command's help, and unknown names answered with
+// the closest one. Nothing here reaches a service.
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {}, { stdout: (l) => (stdout += `${l}\n`), stderr: (l) => (stderr += `${l}\n`), interrupted: new Promise(() => undefined) });
+  return { code, stdout, stderr };
+}
+
+test('--help lists the commands with one line each; without a command the same list and exit 2', async () => {
+  const help = await run('--help');
+  expect(help.code).toBe(0);
+  for (const command of ['watch', 'publish', 'people']) expect(help.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+  expect(help.stdout).not.toContain('--threshold');
+  const none = await run();
+  expect(none.code).toBe(2);
+  expect(none.stdout).toBe(help.stdout);
+});
+
+test('help COMMAND and COMMAND --help show the same flags', async () => {
+  for (const [command, flag] of [
+    ['watch', '--threshold'],
+    ['publish', '--source'],
+    ['people', '--image'],
+  ]) {
+    const a = await run('help', command);
+    const b = await run(command, '--help');
+    expect([a.code, b.code]).toEqual([0, 0]);
+    expect(a.stdout).toContain(flag);
+    expect(a.stdout).toBe(b.stdout);
+  }
+});
+
+test('every command takes the same credential flags', async () => {
+  for (const command of ['watch', 'publish', 'people']) {
+    const { stdout } = await run('help', command);
+    for (const flag of ['--auth-url', '--vision-url', '--sfu-url', '--client-id', 'VS_CLIENT_SECRET']) expect({ command, has: stdout.includes(flag) }).toEqual({ command, has: true });
+  }
+});
+
+test('an unknown command or flag: exit 2, the list, and the closest name', async () => {
+  const wrong = await run('wach');
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toMatch(/unknown command "wach" \(did you mean watch\?\); commands: watch, publish, people/);
+  const flag = await run('watch', '--treshold', '0.8');
+  expect(flag.code).toBe(2);
+  expect(flag.stderr).toMatch(/unknown flag --treshold \(did you mean --threshold\?\)/);
+  const helpOf = await run('help', 'nothing');
+  expect(helpOf.code).toBe(2);
+});
