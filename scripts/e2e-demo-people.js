@@ -107,17 +107,25 @@ async function main() {
     log(`ok: ${KNOWN} has a face thumbnail from the events`);
     await shot(page, '1-known-person');
 
-    const stranger = page.locator('[data-test=stranger]').first();
-    await stranger.waitFor({ timeout: 90_000 });
-    const visitorId = await stranger.getAttribute('data-visitor');
+    await page.locator('[data-test=stranger]').first().waitFor({ timeout: 90_000 });
+    const visitorId = await page.locator('[data-test=stranger]').first().getAttribute('data-visitor');
+    const stranger = page.locator(`[data-test=stranger][data-visitor="${visitorId}"]`);
     log(`ok: a remembered stranger is listed (visitor ${visitorId.slice(0, 8)})`);
+    // A name the directory refuses is said on the panel (the people node's own rule), and the stranger stays.
+    await stranger.locator('input').fill('Marta\tVisitor');
+    await stranger.locator('[data-test=save]').click();
+    const refusal = page.getByRole('alert').filter({ hasText: /^Not named: name holds a control character/ });
+    await refusal.waitFor({ timeout: 30_000 });
+    if (!(await stranger.isVisible())) throw new Error('the stranger went away after a refused name');
+    log(`ok: a refused name is said on the panel: ${await refusal.innerText()}`);
     await stranger.locator('input').fill(NEW_NAME);
     await shot(page, '2-stranger-named');
     await stranger.locator('[data-test=save]').click();
 
     const named = page.locator(`[data-test=person][data-name="${NEW_NAME}"]`);
     await named.waitFor({ timeout: 30_000 });
-    await page.locator(`[data-test=stranger][data-visitor="${visitorId}"]`).waitFor({ state: 'detached', timeout: 30_000 });
+    await stranger.waitFor({ state: 'detached', timeout: 30_000 });
+    await refusal.waitFor({ state: 'detached', timeout: 30_000 });
     log(`ok: ${NEW_NAME} is a person now, and no longer a stranger`);
     // Rows the watch node's events make (not the panel's own "named" note) carry the name once it is known.
     const event = page.locator('[data-test=event]').filter({ has: page.locator('td:nth-child(2)', { hasText: new RegExp(`^${NEW_NAME}$`) }) }).filter({ has: page.locator('td:nth-child(3)', { hasText: /^(arrived|match \d\.\d\d|unknown)/ }) });
