@@ -7,7 +7,7 @@ import { CameraPublisher, liveFfmpegChildren, type CameraOptions } from '../../s
 import { StreamingClient } from '../../shared/streaming';
 import { buildPackage } from '../watch/support/build';
 import { waitFor } from '../watch/support/room';
-import { startMjpegCamera, type MjpegCamera } from './support/cameras';
+import { freePort, startMjpegCamera, type MjpegCamera } from './support/cameras';
 import { stillRunning, watchTree, type SeenProcess } from './support/process-tree';
 
 // `vision-streaming publish` stops when asked whatever its room is doing: SIGTERM and --duration end
@@ -179,6 +179,21 @@ test('a room that refuses every ticket: exit 1 after the stated attempts, a clea
   const help = run(['--help']);
   expect((await help.exit).code).toBe(0);
   expect(help.text()).toMatch(/5 attempts/);
+}, 120_000);
+
+test('the service down (nothing listening): SIGTERM exits 0 within 5 s; left alone, exit 1 after the attempts', async () => {
+  // A later flag wins: every call goes to a port where nothing listens.
+  const down = `http://127.0.0.1:${await freePort()}`;
+  const stopped = run(['--room', 'some-room', '--auth-url', down, '--sfu-url', down]);
+  await waitFor('connecting', () => state(stopped, 'connecting'), 30_000);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await terminate(stopped);
+
+  const r = run(['--room', 'some-room', '--auth-url', down, '--sfu-url', down]);
+  const { code } = await r.exit;
+  expect(code).toBe(1);
+  expect(r.stderr()).toMatch(/could not start: .*could not join the room in 5 attempts/);
+  expectNothingLeft(r);
 }, 120_000);
 
 describe('a camera publisher stopped during its start', () => {
