@@ -134,6 +134,8 @@ async function prepare(action: Action, flags: FlagValues, env: NodeJS.ProcessEnv
   const credentials = credentialsOf(flags, env);
   const collectionId = flags.required('collection');
   const store = new FilePeopleStore(flags.required('people'), { collectionId, key: peopleKey(credentials) });
+  // A file that is not to be trusted is bad input, refused before anything is sent.
+  await store.load();
   const visitorsFile = flags.get('visitors');
   let visitors: VisitorFile | undefined;
   if (visitorsFile !== undefined) {

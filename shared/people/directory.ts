@@ -356,6 +356,8 @@ export class PeopleDirectory {
     try {
       raw = await this.#store.load();
     } catch (err) {
+      // The package's own refusals (a file not trusted, of another collection) already say what and where.
+      if (err instanceof ClientError) throw err;
       throw new PeopleError('people_store_failed', `the people store could not be read${reasonOf(err)}`);
     }
     return readPeople(raw, this.#collectionId, this.#store);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { peopleMain } from '../../cli/people';
@@ -135,6 +135,29 @@ test('two commands writing at once lose nothing', async () => {
   expect(names).toEqual(['Xavier', 'Yolanda']);
   for (const name of names) expect((await people('forget', '--name', name)).code).toBe(0);
 }, 120_000);
+
+test('a people file that is not to be trusted is refused naming --people and why, before anything is sent', async () => {
+  const link = path.join(dir, 'people-link.json');
+  await writeFile(peopleFile, '');
+  await rm(peopleFile);
+  expect((await people('add', '--name', 'Trudy', '--image', photos.a1)).code).toBe(0);
+  await symlink(peopleFile, link);
+  const shared = path.join(dir, 'people-shared.json');
+  await copyFile(peopleFile, shared);
+  await chmod(shared, 0o666);
+  const before = h.requests();
+  for (const [file, why] of [
+    [link, /symbolic link/],
+    [shared, /written by other users/],
+  ] as const) {
+    const r = await people('list', '--people', file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--people/);
+    expect(r.stderr).toMatch(why);
+  }
+  expect(h.requests()).toBe(before);
+  expect((await people('forget', '--name', 'Trudy')).code).toBe(0);
+}, 60_000);
 
 test('--help lists the actions and the flags', async () => {
   const r = await people('--help');
