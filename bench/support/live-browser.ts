@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -9,14 +9,24 @@ import WebSocket from 'ws';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 /**
- * The live view as a user runs it: this package laid out as it installs (compiled node code, editor
+ * The live view as a user runs it (for its tests and bench:live): this package laid out as it installs (compiled node code, editor
  * files, the browser component in resources/), linked into a fresh Node-RED user directory beside
  * Dashboard 2.0; Node-RED itself as a child process on 127.0.0.1; Debian's Chromium driven by
  * playwright-core opening the dashboard.
  */
 
-const ROOT = path.join(__dirname, '..', '..', '..');
 const PKG_NAME = 'n8n-nodes-vision-streaming';
+
+/** This checkout: the folder above whose package.json is this package (from bench/ in the sources and from dist/bench/ after a build). */
+export const ROOT = ((): string => {
+  let dir = __dirname;
+  while (dir !== path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PKG_NAME) return dir;
+    dir = path.dirname(dir);
+  }
+  throw new Error(`no ${PKG_NAME} package.json above ${__dirname}`);
+})();
 
 /** Debian's Chromium, when this machine has it. */
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
@@ -69,6 +79,8 @@ export async function freePort(): Promise<number> {
 /** A Node-RED child with this package and Dashboard 2.0. */
 export interface LiveNodeRed {
   url: string;
+  /** Node-RED's process id (for CPU readings). */
+  pid: number;
   /** Everything Node-RED wrote to stdout and stderr so far. */
   log(): string;
   /** Replaces the flow (a full deploy) with the editor's admin API. */
@@ -77,8 +89,8 @@ export interface LiveNodeRed {
   flows(): Promise<string>;
   /** The last status each node showed (read from the editor's comms socket). */
   status(nodeId: string): { fill?: string; text?: string } | undefined;
-  /** Fires an inject node of the flow through the admin API, with `props` (strings) set on its message. */
-  inject(id: string, props?: Record<string, string>): Promise<void>;
+  /** Fires an inject node of the flow through the admin API, with `props` set on its message (strings as they are, anything else as JSON). */
+  inject(id: string, props?: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -96,7 +108,7 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
   await writeFile(
     path.join(userDir, 'settings.js'),
     `module.exports = { uiHost: '127.0.0.1', uiPort: ${port}, flowFile: 'flows.json', credentialSecret: false, ` +
-      `logging: { console: { level: 'debug' } }, editorTheme: { tours: false, projects: { enabled: false } }, externalModules: { autoInstall: false } };\n`,
+      `logging: { console: { level: 'info' } }, editorTheme: { tours: false, projects: { enabled: false } }, externalModules: { autoInstall: false } };\n`,
   );
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [require.resolve('node-red/red.js'), '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -142,6 +154,7 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
   };
   return {
     url,
+    pid: child.pid ?? 0,
     log: () => output,
     status: (id) => statuses.get(id),
     async deploy(next) {
@@ -151,7 +164,7 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
       return (await admin('GET', '/flows')).text();
     },
     async inject(id, props) {
-      const body = props ? { __user_inject_props__: Object.entries(props).map(([p, v]) => ({ p, v, vt: 'str' })) } : undefined;
+      const body = props ? { __user_inject_props__: Object.entries(props).map(([p, v]) => (typeof v === 'string' ? { p, v, vt: 'str' } : { p, v: JSON.stringify(v), vt: 'json' })) } : undefined;
       await admin('POST', `/inject/${id}`, body);
     },
     stop,

@@ -469,6 +469,7 @@
               key: b.key,
               class: 'vs-live-box vs-live-' + b.view.kind,
               'data-kind': b.view.kind,
+              'data-key': b.key,
               'data-lag-ms': String(b.lag),
               'data-shown-at': String(b.shownAt),
               style: { position: 'absolute', left: at.left + 'px', top: at.top + 'px', width: at.width + 'px', height: at.height + 'px', border: '3px solid ' + b.view.colour, boxSizing: 'border-box', pointerEvents: 'none' },

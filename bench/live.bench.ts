@@ -1,0 +1,203 @@
+/**
+ * The live view (the Dashboard 2.0 widget), measured with Debian's headless Chromium on 127.0.0.1:
+ * - `first_picture_ms`: from opening the dashboard page to the first decoded picture of the room's
+ *   camera in the widget's <video> (currentTime > 0 with a size), p50/p95 over BENCH_OPENINGS fresh
+ *   browser contexts (each a new viewer: page load, socket, its own ticket, signaling, ICE, DTLS, a key
+ *   frame); `widget_to_picture_ms` is the widget's share, from its ticket request to the picture.
+ * - `browser_cpu_pct_per_viewer`, `node_red_cpu_pct_per_viewer`: CPU (% of one core) of the whole
+ *   Chromium process tree and of the Node-RED process over BENCH_SECONDS with BENCH_VIEWERS pages
+ *   playing, per viewer; Node-RED's figure is above its own reading with no viewer (the video goes
+ *   from the SFU to each browser, not through Node-RED).
+ * - `box_trail_ms`: from a face event entering the widget node in Node-RED to its box in the page's
+ *   DOM, p50/p95: what the live view adds to the event's own latency_ms.
+ * The sandbox runs in a child process; the camera is the demo's clip (a public-domain astronaut and a
+ * stranger from face-api's demo photo, composed at run time) published from this process.
+ * Run: npm run bench:live (needs /usr/bin/chromium). The last line is one JSON object.
+ * Knobs: BENCH_OPENINGS (10), BENCH_VIEWERS (2), BENCH_SECONDS (10), BENCH_EVENTS (20).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { findFfmpeg } from '../shared/media';
+import { openVideoSource, Publisher } from '../shared/publish';
+import { StreamingClient } from '../shared/streaming';
+import { CHROMIUM, launchChromium, liveFlow, ROOT, startLiveNodeRed, type LiveNodeRed } from './support/live-browser';
+import { forkSandbox } from './support/sandbox-child';
+
+const OPENINGS = Number(process.env.BENCH_OPENINGS ?? 10);
+const VIEWERS = Number(process.env.BENCH_VIEWERS ?? 2);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 20);
+const CREDENTIALS = { clientId: 'sandbox-client', clientSecret: 'sandbox-secret' };
+
+function log(text: string): void {
+  process.stderr.write(`[bench:live] ${text}\n`);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function quantile(values: number[], q: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s[Math.min(s.length - 1, Math.floor(q * s.length))];
+}
+
+/** CPU time (ms) used so far by the processes under `root` (itself included) whose name passes `keep`, read from /proc. */
+function treeCpuMs(root: number, keep: (comm: string) => boolean): number {
+  const procs = new Map<number, { ppid: number; comm: string; ms: number }>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.set(Number(pid), { ppid: Number(fields[1]), comm, ms: (Number(fields[11]) + Number(fields[12])) * 10 }); // USER_HZ 100
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+      if (p === root) return true;
+      p = procs.get(p)?.ppid ?? 0;
+    }
+    return false;
+  };
+  let total = 0;
+  for (const [pid, info] of procs) if (under(pid) && keep(info.comm)) total += info.ms;
+  return total;
+}
+
+const isChromium = (comm: string): boolean => /^(chromium|chrome)/i.test(comm);
+
+/** Opens the dashboard in a new context and resolves with the ms until the first picture plays. */
+async function openAndTime(browser: Browser, url: string): Promise<{ ms: number; widgetMs: number; context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const t0 = Date.now();
+  await page.goto(url);
+  const deadline = t0 + 30_000;
+  const phases: Record<string, number> = {};
+  for (;;) {
+    const [phase, playing] = (await page.evaluate(`(() => { const r = document.querySelector('.vs-live'); const v = document.querySelector('.vs-live video'); return [r ? r.getAttribute('data-phase') : 'page', !!v && v.currentTime > 0 && v.videoWidth > 0]; })()`)) as [string, boolean];
+    phases[phase] ??= Date.now() - t0;
+    if (playing) {
+      log(`  phases (ms from opening): ${Object.entries(phases).map(([k, v]) => `${k} ${v}`).join(', ')}, picture ${Date.now() - t0}`);
+      const ms = Date.now() - t0;
+      return { ms, widgetMs: ms - (phases.ticket ?? 0), context, page };
+    }
+    if (Date.now() > deadline) throw new Error('no picture within 30 s');
+    await sleep(20);
+  }
+}
+
+/** CPU (% of one core) used by the browser tree and by Node-RED over `seconds`. */
+async function cpuWindow(red: LiveNodeRed, seconds: number): Promise<{ browser: number; nodeRed: number }> {
+  const b0 = treeCpuMs(process.pid, isChromium);
+  const n0 = treeCpuMs(red.pid, () => true);
+  const t0 = Date.now();
+  await sleep(seconds * 1000);
+  const wall = Date.now() - t0;
+  return { browser: ((treeCpuMs(process.pid, isChromium) - b0) / wall) * 100, nodeRed: ((treeCpuMs(red.pid, () => true) - n0) / wall) * 100 };
+}
+
+async function main(): Promise<void> {
+  if (!CHROMIUM) throw new Error('no Chromium on this machine: apt-get install chromium');
+  const work = await mkdtemp(path.join(os.tmpdir(), 'bench-live-'));
+  const sandbox = await forkSandbox({ ...CREDENTIALS, eagerModel: false, streaming: { countDelayMs: 0 } });
+  const streaming = new StreamingClient({ authUrl: sandbox.url, sfuUrl: sandbox.url, ...CREDENTIALS });
+  let publisher: Publisher | undefined;
+  let red: LiveNodeRed | undefined;
+  let browser: Browser | undefined;
+  try {
+    const room = await streaming.createRoom();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the demo's clip maker is a plain CommonJS script
+    const { makeClip } = require(path.join(ROOT, 'scripts', 'demo-clip.js')) as { makeClip(dir: string, ffmpeg: string): Promise<{ file: string; fps: number }> };
+    const clip = await makeClip(work, await findFfmpeg());
+    publisher = new Publisher({ source: await openVideoSource({ file: clip.file, loop: true, fps: clip.fps }), getTicket: streaming.ticketSource(room.id, 'up'), loopbackOnly: true });
+    await publisher.start();
+    const streamId = publisher.clientId as string;
+    red = await startLiveNodeRed(liveFlow({ sandboxUrl: sandbox.url, roomId: room.id }), { svc: CREDENTIALS }, ROOT);
+    browser = await launchChromium();
+    const url = `${red.url}/dashboard/watch`;
+    log(`room ${room.id.slice(0, 8)}…, Node-RED ${red.url}, Chromium ${browser.version()}`);
+
+    // A first page load warms Node-RED's and the browser's caches, as any later viewer finds them.
+    await (await openAndTime(browser, url)).context.close();
+    const firsts: number[] = [];
+    const widget: number[] = [];
+    for (let i = 0; i < OPENINGS; i++) {
+      const { ms, widgetMs, context } = await openAndTime(browser, url);
+      firsts.push(ms);
+      widget.push(widgetMs);
+      log(`opening ${i + 1}: first picture after ${ms} ms`);
+      await context.close();
+      await sleep(500);
+    }
+
+    await sleep(2000);
+    const idle = await cpuWindow(red, SECONDS);
+    const viewers = [];
+    for (let i = 0; i < VIEWERS; i++) viewers.push(await openAndTime(browser, url));
+    await sleep(2000);
+    const busy = await cpuWindow(red, SECONDS);
+    const browserPerViewer = busy.browser / VIEWERS;
+    const nodeRedPerViewer = Math.max(0, busy.nodeRed - idle.nodeRed) / VIEWERS;
+    log(`CPU with ${VIEWERS} viewers: browser ${busy.browser.toFixed(1)} %, Node-RED ${busy.nodeRed.toFixed(2)} % (idle ${idle.nodeRed.toFixed(2)} %)`);
+
+    // Box trail: events sent into the widget node, their boxes seen appearing in the first page's DOM.
+    const page = viewers[0].page;
+    await page.evaluate(`(() => {
+      window.__boxSeen = {};
+      new MutationObserver(() => {
+        for (const b of document.querySelectorAll('.vs-live-box')) {
+          const key = b.getAttribute('data-key');
+          if (key && !(key in window.__boxSeen)) window.__boxSeen[key] = Date.now();
+        }
+      }).observe(document.body, { childList: true, subtree: true });
+    })()`);
+    const sent = new Map<string, number>();
+    for (let i = 0; i < EVENTS; i++) {
+      const track = 1000 + i;
+      const at = Date.now();
+      const payload = { event: 'match', location: { left: 200, top: 100, right: 320, bottom: 240 }, room: room.id, stream_id: streamId, track, time: new Date(at).toISOString(), face_id: 'bench', name: 'Bench', label: 'Bench', score: 0.9, latency_ms: 0 };
+      sent.set(`t${track}`, at);
+      await red.inject('switch', { payload });
+      await sleep(300);
+    }
+    await sleep(1000);
+    const seen = (await page.evaluate('window.__boxSeen')) as Record<string, number>;
+    const trails = [...sent].filter(([key]) => key in seen).map(([key, at]) => seen[key] - at);
+    log(`boxes seen: ${trails.length} of ${EVENTS}`);
+    for (const v of viewers) await v.context.close();
+
+    const result = {
+      openings: firsts.length,
+      first_picture_ms: { p50: quantile(firsts, 0.5), p95: quantile(firsts, 0.95), max: Math.max(...firsts) },
+      first_picture_goal_met: quantile(firsts, 0.95) < 2000,
+      // The widget's own share: from the moment it asks for its ticket (the dashboard page loaded and its socket connected) to the picture.
+      widget_to_picture_ms: { p50: quantile(widget, 0.5), p95: quantile(widget, 0.95) },
+      viewers: VIEWERS,
+      browser_cpu_pct_per_viewer: Math.round(browserPerViewer * 10) / 10,
+      node_red_cpu_pct_per_viewer: Math.round(nodeRedPerViewer * 100) / 100,
+      box_trail_ms: { p50: quantile(trails, 0.5), p95: quantile(trails, 0.95), seen: trails.length, sent: EVENTS },
+      box_trail_goal_met: trails.length === EVENTS && quantile(trails, 0.95) < 100,
+    };
+    console.log(`first picture: p50 ${result.first_picture_ms.p50} ms, p95 ${result.first_picture_ms.p95} ms over ${firsts.length} openings (goal p95 < 2000 ms: ${result.first_picture_goal_met ? 'met' : 'missed'}); of which the widget (ticket, signaling, ICE, DTLS, a key frame): p50 ${result.widget_to_picture_ms.p50} ms, p95 ${result.widget_to_picture_ms.p95} ms`);
+    console.log(`CPU per viewer: browser ${result.browser_cpu_pct_per_viewer} % of a core, Node-RED ${result.node_red_cpu_pct_per_viewer} %`);
+    console.log(`box trail beyond the event's own latency: p50 ${result.box_trail_ms.p50} ms, p95 ${result.box_trail_ms.p95} ms (goal < 100 ms: ${result.box_trail_goal_met ? 'met' : 'missed'})`);
+    console.log(JSON.stringify(result));
+  } finally {
+    await browser?.close().catch(() => undefined);
+    await red?.stop().catch(() => undefined);
+    await publisher?.close().catch(() => undefined);
+    await streaming.close().catch(() => undefined);
+    await sandbox.stop().catch(() => undefined);
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  log(`failed: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exitCode = 1;
+});
