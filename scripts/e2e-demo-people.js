@@ -103,6 +103,8 @@ async function main() {
     const known = page.locator(`[data-test=person][data-name="${KNOWN}"]`);
     await known.locator('[data-test=counts]').filter({ hasText: /^1 face · 0 not-faces · \d+ visits?, \d+ match(es)? since start$/ }).waitFor({ timeout: 60_000 });
     log(`ok: ${KNOWN} is listed with counts: ${await known.locator('[data-test=counts]').innerText()}`);
+    // Usually before the first event of the person: the placeholder instead of a face.
+    await shot(page, '0-listed');
     await known.locator('img').waitFor({ timeout: 60_000 });
     log(`ok: ${KNOWN} has a face thumbnail from the events`);
     await shot(page, '1-known-person');
