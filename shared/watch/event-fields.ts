@@ -1,0 +1,164 @@
+import type { ArrivedEvent, ErrorEvent, FaceQuality, LeftEvent, MatchEvent, PresentEntry, StatusCounts, StatusEvent, UnknownEvent, WatchEventName } from './events';
+
+/**
+ * The fields of each event the watcher emits, each with one line of doc, in the order the docs list
+ * them. The docs' event tables are generated from here; the types below make the compiler refuse a
+ * list that lacks a field of its event type, names one it does not have, or marks optionality
+ * differently, and test/docs checks the same against the types as the compiler reads them.
+ */
+
+/** One field of an event: a line of doc, and `optional` when not every event of its kind carries it. */
+export interface EventField {
+  readonly doc: string;
+  readonly optional?: boolean;
+}
+
+/** Keys of T that T may leave out. */
+type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
+
+/** Exactly the keys of T, each documented, `optional: true` where T may leave it out (and only there). */
+export type FieldDocs<T> = {
+  readonly [K in keyof T]-?: K extends OptionalKeys<T> ? { readonly doc: string; readonly optional: true } : { readonly doc: string; readonly optional?: false };
+};
+
+/** Fields every face event (match, unknown, arrived) shares; spread into each. */
+const FACE_FIELDS = {
+  location: { doc: 'where the face is in the frame: `left`, `top`, `right`, `bottom` (pixels, right and bottom exclusive)' },
+  quality: { doc: "the face's size, sharpness, brightness, colour and direction in this sample (see the quality table)" },
+  room: { doc: 'the room watched' },
+  stream_id: { doc: "the stream the face was seen on (its publisher's client id)" },
+  stream_label: { doc: 'the name `labels` gives the stream', optional: true },
+  track: { doc: 'track number within the stream: the same face followed from sample to sample' },
+  time: { doc: 'when the event was made (ISO 8601)' },
+  snapshot: { doc: 'the whole frame, JPEG' },
+  face: { doc: 'the face as sent to compare: a crop with the face inside the API\'s 120..280 px rule, ready to enrol (the whole frame when only that could be compared)' },
+  snapshot_boxes: { doc: 'the frame with the faces boxed and labelled, JPEG (with `drawBoxes`)', optional: true },
+  latency_ms: { doc: 'from the arrival of the sampled frame to this event, ms' },
+  timing_ms: { doc: 'where that time went, ms: `decode`, `snapshot`, `detect`, `crop`, `compare`', optional: true },
+} as const;
+
+const MATCH_FIELDS = {
+  event: { doc: '`match`' },
+  face_id: { doc: 'the face of the collection that matched' },
+  person_id: { doc: 'with `people`: the person that face belongs to', optional: true },
+  name: { doc: "with `people`: the person's name", optional: true },
+  label: { doc: "the person's name, else the label `labels` gives the face, else null" },
+  score: { doc: 'similarity of the best face, at or above `threshold`' },
+  ...FACE_FIELDS,
+} as const satisfies FieldDocs<MatchEvent>;
+
+const UNKNOWN_FIELDS = {
+  event: { doc: '`unknown`' },
+  score: { doc: 'the best similarity found (0 with an empty collection); null when no image of the face could be compared' },
+  reason: { doc: '`not_comparable` (no score: the service found no usable face in any image tried) or, with `people`, `not_person` (more like a face marked as not the closest person)', optional: true },
+  closest: { doc: 'with `people`: the nearest person `{person_id, name, score}` (scoring at least 0.5, or the one it was not taken for)', optional: true },
+  visitor_id: { doc: "with `rememberVisitors`: the stranger's id (the face id of the crop enrolled at the first visit)", optional: true },
+  first_visit: { doc: 'with `rememberVisitors`: true at the visit that enrolled the stranger', optional: true },
+  visits: { doc: 'with `rememberVisitors`: how many visits this stranger has made', optional: true },
+  ...FACE_FIELDS,
+} as const satisfies FieldDocs<UnknownEvent>;
+
+const ARRIVED_FIELDS = {
+  event: { doc: '`arrived`' },
+  visit_id: { doc: 'the visit; its `left` carries the same' },
+  kind: { doc: '`person` (a face of the collection, or a person), `visitor` (a remembered stranger) or `stranger` (one visit per track)' },
+  face_id: { doc: 'kind `person`: the face that matched', optional: true },
+  person_id: { doc: 'with `people`, kind `person`: the person', optional: true },
+  name: { doc: "with `people`: the person's name", optional: true },
+  visitor_id: { doc: "kind `visitor`: the remembered stranger's id", optional: true },
+  label: { doc: "the person's name or label, else null" },
+  score: { doc: "the verdict's best similarity; null when the face could not be compared" },
+  ...FACE_FIELDS,
+} as const satisfies FieldDocs<ArrivedEvent>;
+
+const LEFT_FIELDS = {
+  event: { doc: '`left`' },
+  visit_id: { doc: 'the visit its `arrived` began' },
+  kind: { doc: 'as in its `arrived`' },
+  reason: { doc: '`not_seen` (unseen on every stream for `leftAfterSeconds`), `stopped` (the watcher stopped) or `recognised` (a stranger\'s track turned out to be someone known)' },
+  face_id: { doc: "the person's face id", optional: true },
+  person_id: { doc: 'with `people`: the person', optional: true },
+  name: { doc: "with `people`: the person's name", optional: true },
+  visitor_id: { doc: "the remembered stranger's id", optional: true },
+  track: { doc: 'the track of a stranger who is not remembered', optional: true },
+  label: { doc: "the person's name or label, else null" },
+  room: { doc: 'the room watched' },
+  stream_id: { doc: 'the stream they were last seen on' },
+  arrived_at: { doc: "the visit's first verdict, its `arrived` (ISO 8601)" },
+  left_at: { doc: 'when they were last seen (ISO 8601)' },
+  duration_s: { doc: '`left_at` minus `arrived_at`, seconds' },
+  time: { doc: 'when the event was made (ISO 8601)' },
+} as const satisfies FieldDocs<LeftEvent>;
+
+const STATUS_FIELDS = {
+  event: { doc: '`status`' },
+  state: { doc: '`joining`, `watching`, `rejoining`, `paused` or `stopped`' },
+  room: { doc: 'the room watched' },
+  counts: { doc: 'counts since the start (see the counts table)' },
+  decoder: { doc: 'the decoder in use, once known', optional: true },
+  missing_streams: { doc: 'streams named in `streams` that have not appeared', optional: true },
+  publishers_in_other_codecs: { doc: "publishers of the room none of which reaches the watcher: they send another codec (`detail` names the one to ask for)", optional: true },
+  detail: { doc: 'why the state changed, in words (a rejoin\'s reason, a pause\'s length)', optional: true },
+  reason: { doc: 'with `stopped`: `requested` (`stop()`), `start_failed` or `session_lost` (the room could not be rejoined)', optional: true },
+  error: { doc: 'with `stopped` after a failure: the error that ended the watch (also sent as an `error` event)', optional: true },
+  present: { doc: 'who is here now, as `watcher.present()` lists them (see the present table)' },
+  time: { doc: 'when the event was made (ISO 8601)' },
+} as const satisfies FieldDocs<StatusEvent>;
+
+const ERROR_FIELDS = {
+  event: { doc: '`error`' },
+  error: { doc: 'the error: a `ClientError` with `code`, `message`, `retryable` and, when a response came, `status`' },
+  source: { doc: 'the part that failed: `session` (the room\'s session gave up; the watcher stops), `decoder`, `api`, `stream` (one stream\'s decoding, API calls or analysis), `visitors` (the visitor book) or `people` (the people store)' },
+  stream_id: { doc: 'the stream concerned, when the failure belongs to one', optional: true },
+  time: { doc: 'when the event was made (ISO 8601)' },
+} as const satisfies FieldDocs<ErrorEvent>;
+
+/** The fields of `quality`, on every match, unknown and arrived. */
+export const QUALITY_FIELDS = {
+  face_px: { doc: "the shorter side of the face's box, in the frame's pixels" },
+  sharpness: { doc: '0 (flat or badly blurred) to 1: edge contrast of a grey copy of the face' },
+  brightness: { doc: '0 (black) to 1 (white): mean brightness of the face' },
+  greyscale: { doc: 'true for a picture without colour (a camera\'s infrared night image)' },
+  direction: { doc: 'where the face looks as the service reported it: `front`, `left`, `right` (or null)' },
+} as const satisfies FieldDocs<FaceQuality>;
+
+/** The fields of each entry of `present` (status events, `watcher.present()`). */
+export const PRESENT_FIELDS = {
+  visit_id: { doc: 'the visit' },
+  kind: { doc: '`person`, `visitor` or `stranger`' },
+  face_id: { doc: "a person's face id", optional: true },
+  person_id: { doc: 'with `people`: the person', optional: true },
+  name: { doc: "with `people`: the person's name as the store has it now", optional: true },
+  visitor_id: { doc: "a remembered stranger's id", optional: true },
+  track: { doc: 'the track of a stranger who is not remembered', optional: true },
+  label: { doc: 'the name or label, else null' },
+  stream_id: { doc: 'the stream they were last seen on' },
+  since: { doc: 'when the visit began (ISO 8601)' },
+  last_seen: { doc: 'when they were last seen (ISO 8601)' },
+} as const satisfies FieldDocs<PresentEntry>;
+
+/** The fields of a status event's `counts`. */
+export const COUNT_FIELDS = {
+  streams: { doc: 'streams being watched' },
+  frames: { doc: 'frames received' },
+  samples: { doc: 'samples taken' },
+  analysed: { doc: 'samples sent for analysis' },
+  matches: { doc: '`match` events' },
+  unknowns: { doc: '`unknown` events' },
+  api_calls: { doc: 'Visual Recognition calls made' },
+} as const satisfies FieldDocs<StatusCounts>;
+
+/** Each event's fields, by event name. */
+export const EVENT_FIELDS = {
+  match: MATCH_FIELDS,
+  unknown: UNKNOWN_FIELDS,
+  arrived: ARRIVED_FIELDS,
+  left: LEFT_FIELDS,
+  status: STATUS_FIELDS,
+  error: ERROR_FIELDS,
+} as const satisfies Record<WatchEventName, Record<string, EventField>>;
+
+/** A documented object's fields as a list: name, doc and whether it may be left out. */
+export function fieldList(fields: Readonly<Record<string, EventField>>): { name: string; doc: string; optional: boolean }[] {
+  return Object.entries(fields).map(([name, f]) => ({ name, doc: f.doc, optional: f.optional === true }));
+}
