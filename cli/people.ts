@@ -9,7 +9,7 @@ import type { CliIo } from './io';
 import { VisitorFile } from './visitor-file';
 
 /** The subcommands of `vision-streaming people`, with their one-line help. */
-const ACTIONS = {
+export const ACTIONS = {
   list: 'the people, with face and not-face counts and the room left in the collection (1000 faces)',
   add: 'a new person: --name with one or more --image, or a remembered stranger with --visitor',
   'add-face': 'one more face of a person: --image, or a remembered stranger with --visitor',
@@ -23,7 +23,8 @@ const ACTIONS = {
 
 type Action = keyof typeof ACTIONS;
 
-const FLAGS: readonly Flag[] = [
+/** The flags of `vision-streaming people`, in the order --help lists them. */
+export const FLAGS: readonly Flag[] = [
   ...CREDENTIAL_FLAGS,
   { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'the face collection the people belong to (required)' },
   { name: 'people', env: 'VS_PEOPLE', value: 'FILE', help: 'the people file (required; made on the first change, 0600, sealed with a key derived from the client secret); watch --people reads it' },

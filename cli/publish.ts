@@ -5,7 +5,8 @@ import { CameraPublisher, checkCamera, maskUrl, type CameraSettings, type Camera
 import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, flagLines, parseFlags, type Flag } from './flags';
 import type { CliIo } from './io';
 
-const FLAGS: readonly Flag[] = [
+/** The flags of `vision-streaming publish`, in the order --help lists them. */
+export const FLAGS: readonly Flag[] = [
   ...CREDENTIAL_FLAGS,
   { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to publish into (this or --create-room)' },
   { name: 'create-room', env: 'VS_CREATE_ROOM', value: 'NAME', help: 'create a room and publish into it; NAME is shown in the output only (rooms have no names in the API)' },

@@ -29,7 +29,8 @@ const OPTION_FLAGS: readonly (Flag & { option: OptionSpec; key: WatchOptionName 
   return [{ name: flag, env: envOf(flag), value, help: `${o.help}${range}${shown ? `; default ${shown}` : ''}`, option: o, key: entry.name }];
 });
 
-const FLAGS: readonly Flag[] = [
+/** The flags of `vision-streaming watch`, in the order --help lists them. */
+export const FLAGS: readonly Flag[] = [
   ...CREDENTIAL_FLAGS,
   { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to watch (required)' },
   { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'face collection to compare with (required)' },
