@@ -18,6 +18,7 @@ export const WIDGET_SOURCE = Object.freeze({
 export interface TicketSocket {
   readonly id: string;
   emit(event: string, ...args: unknown[]): unknown;
+  once?(event: 'disconnect', listener: () => void): unknown;
 }
 
 /** The part of a Dashboard 2.0 ui-group a widget uses. */

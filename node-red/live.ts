@@ -25,7 +25,7 @@ interface LiveDef extends NodeDef {
 /** What a browser gets: its own ticket, or why there is none. */
 type TicketAnswer = { ok: true; roomId: string; url: string; token: string; codec: string } | { ok: false; message: string; code: string; retryAfterMs?: number };
 
-type LiveNode = Node & { liveTicket?: (socketId: string) => Promise<TicketAnswer> };
+type LiveNode = Node & { liveTicket?: (socketId: string) => Promise<TicketAnswer>; liveGone?: (socketId: string) => void };
 
 const CODECS = new Set(['VP8', 'VP9', 'H264']);
 /** A browser that asks again sooner than this gets no second ticket (a page gone wild must not spend the account's calls). */
@@ -88,6 +88,11 @@ export = function register(RED: NodeAPI): void {
       }
     };
 
+    node.liveGone = (socketId) => {
+      lastTicket.delete(socketId);
+      if (viewers.delete(socketId)) show();
+    };
+
     const evts = {
       // Face events go to every browser of the page, slimmed to what a box needs (no pictures);
       // a message that is not one is dropped here and counted.
@@ -122,6 +127,7 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (_removed: boolean, done: () => void) => {
       node.liveTicket = undefined;
+      node.liveGone = undefined;
       const left = connection ? connection.deregister(node) : Promise.resolve();
       left.then(done, done);
     });
@@ -136,6 +142,11 @@ async function answerTicket(RED: NodeAPI, socket: TicketSocket, id: unknown, req
   if (!node || typeof node.liveTicket !== 'function') return;
   let seen = answered.get(socket);
   if (!seen) answered.set(socket, (seen = new Set()));
+  if (!seen.has(id)) {
+    seen.add(id);
+    // A browser that leaves is no viewer any more (the node is looked up again: it may have been redeployed).
+    socket.once?.('disconnect', () => (RED.nodes.getNode(id) as LiveNode | null)?.liveGone?.(socket.id));
+  }
   const key = `${id}:${String(request)}`;
   if (seen.has(key)) return;
   seen.add(key);

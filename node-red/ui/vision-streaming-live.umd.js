@@ -206,7 +206,8 @@
         var self = this;
         var live = this.$live;
         if (!canPlay(ticket.codec)) {
-          this.say('This browser cannot play ' + ticket.codec + ': publish the cameras as ' + (ticket.codec === 'H264' ? 'VP8' : 'H264 or VP8') + ', and set the live view to that codec.', true);
+          var instead = ticket.codec === 'VP8' ? 'H264' : 'VP8';
+          this.say('This browser cannot play ' + ticket.codec + ': publish the cameras as ' + instead + ' (the camera node and the publish command can encode it), and set the live view to ' + instead + '.', true);
           this.phase = 'error';
           return;
         }

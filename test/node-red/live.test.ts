@@ -62,6 +62,7 @@ describeWithBrowser('live view widget', () => {
         messages: {
           match: { payload: matchEvent(second, 'Alice') },
           broken: { payload: { event: 'match', stream_id: second, name: 'Nobody' } },
+          outside: { payload: matchEvent(second, 'Far away', { left: 600, top: 10, right: 2000, bottom: 90 }) },
         },
       }),
       { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } },
@@ -108,6 +109,26 @@ describeWithBrowser('live view widget', () => {
     expect(red.log()).toContain('Nobody');
     expect(red.log()).not.toMatch(/\[error\]/);
     expect((await readLiveView(page)).ignored).toBe('1 malformed face event ignored');
+    // A box outside the picture (this camera is 640x480) is counted too, and never drawn.
+    await red.inject('outside-in');
+    await untilView(page, 'the box outside the picture counted', (v) => v.ignored === '2 malformed face events ignored', red, 10_000);
+    expect((await readLiveView(page)).tiles.flatMap((t) => t.boxes)).toEqual([]);
+
+    // A browser that cannot decode the room's codec says which one, and what to publish instead.
+    const noVp8 = await browser.newContext();
+    await noVp8.addInitScript(`(() => {
+      const real = RTCRtpReceiver.getCapabilities.bind(RTCRtpReceiver);
+      RTCRtpReceiver.getCapabilities = (kind) => {
+        const caps = real(kind);
+        return kind === 'video' && caps ? { ...caps, codecs: caps.codecs.filter((c) => c.mimeType !== 'video/VP8') } : caps;
+      };
+    })()`);
+    const other = await noVp8.newPage();
+    await other.goto(`${red.url}/dashboard/watch`);
+    const refused = await untilView(other, 'the codec named', (v) => v.message !== '', red);
+    expect(refused.message).toMatch(/cannot play VP8: publish the cameras as H264/);
+    expect(refused.tiles).toEqual([]);
+    await noVp8.close();
   }, 240_000);
 
   it('keeps playing: each browser its own ticket, a camera that leaves and comes back, a hidden tab that stops downloading, a room deleted and another one switched to without a reload', async () => {
@@ -158,7 +179,9 @@ describeWithBrowser('live view widget', () => {
     await red.inject('switch', { roomId: next.id });
     for (const v of viewers) await untilView(v.page, 'the new room playing', (x) => playing(x) && x.message === '', red);
     expect(red.status('live')).toMatchObject({ fill: 'green' });
+    expect(red.status('live')).toMatchObject({ fill: 'green', text: '2 viewers' });
     for (const v of viewers) await v.context.close();
+    await until('the viewers gone from the status', async () => red?.status('live')?.text === '0 viewers');
     const all = [...(tokens.get('0') ?? []), ...(tokens.get('1') ?? [])];
     expect(all.length).toBeGreaterThanOrEqual(5);
     for (const token of all) expect(red.log()).not.toContain(token);
