@@ -12,7 +12,7 @@ import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../suppo
 import { encodeClip, loadPeople } from '../watch/support/clip';
 import { publishClip, waitFor } from '../watch/support/room';
 import { CredentialStore } from './support/credentials-helper';
-import { startDataTables, type DataTables } from './support/data-tables';
+import { fetchTableRequest, startDataTables, type DataTables } from './support/data-tables';
 import { registerN8nApiCredential } from './support/n8n-api-credential';
 import { cleanUpEngine, Engine, loadPackage, type LoadedPackage } from './support/engine';
 
@@ -33,6 +33,9 @@ let tableId: string;
 let eileen: { person_id: string; faces: string[] };
 
 beforeAll(async () => {
+  // Built first: a build of a minute would leave the test client's pooled connection idle long enough for the sandbox to close it.
+  pkg = await loadPackage();
+  registerN8nApiCredential(pkg);
   sandbox = await startSandbox({ port: 0, clientSecret: SECRET, eagerModel: true, streaming: { countDelayMs: 0 } });
   tables = await startDataTables({ apiKey: API_KEY });
   const credentials = { authUrl: sandbox.url, clientId: sandbox.clientId, clientSecret: SECRET };
@@ -44,7 +47,7 @@ beforeAll(async () => {
   collectionId = (await vision.createCollection()).collectionId;
   tableId = tables.create('People');
   // Two photos of one person, kept in the table the way the Person operations keep them.
-  const store = new TablePeopleStore({ request: fetchRequest, tableId, collectionId });
+  const store = new TablePeopleStore({ request: fetchTableRequest(tables.baseUrl, API_KEY), tableId, collectionId });
   const added = await new PeopleDirectory({ collectionId, store, vision }).addPerson({ name: 'Eileen', images: [astronautFaceOfSize(200), mirrorJpeg(astronautFaceOfSize(220))] });
   eileen = { person_id: added.person.person_id, faces: added.person.faces.map((f) => f.face_id) };
   // A (the person) 3 s, then B (a stranger) 2 s, looped: a visit of A each loop.
@@ -53,8 +56,6 @@ beforeAll(async () => {
     { placements: [{ person: people.a, ...at }], seconds: 3, drift: 4 },
     { placements: [{ person: people.b, ...at }], seconds: 2, drift: 4 },
   ]);
-  pkg = await loadPackage();
-  registerN8nApiCredential(pkg);
 }, 180_000);
 
 let publisher: Publisher | undefined;
@@ -74,15 +75,6 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
   cleanUpEngine();
 });
-
-/** The table API with fetch, for setting the table up as a user's workflow would have. */
-async function fetchRequest(req: { method: string; path: string; query?: Record<string, string>; body?: unknown }) {
-  const url = new URL(`${tables.baseUrl}${req.path}`);
-  for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, v);
-  const res = await fetch(url, { method: req.method, headers: { 'X-N8N-API-KEY': API_KEY, 'content-type': 'application/json' }, ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
 
 function engine(): Engine {
   const store = new CredentialStore();

@@ -22,6 +22,9 @@ let VR: string;
 const img: Record<'a' | 'a2' | 'b' | 'b2', Buffer> = {} as never;
 
 beforeAll(async () => {
+  // Built first: a build of a minute would leave the test client's pooled connection idle long enough for the sandbox to close it.
+  pkg = await loadPackage();
+  registerN8nApiCredential(pkg);
   sandbox = await startSandbox({ port: 0, clientSecret: SECRET, eagerModel: true, collectionLimit: 5 });
   tables = await startDataTables({ apiKey: API_KEY });
   vision = new VisionClient({ authUrl: sandbox.url, visionUrl: sandbox.url, clientId: sandbox.clientId, clientSecret: SECRET });
@@ -32,8 +35,6 @@ beforeAll(async () => {
   img.b = faceOfSize(group, bFace, 200);
   img.b2 = mirrorJpeg(faceOfSize(group, bFace, 230));
   fixtures = await startFixtureServer({ '/a2.jpg': { body: img.a2, contentType: 'image/jpeg' } });
-  pkg = await loadPackage();
-  registerN8nApiCredential(pkg);
   VR = `${pkg.packageName}.visualRecognition`;
 }, 180_000);
 

@@ -6,7 +6,7 @@ import { dataTableEntries } from '../../shared/people/table-api';
 import { documentRows, readRows, rowsDocument } from '../../shared/people/table-rows';
 import { TablePeopleStore } from '../../shared/people/table-store';
 import type { PeopleDocument, Person } from '../../shared/people/types';
-import { startDataTables, type DataTables } from '../n8n/support/data-tables';
+import { fetchTableRequest, startDataTables, type DataTables } from '../n8n/support/data-tables';
 
 // The people of a collection in an n8n data table: the row mapping, and the store over a stand-in
 // of n8n's public data table API on 127.0.0.1 (real HTTP, the API key in its header).
@@ -23,19 +23,9 @@ afterAll(async () => {
   await tables?.stop();
 });
 
-/** Requests of n8n's public API with fetch, as a host would send them. */
+/** Requests of the stand-in's API, with the right key unless told. */
 function request(baseUrl = tables.baseUrl, apiKey = KEY): TableRequest {
-  return async (req) => {
-    const url = new URL(`${baseUrl}${req.path}`);
-    for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, v);
-    const res = await fetch(url, {
-      method: req.method,
-      headers: { 'X-N8N-API-KEY': apiKey, ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  return fetchTableRequest(baseUrl, apiKey);
 }
 
 /** A port nothing listens on: one a server had a moment ago. */

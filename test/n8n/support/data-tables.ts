@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TableRequest } from '../../../shared/people/table-api';
 import { startStandIn, type StandIn } from '../../support/stand-in';
 
 /**
@@ -148,5 +149,20 @@ export async function startDataTables(options: { apiKey: string; pageLimit?: num
     },
     count: (method, suffix) => server.seen.filter((r) => r.method === method && r.path.endsWith(suffix)).length,
     stop: () => server.stop(),
+  };
+}
+
+/** Requests of n8n's public API sent with fetch and the API key, as a host would send them. */
+export function fetchTableRequest(baseUrl: string, apiKey: string): TableRequest {
+  return async (req) => {
+    const url = new URL(`${baseUrl}${req.path}`);
+    for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, v);
+    const res = await fetch(url, {
+      method: req.method,
+      headers: { 'X-N8N-API-KEY': apiKey, ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
 }
