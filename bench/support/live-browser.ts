@@ -201,7 +201,10 @@ export interface TileState {
   currentTime: number;
   videoWidth: number;
   videoHeight: number;
-  boxes: { kind: string; text: string; lag: string }[];
+  /** The video element's size on the page (CSS pixels). */
+  shownWidth: number;
+  shownHeight: number;
+  boxes: { kind: string; text: string; lag: string; rect: { left: number; top: number; width: number; height: number } }[];
   notes: string[];
 }
 
@@ -229,7 +232,11 @@ const READ_LIVE_VIEW = `(() => {
       currentTime: video ? video.currentTime : 0,
       videoWidth: video ? video.videoWidth : 0,
       videoHeight: video ? video.videoHeight : 0,
+      shownWidth: video ? video.clientWidth : 0,
+      shownHeight: video ? video.clientHeight : 0,
       boxes: Array.from(tile.querySelectorAll('.vs-live-box')).map((b) => ({
+        // Where the box is over the video element, in CSS pixels.
+        rect: (() => { const r = b.getBoundingClientRect(); const v = video.getBoundingClientRect(); return { left: r.left - v.left, top: r.top - v.top, width: r.width, height: r.height }; })(),
         kind: b.getAttribute('data-kind') || '',
         text: (b.querySelector('.vs-live-name') || {}).textContent || '',
         lag: (b.querySelector('.vs-live-lag') || {}).textContent || '',
@@ -246,7 +253,7 @@ const READ_LIVE_VIEW = `(() => {
 })()`;
 
 /** A flow: Dashboard 2.0's base, theme, page and group, the config node, the live view, and an inject node per message to send it. */
-export function liveFlow(opts: { sandboxUrl: string; roomId: string; messages?: Record<string, Record<string, unknown>>; live?: Record<string, unknown> }): unknown[] {
+export function liveFlow(opts: { sandboxUrl: string; roomId: string; messages?: Record<string, Record<string, unknown>>; live?: Record<string, unknown>; extra?: Record<string, unknown>[] }): unknown[] {
   const flow: Record<string, unknown>[] = [
     { id: 'tab1', type: 'tab', label: 'live' },
     { id: 'svc', type: 'vision-streaming-config', name: 'sandbox', authUrl: opts.sandboxUrl, visionUrl: opts.sandboxUrl, sfuUrl: opts.sandboxUrl },
@@ -261,6 +268,7 @@ export function liveFlow(opts: { sandboxUrl: string; roomId: string; messages?: 
     { id: 'switch', z: 'tab1', type: 'inject', name: 'switch room', props: [], repeat: '', once: false, x: 100, y: 100, wires: [['live', 'log-all']] },
     { id: 'log-all', z: 'tab1', type: 'debug', name: 'every message', active: true, tosidebar: true, console: true, complete: 'true', targetType: 'full', x: 500, y: 160, wires: [] },
   ];
+  flow.push(...(opts.extra ?? []));
   let y = 200;
   for (const [id, msg] of Object.entries(opts.messages ?? {})) {
     y += 40;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { Publisher } from '../../shared/publish';
 import { encodeClip } from '../watch/support/clip';
-import { publishClip, startWatchHarness, type WatchHarness } from '../watch/support/room';
+import { publishClip, standardScene, startWatchHarness, type WatchHarness } from '../watch/support/room';
 import { CHROMIUM, launchChromium, layOutPackage, liveFlow, openDashboard, readLiveView, startLiveNodeRed, untilView, type LiveNodeRed, type LiveView } from '../../bench/support/live-browser';
 
 // The live view in the real Node-RED runtime with Dashboard 2.0, opened by Debian's headless
@@ -186,6 +186,43 @@ describeWithBrowser('live view widget', () => {
     expect(all.length).toBeGreaterThanOrEqual(5);
     for (const token of all) expect(red.log()).not.toContain(token);
   }, 300_000);
+
+  it('a face watch node wired in: the known face is boxed green with its label on its camera\'s tile, the stranger red', async () => {
+    const scene = await standardScene(h);
+    const sceneClip = await encodeClip(dir, 'standard', scene.segments);
+    const room = await h.streaming.createRoom();
+    publishers.push(await publishClip(h, room.id, sceneClip));
+    const watch = {
+      id: 'w', z: 'tab1', type: 'vision-streaming-watch', name: 'door', service: 'svc', roomId: room.id, collectionId: scene.collectionId,
+      labels: JSON.stringify({ [scene.faceA]: 'Alice' }), cooldownSeconds: '1', unknowns: true, autoStart: true, x: 100, y: 400,
+      wires: [['live'], ['live'], [], ['live']],
+    };
+    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id, extra: [watch] }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+    const { page, context } = await openDashboard(browser, `${red.url}/dashboard/watch`);
+    const stream = publishers[0].clientId as string;
+    const seen = new Set<string>();
+    const centres: { x: number; y: number }[] = [];
+    await untilView(page, 'Alice boxed and a stranger boxed', (v) => {
+      for (const t of v.tiles) {
+        for (const b of t.boxes) {
+          if (t.stream !== stream) continue;
+          seen.add(`${b.kind}:${b.text}`);
+          // Back to picture pixels: the 640x480 picture is shown whole (object-fit: contain), centred.
+          const scale = Math.min(t.shownWidth / t.videoWidth, t.shownHeight / t.videoHeight);
+          const [padX, padY] = [(t.shownWidth - t.videoWidth * scale) / 2, (t.shownHeight - t.videoHeight * scale) / 2];
+          centres.push({ x: (b.rect.left + b.rect.width / 2 - padX) / scale, y: (b.rect.top + b.rect.height / 2 - padY) / scale });
+        }
+      }
+      return seen.has('person:Alice') && seen.has('unknown:unknown');
+    }, red, 120_000);
+    // Every face of the clip is centred near (320, 220) of the picture, drifting 12 px at most.
+    for (const c of centres) {
+      expect(Math.abs(c.x - 326)).toBeLessThan(40);
+      expect(Math.abs(c.y - 220)).toBeLessThan(40);
+    }
+    expect([...seen].filter((k) => !['person:Alice', 'unknown:unknown'].includes(k))).toEqual([]);
+    await context.close();
+  }, 240_000);
 
   it('a refused credential is said on the page in words and turns the node red; Node-RED keeps running', async () => {
     const room = await h.streaming.createRoom();
