@@ -56,7 +56,7 @@ function valuesOf(spec, table) {
       return 'true, false';
     case 'choice':
     case 'list':
-      return spec.choices ? spec.choices.map((c) => code(c.value)).join(', ') : 'ids';
+      return spec.choices ? spec.choices.map((c) => code(c.value)).join(', ') : 'a list';
     case 'labels':
       return 'id → name';
     default:
@@ -85,7 +85,7 @@ function fieldTable(fields, list) {
 function flagTable(flags) {
   return markdownTable(
     ['flag', 'variable', 'meaning'],
-    flags.map((f) => [code(`--${f.name}${f.value ? ` ${f.value}` : ''}`), f.env ? code(f.env) : '–', `${f.help}${f.multiple ? ' (may be repeated)' : ''}`]),
+    flags.map((f) => [code(`--${f.name}${f.value ? ` ${f.value}` : ''}`), f.env ? code(f.env) : '–', f.help]),
   );
 }
 
