@@ -4,7 +4,7 @@ import { CameraPublisher, parseCameraSource, type CameraOptions, type CameraStat
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
 import { carriesPassword, joinPassword } from './lib/camera-password';
-import { wireControl } from './lib/controlled-node';
+import { isStop, stoppedByOwner, wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 
 /** The camera node's settings as the editor saves them (numbers as text; blank means the default). */
@@ -66,6 +66,8 @@ class CameraControl {
   #camera?: CameraPublisher;
   #key?: string;
   #chain: Promise<void> = Promise.resolve();
+  /** The stop a stop message began before its turn (see apply). */
+  #stopping?: Promise<void>;
   #closed = false;
 
   constructor(node: Node, connection: ServiceConnection, def: CameraDef) {
@@ -87,6 +89,8 @@ class CameraControl {
         return Promise.reject(err);
       }
     }
+    // A stop ends a start still joining at once: behind it, it would wait as long as the room refuses.
+    if (isStop(msg)) this.#stopping = this.#stop();
     const step = this.#chain.then(() => this.#apply(msg, picture));
     this.#chain = step.catch(() => undefined);
     return step;
@@ -111,7 +115,10 @@ class CameraControl {
   async #apply(msg: FlowMessage, picture: Buffer | undefined): Promise<void> {
     if (this.#closed) return;
     const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : undefined;
-    if (command === 'stop') return this.#stop();
+    if (command === 'stop') {
+      await this.#stopping;
+      return this.#stop();
+    }
     if (command !== undefined && command !== 'start' && command !== 'restart') {
       throw new InputError('payload', 'msg.payload must be a JPEG or PNG picture (a Buffer), or "start" / "stop"', 'JPEG or PNG bytes, start, stop');
     }
@@ -170,8 +177,9 @@ class CameraControl {
     } catch (err) {
       if (this.#camera === camera) this.#camera = undefined;
       await camera.stop().catch(() => undefined);
-      // The node's close ended this start: nothing failed, and a ring now would land on the redeployed node.
-      if (this.#closed) return;
+      // The node's close, or a stop message, ended this start: nothing failed, and a ring now would
+      // land on the redeployed node or hide the stop's grey one.
+      if (this.#closed || stoppedByOwner(err)) return;
       this.#connection.report(err);
       this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
       throw err;

@@ -3,7 +3,7 @@ import { InputError } from '../shared/errors';
 import { FaceWatcher, type ArrivedEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
-import { wireControl } from './lib/controlled-node';
+import { isStop, stoppedByOwner, wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 import { configPeople, type ConfigPeople } from './lib/people';
 import { watchSettings, type WatchDef, type WatchSettings } from './lib/watch-settings';
@@ -57,6 +57,8 @@ class WatchControl {
   readonly #visitors: VisitorStore;
   #watcher?: FaceWatcher;
   #chain: Promise<void> = Promise.resolve();
+  /** The stop a stop message began before its turn (see apply). */
+  #stopping?: Promise<void>;
   #counts = { match: 0, unknown: 0 };
   #closed = false;
   /** The settings of the last start, for starting again after the room was lost. */
@@ -76,6 +78,8 @@ class WatchControl {
 
   /** Acts on a control message: start, stop, or (re)start with the room and collection it names. */
   apply(msg: FlowMessage): Promise<void> {
+    // A stop ends a start still joining at once: behind it, it would wait as long as the room refuses.
+    if (isStop(msg)) this.#stopping = this.#stop();
     const step = this.#chain.then(() => this.#apply(msg));
     this.#chain = step.catch(() => undefined);
     return step;
@@ -102,7 +106,10 @@ class WatchControl {
   async #apply(msg: FlowMessage): Promise<void> {
     if (this.#closed) return;
     const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : undefined;
-    if (command === 'stop') return this.#stop();
+    if (command === 'stop') {
+      await this.#stopping;
+      return this.#stop();
+    }
     const wanted = watchSettings(this.#def, msg);
     const switching = msg.roomId !== undefined || msg.collectionId !== undefined || command === 'restart';
     if (this.#watcher && !switching) return;
@@ -134,10 +141,11 @@ class WatchControl {
       await watcher.start();
       this.#connection.report();
     } catch (err) {
-      this.#watcher = undefined;
+      if (this.#watcher === watcher) this.#watcher = undefined;
       await watcher.stop().catch(() => undefined);
-      // The node's close ended this start: nothing failed, and a ring now would land on the redeployed node.
-      if (this.#closed) return;
+      // The node's close, or a stop message, ended this start: nothing failed, and a ring now would
+      // land on the redeployed node or hide the stop's grey one.
+      if (this.#closed || stoppedByOwner(err)) return;
       // Shown here; handed to Catch nodes by the caller (done(err) for a message, report() on deploy).
       this.#connection.report(err);
       this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });

@@ -1,6 +1,7 @@
 import type { Node } from 'node-red';
 import type { FlowMessage } from './action-node';
 import type { ServiceConnection } from './connection';
+import { isClientError } from '../../shared/errors';
 import { flowError } from './flow-error';
 
 /** A node's owner of one long-lived thing (a watcher, a camera): started, switched and stopped by messages. */
@@ -35,4 +36,14 @@ export function wireControl(node: Node, connection: ServiceConnection, control: 
       .then(() => connection.deregister(node))
       .then(done, done);
   });
+}
+
+/** True for a control message that says stop. */
+export function isStop(msg: FlowMessage): boolean {
+  return typeof msg.payload === 'string' && msg.payload.trim().toLowerCase() === 'stop';
+}
+
+/** True when a start ended because its owner stopped it (a stop message, the node closing): no failure. */
+export function stoppedByOwner(err: unknown): boolean {
+  return isClientError(err) && err.code === 'stopped';
 }

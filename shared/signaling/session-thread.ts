@@ -23,7 +23,7 @@ import { weriftSpeedupsStatus, type WeriftSpeedupsStatus } from './werift-speedu
 const SETTLED_MS = 10_000;
 
 export type ThreadSessionOptions = Omit<SessionOptions, 'getTicket'> & {
-  getTicket: () => Promise<Ticket>;
+  getTicket: (signal?: AbortSignal) => Promise<Ticket>;
   /** The werift speed-ups in this session's worker (default: as this process has them). */
   weriftSpeedups?: boolean;
 };
@@ -33,7 +33,9 @@ const CLOSE_WAIT_MS = 5000;
 
 /** The events and the calls of SignalingSession that a downstream consumer uses, across a thread. */
 export class ThreadSession extends EventEmitter<SessionEvents> {
-  readonly #getTicket: () => Promise<Ticket>;
+  readonly #getTicket: (signal?: AbortSignal) => Promise<Ticket>;
+  /** Aborted by close(): a ticket request still retrying (a room refusing tickets) ends with the session. */
+  readonly #stopping = new AbortController();
   readonly #data: Omit<SessionOptions, 'getTicket'>;
   readonly #speedupsOff: boolean;
   readonly #rejoin?: RejoinPolicy;
@@ -102,6 +104,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   /** Leaves the room and frees its place in the worker (a worker left empty ends). Idempotent. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      this.#stopping.abort();
       clearTimeout(this.#moveTimer);
       const seat = this.#seat;
       if (seat && !this.#ended) {
@@ -132,7 +135,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
     if (seat !== this.#seat) return;
     switch (message.type) {
       case 'ticket':
-        this.#getTicket().then(
+        this.#getTicket(this.#stopping.signal).then(
           // The token is not enumerable (so it stays out of logs), and a structured clone would drop it.
           (ticket) => seat.send({ type: 'ticket', sid: seat.sid, id: message.id, ticket: { id: ticket.id, url: ticket.url, direction: ticket.direction, access_token: ticket.access_token } }),
           (err: unknown) => seat.send({ type: 'ticket', sid: seat.sid, id: message.id, error: wireError(err) }),

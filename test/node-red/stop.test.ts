@@ -184,3 +184,32 @@ test('a watch node whose first join waits for refused tickets, or for a failing 
     sandbox.clearFaults();
   }
 }, 120_000);
+
+test('a stop message ends a first join that waits for refused tickets within 5 s, for a camera node and a watch node: grey, no red ring, no more tickets asked', async () => {
+  const { collectionId } = await vision.createCollection().catch(async () => ({ collectionId: (await vision.listCollections())[0].collectionId }));
+  for (const kind of ['camera', 'watch'] as const) {
+    const room = await streaming.createRoom();
+    sandbox.setFaults({ tickets: { tooManyRequests: 1, latencyMs: 1000 } });
+    const id = kind === 'camera' ? 'cam' : 'w';
+    const flow =
+      kind === 'camera'
+        ? cameraFlow(room.id)
+        : [{ id: 'f1', type: 'tab', label: 'test' }, sandboxConfig(sandbox), { id: 'w', z: 'f1', type: 'vision-streaming-watch', service: CONFIG_ID, roomId: room.id, collectionId, autoStart: true, wires: [[], [], [], []] }];
+    const asked = requestsTo('tickets');
+    await helper.load([configNode, cameraNode, watchNode], flow, configCredentials(sandbox));
+    const rings = statuses(id);
+    await until(`two ticket requests (${kind})`, () => requestsTo('tickets') >= asked + 2, 30_000);
+    const started = Date.now();
+    helper.getNode(id)!.receive({ payload: 'stop' });
+    await until(`the ${kind} node's grey ring`, () => rings.some((r) => r.fill === 'grey'), CLOSE_BOUND_MS);
+    expect(Date.now() - started).toBeLessThan(CLOSE_BOUND_MS);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const after = requestsTo('tickets');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect({ kind, asked: requestsTo('tickets') - after }).toEqual({ kind, asked: 0 });
+    expect({ kind, red: rings.filter((r) => r.fill === 'red') }).toEqual({ kind, red: [] });
+    expect(liveFfmpegChildren()).toBe(0);
+    await helper.unload();
+    sandbox.clearFaults();
+  }
+}, 120_000);
