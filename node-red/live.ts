@@ -23,7 +23,7 @@ interface LiveDef extends NodeDef {
 }
 
 /** What a browser gets: its own ticket, or why there is none. */
-type TicketAnswer = { ok: true; roomId: string; url: string; token: string; codec: string } | { ok: false; message: string; code: string; retryAfterMs?: number };
+type TicketAnswer = { ok: true; roomId: string; url: string; token: string; codec: string; serverTime: number } | { ok: false; message: string; code: string; retryAfterMs?: number };
 
 type LiveNode = Node & { liveTicket?: (socketId: string) => Promise<TicketAnswer>; liveGone?: (socketId: string) => void };
 
@@ -79,7 +79,8 @@ export = function register(RED: NodeAPI): void {
         connection.report();
         viewers.add(socketId);
         show();
-        return { ok: true, roomId: ticket.id, url: ticket.url, token: ticket.access_token, codec };
+        // serverTime lets the page measure a box's lag on Node-RED's clock, whatever its own clock says.
+        return { ok: true, roomId: ticket.id, url: ticket.url, token: ticket.access_token, codec, serverTime: Date.now() };
       } catch (err) {
         connection.report(err);
         const words = ticketFailure(err, room);

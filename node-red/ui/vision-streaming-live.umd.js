@@ -199,6 +199,8 @@
           this.retry(answer && answer.retryAfterMs);
           return;
         }
+        // Events carry Node-RED's time: a page on a machine whose clock is off still shows the right lag.
+        if (typeof answer.serverTime === 'number') live.clockOffset = answer.serverTime - Date.now();
         this.join(answer);
       },
       /** Signaling as a downstream client: connect, answer the offer and every update, pong every ping. */
@@ -413,7 +415,7 @@
         var key = typeof e.track === 'number' ? 't' + e.track : 'k' + ++tile.seq;
         // Boxes are told apart by a number: the tile holds Vue's proxies of them, not these objects.
         var serial = ++tile.seq;
-        var box = { key: key, serial: serial, view: view, location: e.location, lag: lagMs(e, Date.now()), shownAt: Date.now() };
+        var box = { key: key, serial: serial, view: view, location: e.location, lag: lagMs(e, Date.now() + (this.$live.clockOffset || 0)), shownAt: Date.now() };
         tile.boxes = tile.boxes
           .filter(function (b) {
             return b.key !== key;
