@@ -2,7 +2,6 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { InputError } from '../../shared/errors';
 import { MAX_IMAGE_BYTES, type ImageInput } from '../../shared/image';
 import { PeopleDirectory, PeopleError, type PeopleStore, type PersonRef } from '../../shared/people';
-import type { VisionClient } from '../../shared/vision';
 import type { VisionApi } from '../../shared/vision/vision-api';
 import type { VisitorStore } from '../../shared/watch';
 import { cancelSignal } from '../common/clients';
@@ -82,7 +81,7 @@ async function withDirectory(ctx: IExecuteFunctions, client: VisionApi, i: numbe
   };
   const store: PeopleStore = { name: table.name, load: () => remember(() => table.load()), update: (change) => remember(() => table.update(change)) };
   // The directory calls only VisionApi's methods; the node's client is a VisionApi over n8n's transport.
-  const people = new PeopleDirectory({ collectionId, store, vision: client as unknown as VisionClient, ...(visitorId ? { visitors: givenVisitor(client, collectionId, visitorId) } : {}) });
+  const people = new PeopleDirectory({ collectionId, store, vision: client, ...(visitorId ? { visitors: givenVisitor(client, collectionId, visitorId) } : {}) });
   try {
     return { json: plain(await call(people)) as IDataObject };
   } catch (err) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ClientError, InputError } from '../errors';
 import type { ImageInput } from '../image';
-import type { VisionClient } from '../vision';
+import type { VisionApi } from '../vision';
 import { dropStoredVisitors, storedVisitors, type VisitorStore } from '../watch/visitors';
 import { checkName, FACE_ID, nameKey, readPeople, sealPeople } from './document';
 import { PeopleError } from './errors';
@@ -34,7 +34,7 @@ const MAX_IMAGES = 20;
 export interface PeopleDirectoryOptions {
   collectionId: string;
   store: PeopleStore;
-  vision: VisionClient;
+  vision: VisionApi;
   /** The watcher's remembered visitors: a visitor who turns out to be a person moves out of it. */
   visitors?: VisitorStore;
 }
@@ -48,7 +48,7 @@ export interface PeopleDirectoryOptions {
 export class PeopleDirectory {
   readonly #collectionId: string;
   readonly #store: PeopleStore;
-  readonly #vision: VisionClient;
+  readonly #vision: VisionApi;
   readonly #visitors?: VisitorStore;
 
   /** Checks the options; nothing is contacted before the first operation. */
@@ -56,7 +56,7 @@ export class PeopleDirectory {
     if (!o || typeof o !== 'object') throw new InputError('options', 'PeopleDirectory needs an options object', 'an object');
     if (typeof o.collectionId !== 'string' || o.collectionId.trim() === '' || o.collectionId.length > 256) throw new InputError('collectionId', 'collectionId must be a non-empty id', '1 to 256 characters');
     if (!o.store || typeof o.store.load !== 'function' || typeof o.store.update !== 'function') throw new InputError('store', 'store must have load() and update()', '{ load(), update(change) }');
-    if (!o.vision || typeof o.vision.addFace !== 'function') throw new InputError('vision', 'vision must be a VisionClient', 'a VisionClient');
+    if (!o.vision || typeof o.vision.addFace !== 'function') throw new InputError('vision', 'vision must be a vision client (VisionClient or VisionApi)', 'a vision client');
     if (o.visitors !== undefined && (typeof o.visitors.load !== 'function' || typeof o.visitors.save !== 'function')) throw new InputError('visitors', 'visitors must have load() and save()', '{ load(), save(document) }');
     this.#collectionId = o.collectionId;
     this.#store = o.store;

@@ -3,7 +3,7 @@ import { ClientError } from '../errors';
 import { downloadImage, MAX_IMAGE_BYTES, resolveImage, type ImageInput } from '../image';
 import { cropToJpeg } from '../picture';
 import { sharpLib } from '../picture/sharp';
-import type { VisionClient } from '../vision';
+import type { VisionApi } from '../vision';
 import type { DetectedFace } from '../vision/types';
 import { API_FACE_MAX, API_FACE_MIN, planCrop } from '../watch/crop-geometry';
 import { boxHeight, boxWidth } from '../watch/geometry';
@@ -25,7 +25,7 @@ export type PreparedPhoto = { ok: true; image: Buffer; quality: PhotoQuality; wa
  * the watcher's crop, refuses a smaller one, and measures its quality. API failures other than
  * "no face" are thrown; `field` names the photo in errors.
  */
-export async function preparePhoto(vision: VisionClient, input: ImageInput, field: string): Promise<PreparedPhoto> {
+export async function preparePhoto(vision: VisionApi, input: ImageInput, field: string): Promise<PreparedPhoto> {
   const resolved = resolveImage(input, field);
   const bytes = resolved.kind === 'bytes' ? resolved.bytes : (await downloadImage(resolved.url, field, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: DOWNLOAD_TIMEOUT_MS })).bytes;
   let faces: DetectedFace[];
