@@ -131,7 +131,7 @@ describeWithBrowser('live view widget', () => {
     await noVp8.close();
   }, 240_000);
 
-  it('keeps playing: each browser its own ticket, a camera that leaves and comes back, a hidden tab that stops downloading, a room deleted and another one switched to without a reload', async () => {
+  it('keeps playing: each browser its own ticket, a camera that leaves and comes back, a hidden tab that stops downloading, the SFU restarting, a room deleted and another one switched to without a reload', async () => {
     const room = await h.streaming.createRoom();
     publishers.push(await publishClip(h, room.id, clip));
     red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
@@ -168,6 +168,13 @@ describeWithBrowser('live view widget', () => {
     await until('one viewer counted', async () => (await h.streaming.getRoom(room.id)).down_count === 1);
     await setHidden(viewers[0].page, false);
     await untilView(viewers[0].page, 'playing again', playing, red);
+
+    // The SFU restarts (every session closed): each page joins again with a fresh ticket of its own.
+    const asked = [...tokens.values()].map((list) => list.length);
+    const restart = await fetch(`${h.sandbox.url}/_sandbox/streaming/restart-sfu`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(restart.ok).toBe(true);
+    await until('a fresh ticket on both pages', async () => [...tokens.values()].every((list, i) => list.length > asked[i]), 60_000);
+    for (const v of viewers) await untilView(v.page, 'playing after the restart', playing, red);
 
     // The room is deleted: the page says so in words and the node's status is red.
     await h.streaming.deleteRoom(room.id);
