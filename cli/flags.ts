@@ -22,6 +22,9 @@ export const CREDENTIAL_FLAGS: readonly Flag[] = [
   { name: 'client-id', env: 'VS_CLIENT_ID', value: 'ID', help: 'client id (required); the secret is read from VS_CLIENT_SECRET only' },
 ];
 
+/** --duration, as every long-running command takes it. */
+export const DURATION_FLAG: Flag = { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' };
+
 /** The --help flag. */
 export const HELP_FLAG: Flag = { name: 'help', env: '', help: 'show this help' };
 
@@ -111,6 +114,22 @@ export function credentialsOf(flags: FlagValues, env: NodeJS.ProcessEnv): { auth
     clientId,
     clientSecret: clientSecretOf(env),
   };
+}
+
+/** A flag's text as a number (undefined when not given); an InputError naming --flag when it is not one. */
+export function numberFlag(v: string | undefined, flag: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InputError(flag, `--${flag} must be a number, got ${JSON.stringify(v.slice(0, 40))}`, 'a number');
+  return n;
+}
+
+/** --duration in ms (undefined when not given): a number of seconds > 0. */
+export function durationOf(flags: FlagValues): number | undefined {
+  const seconds = numberFlag(flags.get('duration'), 'duration');
+  if (seconds === undefined) return undefined;
+  if (!(seconds > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
+  return seconds * 1000;
 }
 
 /** The name among `names` closest to `wrong` (at most a third of its letters off), for "did you mean". */

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
 import { CameraPublisher, checkCamera, maskUrl, type CameraSettings, type CameraStatus } from '../shared/publish';
-import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, flagLines, parseFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, flagLines, numberFlag, parseFlags, type Flag } from './flags';
 import type { CliIo } from './io';
 
 /** The flags of `vision-streaming publish`, in the order --help lists them. */
@@ -20,7 +20,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'reencode', env: 'VS_REENCODE', help: 'with --codec H264: encode even an H.264 camera (e.g. a High-profile camera for watchers without ffmpeg)' },
   { name: 'stall', env: 'VS_STALL', value: 'SECONDS', help: 'no frame for this long: reconnect the camera (1..120; default 5)' },
   { name: 'snapshot-fps', env: 'VS_SNAPSHOT_FPS', value: 'N', help: 'pictures per second read from a snapshot URL (default 2)' },
-  { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' },
+  DURATION_FLAG,
   { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (a local sandbox)' },
   HELP_FLAG,
 ];
@@ -119,8 +119,8 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     ...size(get('size'), 'size'),
     transport: choice(get('transport')?.toLowerCase(), 'transport', ['tcp', 'udp']) as 'tcp' | 'udp' | undefined,
     reencode: on('reencode') || undefined,
-    stallSeconds: num(get('stall'), 'stall'),
-    snapshotFps: num(get('snapshot-fps'), 'snapshot-fps'),
+    stallSeconds: numberFlag(get('stall'), 'stall'),
+    snapshotFps: numberFlag(get('snapshot-fps'), 'snapshot-fps'),
   };
   const sources = flags.all('source');
   const cameras: CameraEntry[] = sources.map((source) => ({ options: { ...common, source } }));
@@ -137,8 +137,6 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
       throw err;
     }
   });
-  const duration = num(get('duration'), 'duration');
-  if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
   return {
     help: false,
     credentials,
@@ -146,7 +144,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     createRoom,
     cameras,
     loopback: on('loopback'),
-    durationMs: duration === undefined ? undefined : duration * 1000,
+    durationMs: durationOf(flags),
   };
 }
 
@@ -266,15 +264,8 @@ function choice(v: string | undefined, flag: string, allowed: string[]): string 
   return v;
 }
 
-function num(v: string | undefined, flag: string): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n)) throw new InputError(flag, `--${flag} must be a number, got ${JSON.stringify(v.slice(0, 40))}`, 'a number');
-  return n;
-}
-
 function int(v: string | undefined, flag: string): number | undefined {
-  const n = num(v, flag);
+  const n = numberFlag(v, flag);
   if (n !== undefined && !Number.isInteger(n)) throw new InputError(flag, `--${flag} must be a whole number, got ${JSON.stringify(v!.slice(0, 40))}`, 'a whole number');
   return n;
 }

@@ -7,7 +7,7 @@ import type { VisionCredentialsOptions } from '../shared/vision';
 import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
-import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, flagLines, parseFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, flagLines, numberFlag, parseFlags, type Flag } from './flags';
 import { cliFlag, envOf } from './option-flags';
 import type { CliIo } from './io';
 import { START_ATTEMPTS } from './publish';
@@ -39,7 +39,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'visitors', env: 'VS_VISITORS', value: 'FILE', help: 'with --remember-visitors: keep the visitors enrolled in this JSON file across runs (default: forgotten at exit); it must be yours, not a link, and neither it nor its folder writable by others' },
   { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot and face crop there (files 0600, a new folder 0700); the event gives their paths' },
   { name: 'base64', env: 'VS_BASE64', help: 'give snapshots inline as base64 (without --snapshots)' },
-  { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' },
+  DURATION_FLAG,
   { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (default: when --sfu-url is on this machine)' },
   HELP_FLAG,
 ];
@@ -133,7 +133,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     }
     const text = get(flag.name);
     if (text === undefined) continue;
-    if (o.kind === 'number' || o.kind === 'integer') values.push([name, number(text, flag.name)]);
+    if (o.kind === 'number' || o.kind === 'integer') values.push([name, numberFlag(text, flag.name)]);
     else if (o.kind === 'list') values.push([name, list(text)]);
     else if (o.kind === 'labels') values.push([name, await readLabels(text)]);
     else values.push([name, text]);
@@ -166,9 +166,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   }
   const snapshots = get('snapshots');
   if (snapshots !== undefined) await checkSnapshotFolder(snapshots);
-  const duration = number(get('duration'), 'duration');
-  if (duration !== undefined && !(duration > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
-  return { help: false, options, snapshots, base64: on('base64'), durationMs: duration === undefined ? undefined : duration * 1000 };
+  return { help: false, options, snapshots, base64: on('base64'), durationMs: durationOf(flags) };
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
@@ -302,13 +300,6 @@ async function readLabels(file: string): Promise<Record<string, string>> {
   } catch {
     throw new InputError('labels', `the labels file ${file} is not JSON`, 'a JSON object of id -> name');
   }
-}
-
-function number(v: string | undefined, name: string): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n)) throw new InputError(name, `--${name} must be a number, got ${JSON.stringify(v.slice(0, 40))}`, 'a number');
-  return n;
 }
 
 function list(v: string | undefined): string[] | undefined {
