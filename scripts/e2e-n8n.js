@@ -27,9 +27,16 @@ function run(cmd, args, options = {}) {
   return execFileSync(cmd, args, { cwd: ROOT, stdio: options.capture ? 'pipe' : 'inherit', encoding: 'utf8', env: { ...process.env, ...(options.env ?? {}) }, maxBuffer: 64 * 1024 * 1024, ...options });
 }
 
+/**
+ * Ports of n8n's task broker (n8n 2 always starts one, on 5679 unless told): one for the CLI
+ * commands, another for the running n8n, so that `n8n execute` works while n8n runs. Chosen in main.
+ */
+const BROKER = { cli: 0, server: 0 };
+
 /** Environment of every n8n command: its own user folder, no telemetry, files only from FILES. */
 function n8nEnv() {
   return {
+    ...(BROKER.cli ? { N8N_RUNNERS_BROKER_PORT: String(BROKER.cli) } : {}),
     N8N_USER_FOLDER: HOME,
     N8N_ENCRYPTION_KEY: 'e2e-only-encryption-key-not-secret',
     N8N_DIAGNOSTICS_ENABLED: 'false',
@@ -43,8 +50,24 @@ function n8nEnv() {
   };
 }
 
+/** Runs an n8n command; when it fails, the error shows what n8n printed (the end of it). */
 function n8n(args) {
-  return run(NODE, [N8N_BIN, ...args], { capture: true, env: n8nEnv(), cwd: WORK });
+  try {
+    return run(NODE, [N8N_BIN, ...args], { capture: true, env: n8nEnv(), cwd: WORK });
+  } catch (err) {
+    const tail = (text) => String(text ?? '').trim().slice(-4000) || '(nothing)';
+    throw new Error(`n8n ${args.join(' ')} failed (exit ${err.status ?? err.signal}):\n--- stdout (end) ---\n${tail(err.stdout)}\n--- stderr (end) ---\n${tail(err.stderr)}`);
+  }
+}
+
+/** A free TCP port on 127.0.0.1. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = require('node:net').createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 }
 
 /** Starts the sandbox on a free port; resolves with its URL once it listens. */
@@ -126,13 +149,32 @@ function liveStreamingWorkflow() {
  */
 async function execute(id) {
   const before = await latestExecution(id);
-  n8n(['execute', `--id=${id}`, '--rawOutput']);
+  try {
+    n8n(['execute', `--id=${id}`, '--rawOutput']);
+  } catch (err) {
+    const row = await latestExecution(id);
+    const stored = row && row.id !== before?.id ? `\n--- stored execution ${row.id} (${row.status}) ---\n${executionErrors(row.data)}` : '\n(n8n stored no execution of this run)';
+    err.message += stored;
+    throw err;
+  }
   const row = await latestExecution(id);
   if (!row || row.id === before?.id) throw new Error(`n8n stored no execution of ${id}`);
   const { parse } = require(path.join(WORK, 'cli', 'node_modules', 'flatted'));
   const data = parse(row.data);
   log(`execution ${row.id} of ${id}: ${row.status}`);
   return data.resultData;
+}
+
+/** The errors a stored execution holds: the run's own and each failed node's. */
+function executionErrors(raw) {
+  const { parse } = require(path.join(WORK, 'cli', 'node_modules', 'flatted'));
+  const data = parse(raw).resultData ?? {};
+  const lines = [];
+  if (data.error) lines.push(`run: ${data.error.message}${data.error.description ? ` (${data.error.description})` : ''}`);
+  for (const [node, runs] of Object.entries(data.runData ?? {})) {
+    for (const r of runs) if (r.error) lines.push(`node "${node}": ${r.error.message}${r.error.description ? ` (${r.error.description})` : ''}`);
+  }
+  return lines.join('\n') || '(no error recorded)';
 }
 
 function latestExecution(workflowId) {
@@ -164,6 +206,9 @@ function check(condition, text) {
 
 async function main() {
   run('bash', [path.join(__dirname, 'e2e-n8n-install.sh')]);
+  BROKER.cli = await freePort();
+  do BROKER.server = await freePort();
+  while (BROKER.server === BROKER.cli);
   fs.rmSync(HOME, { recursive: true, force: true });
   fs.rmSync(FILES, { recursive: true, force: true });
   fs.mkdirSync(HOME, { recursive: true });
@@ -311,13 +356,8 @@ function startChat() {
 
 /** Starts `n8n start` on a free port; resolves once its REST API answers. */
 async function startN8n() {
-  const port = await new Promise((resolve) => {
-    const s = require('node:net').createServer().listen(0, '127.0.0.1', () => {
-      const { port: p } = s.address();
-      s.close(() => resolve(p));
-    });
-  });
-  const child = spawn(NODE, [N8N_BIN, 'start'], { cwd: WORK, env: { ...process.env, ...n8nEnv(), N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_SECURE_COOKIE: 'false', N8N_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await freePort();
+  const child = spawn(NODE, [N8N_BIN, 'start'], { cwd: WORK, env: { ...process.env, ...n8nEnv(), ...(BROKER.server ? { N8N_RUNNERS_BROKER_PORT: String(BROKER.server) } : {}), N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_SECURE_COOKIE: 'false', N8N_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   child.stdout.on('data', (c) => (out += c));
