@@ -157,7 +157,7 @@ async function send(request: TableRequest, req: TableHttpRequest, failed: string
 
 function hint(status: number, subject: string): string {
   if (status === 401) return 'The n8n API refused the API key: check the n8n API credential (its key, and that the public API is enabled).';
-  if (status === 403) return `The API key may not use the ${subject}: give it the dataTable and dataTableRow scopes, and access to the table's project.`;
+  if (status === 403) return `The API key may not use the ${subject}: give it the dataTable and dataTableRow scopes (and dataTableColumn:create while the table lacks the people columns), and access to the table's project.`;
   if (status === 404) return "Check the table's ID, and that this n8n's public API has data tables (n8n >= 1.113 with the public API enabled).";
   return '';
 }

@@ -5,7 +5,9 @@ import { startStandIn, type StandIn } from '../../support/stand-in';
 /**
  * A stand-in of the endpoints of n8n's public REST API that keep data tables (n8n 2.41.1, as
  * REFERENCE.md gives them): tables listed and read, columns added, rows listed with cursor paging,
- * inserted, updated and deleted by filter, every call with the X-N8N-API-KEY header. Only these
+ * inserted, updated and deleted by filter, every call with the X-N8N-API-KEY header. Statuses and
+ * messages are those a real n8n 2.41.1 answered: a `limit` above 250 and a filter without a
+ * condition are refused (400), an unknown table is 404, a column added twice 409. Only these
  * endpoints; on 127.0.0.1.
  */
 
@@ -24,6 +26,10 @@ interface Filter {
   type?: 'and' | 'or';
   filters: { columnName: string; condition: string; value: unknown }[];
 }
+
+/** Rows (or tables) a page holds when the request gives no `limit`, and the most it may ask for. */
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 250;
 
 /** A running stand-in. */
 export interface DataTables {
@@ -51,7 +57,7 @@ export async function startDataTables(options: { apiKey: string; pageLimit?: num
   let clock = Date.parse('2026-11-01T00:00:00.000Z');
   // Each change a later time, as a database would give it.
   const now = () => new Date((clock += 1000)).toISOString();
-  const cap = Math.min(options.pageLimit ?? 250, 250);
+  const cap = Math.min(options.pageLimit ?? MAX_LIMIT, MAX_LIMIT);
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -63,28 +69,38 @@ export async function startDataTables(options: { apiKey: string; pageLimit?: num
     return filter.type === 'or' ? filter.filters.some(test) : filter.filters.every(test);
   };
   const known = (t: Table, data: Record<string, unknown>) => Object.keys(data).find((k) => !t.columns.some((c) => c.name === k));
+  const unknownColumn = (name: string) => ({ message: `Validation error with data table request: unknown column name '${name}'` });
+  // n8n validates `limit` against its OpenAPI schema before any handler runs.
+  const badLimit = (url: URL) => Number(url.searchParams.get('limit') ?? DEFAULT_LIMIT) > MAX_LIMIT;
+  const tooLarge = { message: `request/query/limit must be <= ${MAX_LIMIT}` };
 
   const server = await startStandIn((req, res, raw: IncomingMessage) => {
     const url = new URL(raw.url ?? '/', 'http://stand-in.invalid');
-    if (req.headers['x-n8n-api-key'] !== options.apiKey) return send(res, 401, { message: "'X-N8N-API-KEY' header required" });
+    if (req.headers['x-n8n-api-key'] === undefined) return send(res, 401, { message: "'X-N8N-API-KEY' header required" });
+    if (req.headers['x-n8n-api-key'] !== options.apiKey) return send(res, 401, { message: 'unauthorized' });
     const parts = url.pathname.replace(/^\/api\/v1/, '').split('/').filter(Boolean);
     if (parts[0] !== 'data-tables') return send(res, 404, { message: 'not found' });
     const body = req.body.length > 0 ? (JSON.parse(req.body.toString('utf8')) as Record<string, unknown>) : {};
-    if (parts.length === 1 && req.method === 'GET') return send(res, 200, { data: [...tables.values()].map(tableJson), nextCursor: null });
+    if (parts.length === 1 && req.method === 'GET') {
+      if (badLimit(url)) return send(res, 400, tooLarge);
+      return send(res, 200, { data: [...tables.values()].map(tableJson), nextCursor: null });
+    }
     const table = tables.get(parts[1] ?? '');
-    if (!table) return send(res, 404, { message: `Data table with id ${parts[1]} not found` });
+    if (!table) return send(res, 404, { message: `Could not find the data table: '${parts[1]}'` });
     const route = `${req.method} ${parts.slice(2).join('/')}`;
     switch (route) {
       case 'GET ':
         return send(res, 200, tableJson(table));
       case 'POST columns': {
         const column = { id: `c${nextId++}`, name: String(body.name), type: String(body.type), index: table.columns.length };
-        if (table.columns.some((c) => c.name === column.name)) return send(res, 409, { message: 'column exists' });
+        if (table.columns.some((c) => c.name === column.name)) return send(res, 409, { message: `Data table column with name '${column.name}' already exists in data table '${table.name}'` });
         table.columns.push(column);
-        return send(res, 201, column);
+        const at = now();
+        return send(res, 201, { dataTableId: table.id, ...column, createdAt: at, updatedAt: at });
       }
       case 'GET rows': {
-        const limit = Math.min(Number(url.searchParams.get('limit') ?? 100), cap);
+        if (badLimit(url)) return send(res, 400, tooLarge);
+        const limit = Math.min(Number(url.searchParams.get('limit') ?? DEFAULT_LIMIT), cap);
         const cursor = url.searchParams.get('cursor');
         const offset = cursor ? (JSON.parse(Buffer.from(cursor, 'base64').toString('utf8')) as { offset: number }).offset : 0;
         const page = table.rows.slice(offset, offset + limit);
@@ -95,7 +111,7 @@ export async function startDataTables(options: { apiKey: string; pageLimit?: num
         const data = body.data as Record<string, unknown>[];
         for (const values of data) {
           const unknown = known(table, values);
-          if (unknown) return send(res, 400, { message: `unknown column name '${unknown}'` });
+          if (unknown) return send(res, 400, unknownColumn(unknown));
         }
         for (const values of data) {
           const at = now();
@@ -105,16 +121,20 @@ export async function startDataTables(options: { apiKey: string; pageLimit?: num
       }
       case 'PATCH rows/update': {
         const data = body.data as Record<string, unknown>;
+        const filter = body.filter as Filter | undefined;
+        if (!filter || !Array.isArray(filter.filters) || filter.filters.length === 0) return send(res, 400, { message: 'request/body/filter/filters must NOT have fewer than 1 items' });
         const unknown = known(table, data);
-        if (unknown) return send(res, 400, { message: `unknown column name '${unknown}'` });
+        if (unknown) return send(res, 400, unknownColumn(unknown));
         const at = now();
-        for (const row of table.rows) if (matches(row, body.filter as Filter)) Object.assign(row, data, { updatedAt: at });
+        for (const row of table.rows) if (matches(row, filter)) Object.assign(row, data, { updatedAt: at });
         return send(res, 200, true);
       }
       case 'DELETE rows/delete': {
-        const filter = url.searchParams.get('filter');
-        if (!filter) return send(res, 400, { message: 'filter is required' });
-        table.rows = table.rows.filter((row) => !matches(row, JSON.parse(filter) as Filter));
+        const raw = url.searchParams.get('filter');
+        if (!raw) return send(res, 400, { message: "request/query must have required property 'filter'" });
+        const filter = JSON.parse(raw) as Filter;
+        if (!Array.isArray(filter.filters) || filter.filters.length === 0) return send(res, 400, { message: 'At least one filter condition is required for delete operations' });
+        table.rows = table.rows.filter((row) => !matches(row, filter));
         return send(res, 200, true);
       }
       default:
