@@ -160,6 +160,11 @@ it('the Source\'s password is a credential joined at run time; a flow saved with
   const cause = (caught[0].error as { cause: Record<string, unknown> }).cause;
   expect(cause).toMatchObject({ name: 'InputError', field: 'source', message: expect.stringMatching(/^msg\.source may name a camera URL .* or a \/dev\/videoN device, not a file/) });
   expect(stateMsg).toEqual([]);
+  // A URL that would smuggle a header line into the camera's requests: refused before anything is sent.
+  inject('camMsg', { payload: 'start', source: 'rtsp://127.0.0.1:9/x\r\nX-Injected: yes' });
+  await until('the Catch node again', () => caught.length > 1);
+  expect((caught[1].error as { cause: Record<string, unknown> }).cause).toMatchObject({ name: 'InputError', field: 'source', message: expect.stringMatching(/control character|carriage return|line feed/i) });
+  expect(stateMsg).toEqual([]);
   // A camera URL with its password in the message still works: a message is not saved.
   inject('camMsg', { payload: 'start', source: camera.url });
   await until('the camera named by msg.source live', () => stateMsg.some((m) => state(m) === 'live'));
@@ -167,7 +172,7 @@ it('the Source\'s password is a credential joined at run time; a flow saved with
   for (const id of ['camNew', 'camOld', 'camMsg']) inject(id, { payload: 'stop' });
   await until('all stopped', () => [stateNew, stateOld, stateMsg].every((s) => s.some((m) => state(m) === 'stopped')));
   expect(warnings).toEqual([expect.stringMatching(/^camOld: Source carries its password, .* open this camera node and deploy/)]);
-  expect(caught).toHaveLength(1);
+  expect(caught).toHaveLength(2);
   const text = JSON.stringify([stateNew, stateOld, stateMsg, rings, warnings, caught.map((m) => m.error)]);
   expect(text).not.toContain(camera.password);
   expect(liveFfmpegChildren()).toBe(0);
