@@ -65,6 +65,8 @@ function unknown(name: string, io: CliIo): number {
 
 /** Entry point of the bin: real stdout/stderr; the first Ctrl-C or SIGTERM stops the command, a second ends the process. */
 export function runCli(): void {
+  // What `ps` shows of this process from now on: its arguments may hold a camera URL with its password.
+  process.title = ['vision-streaming', ...process.argv.slice(2, 3).filter((a) => a in COMMANDS)].join(' ');
   let interrupt!: () => void;
   const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
   let signals = 0;

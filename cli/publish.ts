@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
 import { CameraPublisher, checkCamera, maskUrl, type CameraSettings, type CameraStatus } from '../shared/publish';
+import { urlSecrets } from '../shared/publish/camera-url';
 import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, flagLines, numberFlag, parseFlags, type Flag } from './flags';
 import type { CliIo } from './io';
 
@@ -99,6 +100,9 @@ export async function publishMain(args: readonly string[], env: NodeJS.ProcessEn
   if (settings.help) {
     io.stdout(publishHelp());
     return 0;
+  }
+  if (args.some((a) => urlSecrets(a).length > 0)) {
+    io.stderr('vision-streaming publish: a password given on the command line can be read by other local users until the command starts (ps); give it in VS_SOURCE or a --config file');
   }
   return publish(settings, io);
 }

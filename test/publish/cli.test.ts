@@ -181,3 +181,17 @@ test('a camera URL with CR/LF, another control character or a blank exits 2 nami
   await bad('rtsp://192.0.2.10/x\ty', /found TAB/);
   await bad('rtsp://192.0.2.10/my stream', /found a space/);
 }, 60_000);
+
+test('a password given in --source: the command warns, and its own command line no longer shows it once it runs', async () => {
+  const room = await h.streaming.createRoom();
+  const password = 'Pw-On-Cmdline-77';
+  const r = run(['--room', room.id, '--source', `rtsp://door:${password}@127.0.0.1:9/stream1`, '--loopback'], { VS_AUTH_URL: h.sandbox.url, VS_SFU_URL: h.sandbox.url });
+  await waitFor('the warning', () => /can be read by other local users/.test(r.stderr()), 30_000);
+  expect(r.stderr()).toMatch(/give it in VS_SOURCE or a --config file/);
+  const cmdline = readFileSync(`/proc/${r.pid}/cmdline`, 'latin1');
+  expect(cmdline).toContain('vision-streaming publish');
+  expect(cmdline).not.toContain(password);
+  expect(r.stdout() + r.stderr()).not.toContain(password);
+  child!.kill('SIGTERM');
+  expect(await r.exit).toBe(0);
+}, 60_000);
