@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { buildPackage } from '../n8n/support/engine';
+import { freePort } from '../publish/support/cameras';
+import { adminToken } from './support/admin-token';
 
 // The pickers' admin endpoints behind Node-RED's own permissions: a real Node-RED (this checkout's,
 // in a child process) with adminAuth on, the package installed in its user directory from dist/.
@@ -18,27 +19,6 @@ let dir: string;
 let red: ChildProcess | undefined;
 let url: string;
 let sandbox: RunningSandbox;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function token(username: string, password: string, scope = '*'): Promise<string> {
-  const res = await fetch(`${url}/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope, username, password }),
-  });
-  if (!res.ok) throw new Error(`token for ${username}: HTTP ${res.status}`);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
 
 beforeAll(async () => {
   buildPackage();
@@ -81,7 +61,7 @@ test('with adminAuth: no token is a 401, a read-only user lists but may not test
   expect((await fetch(`${url}/vision-streaming/rooms?config=svc`)).status).toBe(401);
   expect((await fetch(`${url}/vision-streaming/test`, { method: 'POST' })).status).toBe(401);
 
-  const admin = { authorization: `Bearer ${await token('admin', 'admin-pass')}` };
+  const admin = { authorization: `Bearer ${await adminToken(url, 'admin', 'admin-pass')}` };
   const flows = [
     { id: 'svc', type: 'vision-streaming-config', name: 'sandbox', authUrl: sandbox.url, visionUrl: sandbox.url, sfuUrl: sandbox.url, credentials: { clientId: sandbox.clientId, clientSecret: 'sandbox-secret' } },
   ];
@@ -89,7 +69,7 @@ test('with adminAuth: no token is a 401, a read-only user lists but may not test
   expect(deployed.status).toBe(200);
   const room = await fetch(`${sandbox.url}/v1/rooms`, { method: 'POST', headers: { authorization: `Bearer ${await sandboxToken()}` } }).then((r) => r.json() as Promise<{ id: string }>);
 
-  const viewer = { authorization: `Bearer ${await token('viewer', 'viewer-pass', 'read')}` };
+  const viewer = { authorization: `Bearer ${await adminToken(url, 'viewer', 'viewer-pass', 'read')}` };
   let listed: { value: string }[] = [];
   for (let i = 0; i < 40 && listed.length === 0; i++) {
     // The deploy answers before the new config node has started.
@@ -110,7 +90,7 @@ test('with adminAuth: no token is a 401, a read-only user lists but may not test
 }, 120_000);
 
 test('a camera node\'s password is a credential: neither in flows.json nor in GET /flows, even for a read-only user', async () => {
-  const admin = { authorization: `Bearer ${await token('admin', 'admin-pass')}` };
+  const admin = { authorization: `Bearer ${await adminToken(url, 'admin', 'admin-pass')}` };
   const password = 'Cam-Pa55word-kept-out';
   const flows = [
     { id: 'svc', type: 'vision-streaming-config', name: 'sandbox', authUrl: sandbox.url, visionUrl: sandbox.url, sfuUrl: sandbox.url, credentials: { clientId: sandbox.clientId, clientSecret: 'sandbox-secret' } },
@@ -124,7 +104,7 @@ test('a camera node\'s password is a credential: neither in flows.json nor in GE
   expect(saved).not.toContain(password);
   // Kept as the node's credential (in the credentials file, unencrypted here as credentialSecret is false).
   expect(readFileSync(path.join(dir, 'flows_cred.json'), 'utf8')).toContain(password);
-  const viewer = { authorization: `Bearer ${await token('viewer', 'viewer-pass', 'read')}` };
+  const viewer = { authorization: `Bearer ${await adminToken(url, 'viewer', 'viewer-pass', 'read')}` };
   for (const who of [viewer, admin]) {
     const listed = await fetch(`${url}/flows`, { headers: who });
     expect(listed.status).toBe(200);

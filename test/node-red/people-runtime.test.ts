@@ -1,13 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { VisionClient } from '../../shared/vision';
 import { buildPackage } from '../n8n/support/engine';
 import { astronautFaceOfSize } from '../support/images';
+import { freePort } from '../publish/support/cameras';
+import { adminToken } from './support/admin-token';
 
 // The people of a config node in a real Node-RED (this checkout's, in a child process, adminAuth on,
 // the package installed in its user directory from dist/): the file lands in the user directory
@@ -20,27 +21,6 @@ let red: ChildProcess | undefined;
 let url: string;
 let sandbox: RunningSandbox;
 let vision: VisionClient;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function token(username: string, password: string, scope = '*'): Promise<string> {
-  const res = await fetch(`${url}/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope, username, password }),
-  });
-  if (!res.ok) throw new Error(`token for ${username}: HTTP ${res.status}`);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
 
 /** Polls `probe` every 250 ms until it gives a value; rejects after `ms` naming `what`. */
 async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
@@ -93,7 +73,7 @@ test("a people node's change lands in a sealed 0600 file of Node-RED's user dire
   const list = `${url}/vision-streaming/people?config=svc&collection=${collectionId}`;
   expect((await fetch(list)).status).toBe(401);
 
-  const admin = { authorization: `Bearer ${await token('admin', 'admin-pass')}` };
+  const admin = { authorization: `Bearer ${await adminToken(url, 'admin', 'admin-pass')}` };
   const flows = [
     { id: 't1', type: 'tab', label: 'people' },
     { id: 'svc', type: 'vision-streaming-config', name: 'sandbox', authUrl: sandbox.url, visionUrl: sandbox.url, sfuUrl: sandbox.url, credentials: { clientId: sandbox.clientId, clientSecret: SECRET } },
@@ -103,7 +83,7 @@ test("a people node's change lands in a sealed 0600 file of Node-RED's user dire
   const deployed = await fetch(`${url}/flows`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json', 'Node-RED-API-Version': 'v2' }, body: JSON.stringify({ flows }) });
   expect(deployed.status).toBe(200);
 
-  const viewer = { authorization: `Bearer ${await token('viewer', 'viewer-pass', 'read')}` };
+  const viewer = { authorization: `Bearer ${await adminToken(url, 'viewer', 'viewer-pass', 'read')}` };
   // The deploy answers before the new nodes have started: the list and the inject wait for them.
   expect(await eventually('the list of a started config', async () => {
     const res = await fetch(list, { headers: viewer });
