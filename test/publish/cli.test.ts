@@ -6,6 +6,7 @@ import path from 'node:path';
 import { FaceWatcher, type MatchEvent, type WatchEvent } from '../../shared/watch';
 import { buildPackage } from '../watch/support/build';
 import { collect, standardScene, startWatchHarness, waitFor, type StandardScene, type WatchHarness } from '../watch/support/room';
+import { readOutput } from '../support/command-output';
 import { doorFrames, startRtspCamera, type RtspCamera } from './support/cameras';
 
 // `vision-streaming publish` run as a user runs it (the bin under the package's Node, the secret in
@@ -45,23 +46,9 @@ const SECRET = 'sandbox-secret';
 function run(args: string[], env: Record<string, string> = {}) {
   const c = spawn(process.execPath, [bin, 'publish', ...args], { env: { PATH: process.env.PATH ?? '', VS_CLIENT_SECRET: SECRET, VS_CLIENT_ID: 'sandbox-client', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child = c;
-  let out = '';
-  let all = '';
-  let err = '';
-  const lines: Record<string, unknown>[] = [];
-  c.stdout!.on('data', (d: Buffer) => {
-    all += d.toString();
-    out += d.toString();
-    let nl: number;
-    while ((nl = out.indexOf('\n')) >= 0) {
-      const line = out.slice(0, nl);
-      out = out.slice(nl + 1);
-      if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
-    }
-  });
-  c.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const output = readOutput(c);
   const exit = new Promise<number | null>((resolve) => c.once('exit', (code) => resolve(code)));
-  return { lines, stdout: () => all, stderr: () => err, exit, pid: c.pid! };
+  return { ...output, exit, pid: c.pid! };
 }
 
 /** The ffmpeg children of a process (a camera with a password is read through a loopback relay, so its port is on no command line). */

@@ -9,6 +9,7 @@ import { buildPackage } from '../watch/support/build';
 import { waitFor } from '../watch/support/room';
 import { freePort, startMjpegCamera, type MjpegCamera } from './support/cameras';
 import { stillRunning, watchTree, type SeenProcess } from './support/process-tree';
+import { readOutput } from '../support/command-output';
 
 // `vision-streaming publish` stops when asked whatever its room is doing: SIGTERM and --duration end
 // it within 5 s while the tickets are refused, the token endpoint fails, or the session rejoins, and
@@ -66,28 +67,14 @@ function run(args: string[]): Run {
   });
   child = c;
   const tree = watchTree(c.pid!);
-  let out = '';
-  let all = '';
-  let err = '';
-  const lines: Record<string, unknown>[] = [];
-  c.stdout!.on('data', (d: Buffer) => {
-    all += d.toString();
-    out += d.toString();
-    let nl: number;
-    while ((nl = out.indexOf('\n')) >= 0) {
-      const line = out.slice(0, nl);
-      out = out.slice(nl + 1);
-      if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
-    }
-  });
-  c.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const output = readOutput(c);
   const exit = new Promise<{ code: number | null; at: number }>((resolve) =>
     c.once('exit', (code) => {
       tree.stop();
       resolve({ code, at: Date.now() });
     }),
   );
-  return { lines, stderr: () => err, text: () => all + err, exit, children: tree.seen };
+  return { lines: output.lines, stderr: output.stderr, text: () => output.stdout() + output.stderr(), exit, children: tree.seen };
 }
 
 /** Sends SIGTERM and expects exit 0 within the bound, with nothing the command started still running. */

@@ -8,6 +8,7 @@ import { FaceWatcher } from '../../shared/watch';
 import { stillRunning, watchTree } from '../publish/support/process-tree';
 import { peopleMain } from '../../cli/people';
 import { astronautFaceOfSize } from '../support/images';
+import { readOutput } from '../support/command-output';
 import { buildPackage } from './support/build';
 import { encodeClip } from './support/clip';
 import { publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
@@ -57,23 +58,9 @@ interface Run {
 
 function run(args: string[], env: Record<string, string>): Run {
   child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  const lines: Record<string, unknown>[] = [];
-  child.stdout!.on('data', (d: Buffer) => {
-    out += d.toString();
-    let nl: number;
-    while ((nl = out.indexOf('\n')) >= 0) {
-      const line = out.slice(0, nl);
-      out = out.slice(nl + 1);
-      if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
-    }
-  });
-  let all = '';
-  child.stdout!.on('data', (d: Buffer) => (all += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const output = readOutput(child);
   const exit = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-  return { lines, stderr: () => err, stdout: () => all, exit };
+  return { ...output, exit };
 }
 
 const SECRET = 'sandbox-secret';
