@@ -32,6 +32,8 @@ export interface HttpCoreOptions {
   retry?: Partial<RetryPolicy>;
   /** Per-attempt timeout for the response headers and for each body chunk (default 60 s). */
   timeoutMs?: number;
+  /** A token source built for this client alone: closed by close(), and at once when these options are refused. */
+  ownedTokens?: { close(): Promise<void> };
 }
 
 /** One call of the service. */
@@ -82,24 +84,32 @@ export class HttpCore {
   readonly #timeoutMs: number;
   /** Aborted by close(): stops retry loops and refuses new requests. */
   readonly #closing = new AbortController();
+  readonly #ownedTokens?: { close(): Promise<void> };
+  #closed?: Promise<void>;
 
   constructor(options: HttpCoreOptions) {
-    this.#base = parseServiceBase(options.baseUrl, options.baseUrlField ?? 'baseUrl');
-    if (typeof options.transport !== 'function') {
-      throw new InputError('transport', 'transport must be a function (request) => Promise<response>', 'HttpTransport');
+    try {
+      this.#base = parseServiceBase(options.baseUrl, options.baseUrlField ?? 'baseUrl');
+      if (typeof options.transport !== 'function') {
+        throw new InputError('transport', 'transport must be a function (request) => Promise<response>', 'HttpTransport');
+      }
+      if (options.tokens === undefined && options.hostTransport !== true) {
+        throw new InputError('tokens', 'a token provider is required unless a transport that authorises requests is given', 'TokenProvider');
+      }
+      this.#tokens = options.tokens;
+      this.#foreign = options.hostTransport === true;
+      this.#transport = options.transport;
+      this.#sleep = options.sleep;
+      this.#sendApiKey = options.sendApiKey;
+      this.#retry = resolveRetryPolicy(options.retry);
+      const timeoutMs = options.timeoutMs ?? 60_000;
+      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new InputError('timeoutMs', 'timeoutMs must be a number > 0', '> 0');
+      this.#timeoutMs = timeoutMs;
+    } catch (err) {
+      void options.ownedTokens?.close();
+      throw err;
     }
-    if (options.tokens === undefined && options.hostTransport !== true) {
-      throw new InputError('tokens', 'a token provider is required unless a transport that authorises requests is given', 'TokenProvider');
-    }
-    this.#tokens = options.tokens;
-    this.#foreign = options.hostTransport === true;
-    this.#transport = options.transport;
-    this.#sleep = options.sleep;
-    this.#sendApiKey = options.sendApiKey;
-    this.#retry = resolveRetryPolicy(options.retry);
-    const timeoutMs = options.timeoutMs ?? 60_000;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new InputError('timeoutMs', 'timeoutMs must be a number > 0', '> 0');
-    this.#timeoutMs = timeoutMs;
+    this.#ownedTokens = options.ownedTokens;
   }
 
   /** The policy in force (defaults filled in). */
@@ -130,12 +140,14 @@ export class HttpCore {
   }
 
   /**
-   * Stops retrying and refuses new requests (ApiError code 'closed'). Neither the token provider
-   * nor the dispatcher is closed: they are shared or the caller's.
+   * Stops retrying and refuses new requests (ApiError code 'closed'), then closes the token source
+   * built for this client. A caller's token provider and the dispatcher stay open: they are shared
+   * or the caller's. Idempotent.
    */
   close(): Promise<void> {
     this.#closing.abort();
-    return Promise.resolve();
+    this.#closed ??= this.#ownedTokens?.close() ?? Promise.resolve();
+    return this.#closed;
   }
 
   async #attempt<T>(req: HttpRequest, prepared: PreparedBody, attempt: number, renewal: { done: boolean }): Promise<T> {

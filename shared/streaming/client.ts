@@ -1,7 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { STREAMING_SCOPES } from '../auth/scopes';
 import { clientTokens, type CallerTokenSource, type ClientCredentials, type HostTransport } from '../auth/client-tokens';
-import type { TokenSource } from '../auth/token-source';
 import { InputError } from '../errors';
 import { processIo } from '../http/http-client';
 import type { RetryPolicy } from '../http/retry';
@@ -19,55 +18,34 @@ interface StreamingCommonOptions {
   timeoutMs?: number;
 }
 
-/** Builds its own token source (streaming scope) from client credentials. */
-export interface StreamingCredentialsOptions extends StreamingCommonOptions, ClientCredentials {}
+/** Builds its own token source from client credentials. */
+export type StreamingCredentialsOptions = StreamingCommonOptions & ClientCredentials;
 
-/** Uses a token provider owned by the caller; its tokens must carry the streaming scope. */
-export interface StreamingTokenSourceOptions extends StreamingCommonOptions, CallerTokenSource {}
+/** Uses a token provider owned by the caller (it is not closed by close()). */
+export type StreamingTokenSourceOptions = StreamingCommonOptions & CallerTokenSource;
 
 /** Sends through a host's transport; without `tokens` the transport authorises requests. */
-export interface StreamingTransportOptions extends StreamingCommonOptions, HostTransport {}
+export type StreamingTransportOptions = StreamingCommonOptions & HostTransport;
 
 /** Credentials, a token provider, or a host transport. */
 export type StreamingClientOptions = StreamingCredentialsOptions | StreamingTokenSourceOptions | StreamingTransportOptions;
 
 /** The Live Streaming API over undici (or a host's transport), with its own token source when given credentials. */
 export class StreamingClient extends StreamingApi {
-  readonly #ownedTokens?: TokenSource;
-  #closedAll?: Promise<void>;
-
   constructor(options: StreamingClientOptions) {
-    const { parts, owned } = wire(options);
-    try {
-      super(parts);
-    } catch (err) {
-      void owned?.close();
-      throw err;
-    }
-    this.#ownedTokens = owned;
-  }
-
-  /** Stops retries, refuses further calls, and closes the token source when this client built it. Idempotent. */
-  override close(): Promise<void> {
-    this.#closedAll ??= (async () => {
-      await super.close();
-      await this.#ownedTokens?.close();
-    })();
-    return this.#closedAll;
+    super(parts(options));
   }
 }
 
-function wire(options: StreamingClientOptions): { parts: StreamingApiParts; owned?: TokenSource } {
+function parts(options: StreamingClientOptions): StreamingApiParts {
   if (!options || typeof options !== 'object') throw new InputError('options', 'StreamingClient needs options', 'object');
   const { tokens, owned, transport } = clientTokens(options, STREAMING_SCOPES);
   return {
-    owned,
-    parts: {
-      sfuUrl: options.sfuUrl,
-      tokens,
-      ...processIo(transport, options.dispatcher),
-      retry: options.retry,
-      timeoutMs: options.timeoutMs,
-    },
+    sfuUrl: options.sfuUrl,
+    tokens,
+    ...processIo(transport, options.dispatcher),
+    retry: options.retry,
+    timeoutMs: options.timeoutMs,
+    ownedTokens: owned,
   };
 }

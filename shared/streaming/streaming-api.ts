@@ -19,6 +19,8 @@ export interface StreamingApiParts {
   retry?: Partial<RetryPolicy>;
   /** Per-attempt timeout (default 30 s). */
   timeoutMs?: number;
+  /** A token source built for this client alone: closed with it. */
+  ownedTokens?: { close(): Promise<void> };
 }
 
 /** The last argument of every call. */
@@ -55,6 +57,7 @@ export class StreamingApi {
       sendApiKey: false,
       retry: parts.retry,
       timeoutMs: parts.timeoutMs ?? 30_000,
+      ownedTokens: parts.ownedTokens,
     });
   }
 

@@ -48,6 +48,8 @@ export interface VisionApiParts {
   retry?: Partial<RetryPolicy>;
   /** Per-attempt timeout (default 60 s). */
   timeoutMs?: number;
+  /** A token source built for this client alone: closed with it. */
+  ownedTokens?: { close(): Promise<void> };
 }
 
 /** Scopes of the calls: collections go with comparison. */
@@ -83,6 +85,7 @@ export class VisionApi {
       sendApiKey: true,
       retry: parts.retry,
       timeoutMs: parts.timeoutMs,
+      ownedTokens: parts.ownedTokens,
     });
     this.#download = parts.download;
   }

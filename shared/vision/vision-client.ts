@@ -1,7 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { VISION_SCOPES } from '../auth/scopes';
 import { clientTokens, type CallerTokenSource, type ClientCredentials, type HostTransport } from '../auth/client-tokens';
-import type { TokenSource } from '../auth/token-source';
 import { InputError } from '../errors';
 import { processIo } from '../http/http-client';
 import type { RetryPolicy } from '../http/retry';
@@ -29,58 +28,37 @@ interface VisionCommonOptions {
 }
 
 /** Builds its own token source from client credentials. */
-export interface VisionCredentialsOptions extends VisionCommonOptions, ClientCredentials {}
+export type VisionCredentialsOptions = VisionCommonOptions & ClientCredentials;
 
 /** Uses a token provider owned by the caller (it is not closed by close()). */
-export interface VisionTokenSourceOptions extends VisionCommonOptions, CallerTokenSource {}
+export type VisionTokenSourceOptions = VisionCommonOptions & CallerTokenSource;
 
 /** Sends through a host's transport; without `tokens` the transport authorises requests. */
-export interface VisionTransportOptions extends VisionCommonOptions, HostTransport {}
+export type VisionTransportOptions = VisionCommonOptions & HostTransport;
 
 /** Credentials, a token provider, or a host transport. */
 export type VisionClientOptions = VisionCredentialsOptions | VisionTokenSourceOptions | VisionTransportOptions;
 
 /** The Visual Recognition API over undici (or a host's transport), with its own token source when given credentials. */
 export class VisionClient extends VisionApi {
-  readonly #ownedTokens?: TokenSource;
-  #closedAll?: Promise<void>;
-
   constructor(options: VisionClientOptions) {
-    const { parts, owned } = wire(options);
-    try {
-      super(parts);
-    } catch (err) {
-      void owned?.close();
-      throw err;
-    }
-    this.#ownedTokens = owned;
-  }
-
-  /** Stops retries, refuses further calls, and closes the token source when this client built it. Safe to call twice. */
-  override close(): Promise<void> {
-    this.#closedAll ??= (async () => {
-      await super.close();
-      await this.#ownedTokens?.close();
-    })();
-    return this.#closedAll;
+    super(parts(options));
   }
 }
 
-function wire(options: VisionClientOptions): { parts: VisionApiParts; owned?: TokenSource } {
+function parts(options: VisionClientOptions): VisionApiParts {
   if (!options || typeof options !== 'object') throw new InputError('options', 'VisionClient needs options', 'object');
   const { tokens, owned, transport } = clientTokens(options, VISION_SCOPES);
   const dispatcher = options.dispatcher;
   const downloadTimeoutMs = options.downloadTimeoutMs ?? IMAGE_DOWNLOAD_TIMEOUT_MS;
   const allowPrivateAddresses = options.allowPrivateImageUrls ?? (isLocalServiceUrl(options.visionUrl) || undefined);
   return {
-    owned,
-    parts: {
-      visionUrl: options.visionUrl,
-      tokens,
-      ...processIo(transport, dispatcher),
-      download: (url, field, maxBytes, signal, operation) => downloadImage(url, field, { maxBytes, timeoutMs: downloadTimeoutMs }, { dispatcher, signal, operation, allowPrivateAddresses }),
-      retry: options.retry,
-      timeoutMs: options.timeoutMs,
-    },
+    visionUrl: options.visionUrl,
+    tokens,
+    ...processIo(transport, dispatcher),
+    download: (url, field, maxBytes, signal, operation) => downloadImage(url, field, { maxBytes, timeoutMs: downloadTimeoutMs }, { dispatcher, signal, operation, allowPrivateAddresses }),
+    retry: options.retry,
+    timeoutMs: options.timeoutMs,
+    ownedTokens: owned,
   };
 }
