@@ -23,6 +23,18 @@ export interface HostTransport {
   tokens?: TokenProvider;
 }
 
+/** Settings every service client takes, whichever way it is authorised. */
+export interface ServiceClientOptions {
+  /** undici dispatcher for API calls and tokens (default: defaultDispatcher()); never closed by the client. */
+  dispatcher?: Dispatcher;
+  retry?: Partial<RetryPolicy>;
+  /** Per-attempt timeout. */
+  timeoutMs?: number;
+}
+
+/** A client's options: its own settings with credentials, a caller's token provider, or a host transport. */
+export type AuthorisedBy<Common> = (Common & ClientCredentials) | (Common & CallerTokenSource) | (Common & HostTransport);
+
 /** The three ways a service client gets authorised, plus the settings every client shares. */
 export type ClientAuthOptions = (ClientCredentials | CallerTokenSource | HostTransport) & {
   dispatcher?: Dispatcher;

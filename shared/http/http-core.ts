@@ -36,6 +36,9 @@ export interface HttpCoreOptions {
   ownedTokens?: { close(): Promise<void> };
 }
 
+/** What an API class passes through to its HTTP core, as it got it: everything but the address and the API key. */
+export type HttpCoreParts = Pick<HttpCoreOptions, 'transport' | 'hostTransport' | 'tokens' | 'sleep' | 'retry' | 'timeoutMs' | 'ownedTokens'>;
+
 /** One call of the service. */
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -1,19 +1,14 @@
-import type { Dispatcher } from 'undici';
 import { STREAMING_SCOPES } from '../auth/scopes';
-import { clientTokens, type CallerTokenSource, type ClientCredentials, type HostTransport } from '../auth/client-tokens';
+import { clientTokens, type AuthorisedBy, type CallerTokenSource, type ClientCredentials, type HostTransport, type ServiceClientOptions } from '../auth/client-tokens';
 import { InputError } from '../errors';
 import { processIo } from '../http/http-client';
-import type { RetryPolicy } from '../http/retry';
 import { StreamingApi, type StreamingApiParts } from './streaming-api';
 
 export type { StreamingCallOptions } from './streaming-api';
 
-interface StreamingCommonOptions {
+interface StreamingCommonOptions extends ServiceClientOptions {
   /** Base address of the streaming REST API, e.g. https://sfu.api.ricoh (a trailing /v1 is accepted). */
   sfuUrl: string;
-  /** undici dispatcher for API calls and tokens (default: defaultDispatcher()); never closed by the client. */
-  dispatcher?: Dispatcher;
-  retry?: Partial<RetryPolicy>;
   /** Per-attempt timeout (default 30 s). */
   timeoutMs?: number;
 }
@@ -28,7 +23,7 @@ export type StreamingTokenSourceOptions = StreamingCommonOptions & CallerTokenSo
 export type StreamingTransportOptions = StreamingCommonOptions & HostTransport;
 
 /** Credentials, a token provider, or a host transport. */
-export type StreamingClientOptions = StreamingCredentialsOptions | StreamingTokenSourceOptions | StreamingTransportOptions;
+export type StreamingClientOptions = AuthorisedBy<StreamingCommonOptions>;
 
 /** The Live Streaming API over undici (or a host's transport), with its own token source when given credentials. */
 export class StreamingClient extends StreamingApi {

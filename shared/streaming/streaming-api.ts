@@ -1,26 +1,15 @@
-import type { TokenProvider } from '../auth/provider';
 import { ApiError, InputError } from '../errors';
-import { HttpCore, type HttpRequest } from '../http/http-core';
-import type { RetryPolicy, Sleep } from '../http/retry';
-import type { HttpTransport } from '../http/transport';
+import { HttpCore, type HttpCoreParts, type HttpRequest } from '../http/http-core';
 import { callSignal, type CallOptions } from '../util/call-options';
 import { parseRoom, parseRooms, parseTicket } from './parse';
 import type { Room, RoomState, Ticket, TicketDirection } from './types';
 
-/** What the operations need from their surroundings: how requests go out and how to wait. */
-export interface StreamingApiParts {
+/** What the operations need from their surroundings: the address, how requests go out and how to wait. */
+export interface StreamingApiParts extends HttpCoreParts {
   /** Base address of the streaming REST API (a trailing /v1 is accepted). */
   sfuUrl: string;
-  transport: HttpTransport;
-  /** True for a host's transport, which may authorise requests itself (then `tokens` may be left out). */
-  hostTransport?: boolean;
-  tokens?: TokenProvider;
-  sleep: Sleep;
-  retry?: Partial<RetryPolicy>;
   /** Per-attempt timeout (default 30 s). */
   timeoutMs?: number;
-  /** A token source built for this client alone: closed with it. */
-  ownedTokens?: { close(): Promise<void> };
 }
 
 /** The last argument of every call. */

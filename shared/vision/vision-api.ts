@@ -1,8 +1,5 @@
 import { InputError, ClientError } from '../errors';
-import { HttpCore, type HttpRequest } from '../http/http-core';
-import type { RetryPolicy, Sleep } from '../http/retry';
-import type { HttpTransport } from '../http/transport';
-import type { TokenProvider } from '../auth/provider';
+import { HttpCore, type HttpCoreParts, type HttpRequest } from '../http/http-core';
 import { callSignal } from '../util/call-options';
 import { resolveImage, type ImageInput, type ResolvedImage } from '../image/input';
 import { IMAGE_LIMIT_TEXT, MAX_IMAGE_BYTES } from '../image/limits';
@@ -35,21 +32,11 @@ import { checkMaxResults, pathId } from './validate';
  */
 export type ImageDownloader = (url: string, field: string, maxBytes: number, signal: AbortSignal | undefined, operation: string) => Promise<ResolvedImage & { kind: 'bytes' }>;
 
-/** What the operations need from their surroundings: how requests go out, how to wait, how to download. */
-export interface VisionApiParts {
+/** What the operations need from their surroundings: the address, how requests go out, how to wait, how to download. */
+export interface VisionApiParts extends HttpCoreParts {
   /** Base address of the vision service (a trailing /v1 is accepted). */
   visionUrl: string;
-  transport: HttpTransport;
-  /** True for a host's transport, which may authorise requests itself (then `tokens` may be left out). */
-  hostTransport?: boolean;
-  tokens?: TokenProvider;
-  sleep: Sleep;
   download: ImageDownloader;
-  retry?: Partial<RetryPolicy>;
-  /** Per-attempt timeout (default 60 s). */
-  timeoutMs?: number;
-  /** A token source built for this client alone: closed with it. */
-  ownedTokens?: { close(): Promise<void> };
 }
 
 /** Scopes of the calls: collections go with comparison. */

@@ -1,21 +1,16 @@
-import type { Dispatcher } from 'undici';
 import { VISION_SCOPES } from '../auth/scopes';
-import { clientTokens, type CallerTokenSource, type ClientCredentials, type HostTransport } from '../auth/client-tokens';
+import { clientTokens, type AuthorisedBy, type CallerTokenSource, type ClientCredentials, type HostTransport, type ServiceClientOptions } from '../auth/client-tokens';
 import { InputError } from '../errors';
 import { processIo } from '../http/http-client';
-import type { RetryPolicy } from '../http/retry';
 import { downloadImage } from '../image/download';
 import { isLocalServiceUrl } from '../image/address-guard';
 import { IMAGE_DOWNLOAD_TIMEOUT_MS } from '../image/limits';
 import { VisionApi, type VisionApiParts } from './vision-api';
 
 /** Settings shared by every way of building a VisionClient. */
-interface VisionCommonOptions {
+interface VisionCommonOptions extends ServiceClientOptions {
   /** Base address of the vision service, e.g. https://ips.api.ricoh (a trailing /v1 is accepted). */
   visionUrl: string;
-  /** undici dispatcher for API calls, tokens and image downloads (default: defaultDispatcher()); never closed by the client. */
-  dispatcher?: Dispatcher;
-  retry?: Partial<RetryPolicy>;
   /** Per-attempt timeout (default 60 s). */
   timeoutMs?: number;
   /** Limit for downloading a URL image of a mixed comparison (default 15 s). */
@@ -37,7 +32,7 @@ export type VisionTokenSourceOptions = VisionCommonOptions & CallerTokenSource;
 export type VisionTransportOptions = VisionCommonOptions & HostTransport;
 
 /** Credentials, a token provider, or a host transport. */
-export type VisionClientOptions = VisionCredentialsOptions | VisionTokenSourceOptions | VisionTransportOptions;
+export type VisionClientOptions = AuthorisedBy<VisionCommonOptions>;
 
 /** The Visual Recognition API over undici (or a host's transport), with its own token source when given credentials. */
 export class VisionClient extends VisionApi {
