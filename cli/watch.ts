@@ -2,8 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
-import type { StreamingCredentialsOptions } from '../shared/streaming';
-import type { VisionCredentialsOptions } from '../shared/vision';
+import type { ClientCredentials } from '../shared/auth/client-tokens';
 import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
@@ -174,8 +173,8 @@ async function watch(settings: CliSettings, io: CliIo): Promise<number> {
   let lease: ConnectionLease | undefined;
   try {
     const o = settings.options;
-    const vision = o.vision as VisionCredentialsOptions;
-    const streaming = o.streaming as StreamingCredentialsOptions;
+    const vision = o.vision as ClientCredentials & { visionUrl: string };
+    const streaming = o.streaming as ClientCredentials & { sfuUrl: string };
     // The command's own connection, released at the end: idle keep-alive sockets would hold the process.
     lease = acquireConnection({ authUrl: vision.authUrl, visionUrl: vision.visionUrl, sfuUrl: streaming.sfuUrl, clientId: vision.clientId, clientSecret: vision.clientSecret, owner: 'the command' });
     // The command hears every event (it must see 'stopped'); --events chooses what it prints.

@@ -1,5 +1,5 @@
 import { STREAMING_SCOPES } from '../auth/scopes';
-import { clientTokens, type AuthorisedBy, type CallerTokenSource, type ClientCredentials, type HostTransport, type ServiceClientOptions } from '../auth/client-tokens';
+import { clientTokens, type AuthorisedBy, type ServiceClientOptions } from '../auth/client-tokens';
 import { InputError } from '../errors';
 import { processIo } from '../http/http-client';
 import { StreamingApi, type StreamingApiParts } from './streaming-api';
@@ -13,16 +13,7 @@ interface StreamingCommonOptions extends ServiceClientOptions {
   timeoutMs?: number;
 }
 
-/** Builds its own token source from client credentials. */
-export type StreamingCredentialsOptions = StreamingCommonOptions & ClientCredentials;
-
-/** Uses a token provider owned by the caller (it is not closed by close()). */
-export type StreamingTokenSourceOptions = StreamingCommonOptions & CallerTokenSource;
-
-/** Sends through a host's transport; without `tokens` the transport authorises requests. */
-export type StreamingTransportOptions = StreamingCommonOptions & HostTransport;
-
-/** Credentials, a token provider, or a host transport. */
+/** Credentials (the client builds and closes its own token source), a caller's token provider (never closed by the client), or a host transport (which may authorise requests itself). */
 export type StreamingClientOptions = AuthorisedBy<StreamingCommonOptions>;
 
 /** The Live Streaming API over undici (or a host's transport), with its own token source when given credentials. */

@@ -6,9 +6,6 @@ export * from '../common';
 export {
   StreamingClient,
   type StreamingClientOptions,
-  type StreamingCredentialsOptions,
-  type StreamingTokenSourceOptions,
-  type StreamingTransportOptions,
   type StreamingCallOptions,
 } from './client';
 export { StreamingApi, type StreamingApiParts } from './streaming-api';

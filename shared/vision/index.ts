@@ -3,9 +3,6 @@ export * from '../common';
 export {
   VisionClient,
   type VisionClientOptions,
-  type VisionCredentialsOptions,
-  type VisionTokenSourceOptions,
-  type VisionTransportOptions,
 } from './vision-client';
 export { VisionApi, type VisionApiParts, type ImageDownloader } from './vision-api';
 export * from './types';

@@ -1,5 +1,5 @@
 import { VISION_SCOPES } from '../auth/scopes';
-import { clientTokens, type AuthorisedBy, type CallerTokenSource, type ClientCredentials, type HostTransport, type ServiceClientOptions } from '../auth/client-tokens';
+import { clientTokens, type AuthorisedBy, type ServiceClientOptions } from '../auth/client-tokens';
 import { InputError } from '../errors';
 import { processIo } from '../http/http-client';
 import { downloadImage } from '../image/download';
@@ -22,16 +22,7 @@ interface VisionCommonOptions extends ServiceClientOptions {
   allowPrivateImageUrls?: boolean;
 }
 
-/** Builds its own token source from client credentials. */
-export type VisionCredentialsOptions = VisionCommonOptions & ClientCredentials;
-
-/** Uses a token provider owned by the caller (it is not closed by close()). */
-export type VisionTokenSourceOptions = VisionCommonOptions & CallerTokenSource;
-
-/** Sends through a host's transport; without `tokens` the transport authorises requests. */
-export type VisionTransportOptions = VisionCommonOptions & HostTransport;
-
-/** Credentials, a token provider, or a host transport. */
+/** Credentials (the client builds and closes its own token source), a caller's token provider (never closed by the client), or a host transport (which may authorise requests itself). */
 export type VisionClientOptions = AuthorisedBy<VisionCommonOptions>;
 
 /** The Visual Recognition API over undici (or a host's transport), with its own token source when given credentials. */
