@@ -2,8 +2,8 @@ import type { INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
 import { watchMessage } from '../../node-red/lib/watch-messages';
 import { eventItem } from '../../nodes/FaceMatchTrigger/events';
 import { ClientError } from '../../shared/errors';
-import { EVENT_FIELDS, type ArrivedEvent, type LeftEvent, type MatchEvent, type PresentEntry, type StatusEvent, type UnknownEvent } from '../../shared/watch';
-import { itemRenames, type HostEvent } from '../../shared/watch/event-json';
+import { EVENT_FIELDS, fieldList, type ArrivedEvent, type LeftEvent, type MatchEvent, type PresentEntry, type StatusEvent, type UnknownEvent } from '../../shared/watch';
+import { HOST_EVENTS, itemRenames, type HostEvent } from '../../shared/watch/event-json';
 
 // Every field of every event the hosts hand on must reach the n8n item (under its camelCase name,
 // its rename, or as a binary) and the Node-RED message (payload as the core has it, pictures on
@@ -176,6 +176,14 @@ test('the fixtures are every event the hosts hand on (errors are failures in bot
   expect(Object.keys(EVENT_FIELDS).filter((name) => !(name in events))).toEqual(['error']);
   const lacking = Object.entries(events).flatMap(([name, e]) => Object.keys(EVENT_FIELDS[name as HostEvent['event']]).filter((f) => (e as unknown as Record<string, unknown>)[f] === undefined).map((f) => `${name}.${f}`));
   expect(lacking).toEqual([]);
+  expect([...HOST_EVENTS].sort()).toEqual(Object.keys(events).sort());
+});
+
+test('the fields documented as pictures are the events\' Buffers, the ones the hosts hand on beside the fields', () => {
+  for (const [name, e] of Object.entries(events)) {
+    const buffers = Object.entries(e).filter(([, v]) => Buffer.isBuffer(v)).map(([k]) => k);
+    expect([name, fieldList(EVENT_FIELDS[name as HostEvent['event']]).filter((f) => f.binary).map((f) => f.name)]).toEqual([name, buffers]);
+  }
 });
 
 describe.each(Object.entries(events))('%s', (name, event) => {
