@@ -13,6 +13,9 @@ import type { Box } from './geometry';
 /** The events the hosts hand on as items or messages (errors are reported as failures instead). */
 export type HostEvent = MatchEvent | UnknownEvent | ArrivedEvent | LeftEvent | StatusEvent;
 
+/** The names of the events the hosts hand on. */
+export const HOST_EVENTS = ['match', 'unknown', 'arrived', 'left', 'status'] as const satisfies readonly HostEvent['event'][];
+
 /** A JSON value as n8n items hold it. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 
