@@ -7,7 +7,7 @@ import type { Box } from './geometry';
  * - the pictures (an event's Buffers) are taken out, named in camelCase (snapshot, face, snapshotBoxes);
  * - Node-RED's payload is the rest as it is (snake_case, as the core has it);
  * - n8n's JSON is the rest with every key in camelCase, into nested objects and arrays, except the
- *   few names of ITEM_RENAMES that n8n items had before the rule.
+ *   few names of RENAMES that n8n items had before the rule; an error is its own JSON view.
  */
 
 /** The events the hosts hand on as items or messages (errors are reported as failures instead). */
@@ -82,7 +82,7 @@ export function splitBinaries(event: HostEvent): SplitEvent {
   return { fields, binaries };
 }
 
-/** An event as an n8n item's JSON (camelCase by rule, ITEM_RENAMES' names kept) and its pictures. */
+/** An event as an n8n item's JSON (camelCase by rule, the names of RENAMES kept) and its pictures. */
 export function eventJson(event: HostEvent): { json: JsonObject; binaries: EventBinaries } {
   const { fields, binaries } = splitBinaries(event);
   return { json: objectJson(fields), binaries };
