@@ -6,6 +6,7 @@ import type { ServiceConnection } from './lib/connection';
 import { isStop, stoppedByOwner, wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 import { configPeople, type ConfigPeople } from './lib/people';
+import { watchMessage, type WatchMessage } from './lib/watch-messages';
 import { watchSettings, type WatchDef, type WatchSettings } from './lib/watch-settings';
 
 /** The node context key of the visitors the watcher enrolled. */
@@ -163,11 +164,8 @@ class WatchControl {
 
   #face(output: 0 | 1, e: MatchEvent | UnknownEvent): void {
     this.#counts[e.event] += 1;
-    const { snapshot, snapshot_boxes: boxes, face, ...payload } = e;
-    const msg: Record<string, unknown> = { topic: e.event, payload, snapshot, face };
-    if (boxes) msg.snapshotBoxes = boxes;
-    const out: (Record<string, unknown> | null)[] = [null, null, null, null];
-    out[output] = msg;
+    const out: (WatchMessage | null)[] = [null, null, null, null];
+    out[output] = watchMessage(e);
     this.#node.send(out as never);
     this.#showWatching();
   }
@@ -186,7 +184,7 @@ class WatchControl {
     } else if (e.state === 'stopped' && e.reason === 'session_lost') this.#lost(e.error?.message ?? 'the room was lost');
     // A lost room, or a start that failed, shows its red ring (#lost, #start): no grey one in between.
     else if (!(e.state === 'stopped' && (e.reason === 'session_lost' || e.reason === 'start_failed'))) this.#node.status({ ...RINGS[e.state], text: e.detail ? `${e.state}: ${e.detail}`.slice(0, 60) : e.state });
-    this.#node.send([null, null, { topic: 'status', payload: e }, null] as never);
+    this.#node.send([null, null, watchMessage(e), null] as never);
   }
 
   /**
@@ -218,12 +216,7 @@ class WatchControl {
   // Its own output, like matches and unknown faces: "who is here now" needs arrivals and departures,
   // not the watcher's state. Flows wired before arrivals existed see msg.topic 'left' as they did.
   #presence(e: ArrivedEvent | LeftEvent): void {
-    let msg: Record<string, unknown>;
-    if (e.event === 'arrived') {
-      const { snapshot, face, ...payload } = e;
-      msg = { topic: 'arrived', payload, snapshot, face };
-    } else msg = { topic: 'left', payload: e };
-    this.#node.send([null, null, null, msg] as never);
+    this.#node.send([null, null, null, watchMessage(e)] as never);
   }
 }
 

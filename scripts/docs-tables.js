@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 'use strict';
-// The docs' tables of the watcher's options, the events' fields and the command line's flags, made
-// from the code's own descriptions (shared/watch/option-table.ts, shared/watch/event-fields.ts,
-// cli/option-flags.ts and each command's FLAGS), so that they cannot drift from it. A table sits in
+// The docs' tables of the watcher's options, the events' fields (and their names in n8n items) and
+// the command line's flags, made from the code's own descriptions (shared/watch/option-table.ts,
+// shared/watch/event-fields.ts, shared/watch/event-json.ts, cli/option-flags.ts and each command's
+// FLAGS), so that they cannot drift from it. A table sits in
 // a page between `<!-- generated:NAME -->` and `<!-- /generated -->`.
 //   node scripts/docs-tables.js           rewrites every table in place (npm run docs)
 //   node scripts/docs-tables.js --check   changes nothing; exit 1 naming each table that differs
@@ -27,6 +28,7 @@ function sources() {
     table: require('../shared/watch/option-table'),
     optionFlags: require('../cli/option-flags'),
     fields: require('../shared/watch/event-fields'),
+    eventJson: require('../shared/watch/event-json'),
     watch: require('../cli/watch'),
     publish: require('../cli/publish'),
     people: require('../cli/people'),
@@ -81,6 +83,39 @@ function fieldTable(fields, list) {
   return markdownTable(['field', 'meaning'], list(fields).map((f) => [code(`${f.name}${f.optional ? '?' : ''}`), f.doc]));
 }
 
+/**
+ * The n8n items' names for the events' fields, as the mapping's rule and renames give them: every
+ * field the rule renames or leaves out of it (a field not listed keeps its name), pictures as binary properties.
+ */
+function n8nItemFields({ fields, eventJson }) {
+  const { EVENT_FIELDS, QUALITY_FIELDS, PRESENT_FIELDS, COUNT_FIELDS, fieldList } = fields;
+  const { HOST_EVENTS, camelCase, itemFieldNames } = eventJson;
+  // The documented objects inside events, and how a path into each is written.
+  const nested = { quality: ['quality.', QUALITY_FIELDS], present: ['present[].', PRESENT_FIELDS], counts: ['counts.', COUNT_FIELDS] };
+  const rows = new Map();
+  const add = (core, item, by, event) => {
+    const row = rows.get(core) ?? { item, by, events: [] };
+    row.events.push(event);
+    rows.set(core, row);
+  };
+  const named = (prefix, field, event) => {
+    const names = itemFieldNames(field);
+    const by = names.length > 1 ? 'flattened' : names[0] === camelCase(field) ? 'camelCase' : 'kept';
+    add(prefix + field, names.map((n) => code(prefix + n)).join(', '), by, event);
+  };
+  for (const event of HOST_EVENTS) {
+    for (const f of fieldList(EVENT_FIELDS[event])) {
+      if (f.binary) add(f.name, code(camelCase(f.name)), 'binary', event);
+      else named('', f.name, event);
+      const inner = nested[f.name];
+      if (inner) for (const g of fieldList(inner[1])) named(inner[0], g.name, event);
+    }
+  }
+  const on = (events) => (events.length === HOST_EVENTS.length ? 'all' : events.join(', '));
+  const changed = [...rows].filter(([core, r]) => r.item !== code(core) || r.by !== 'camelCase');
+  return markdownTable(['event field', 'n8n item', 'by', 'on'], changed.map(([core, r]) => [code(core), r.item, r.by, on(r.events)]));
+}
+
 /** The table of one command's flags. */
 function flagTable(flags) {
   return markdownTable(
@@ -98,6 +133,7 @@ function tables(src = sources()) {
   out.set('event-quality', fieldTable(QUALITY_FIELDS, fieldList));
   out.set('event-present', fieldTable(PRESENT_FIELDS, fieldList));
   out.set('event-counts', fieldTable(COUNT_FIELDS, fieldList));
+  out.set('n8n-item-fields', n8nItemFields(src));
   out.set('cli-watch-flags', flagTable(src.watch.FLAGS));
   out.set('cli-publish-flags', flagTable(src.publish.FLAGS));
   out.set('cli-people-flags', flagTable(src.people.FLAGS));

@@ -7,18 +7,25 @@ import type { ArrivedEvent, ErrorEvent, FaceQuality, LeftEvent, MatchEvent, Pres
  * differently, and test/docs checks the same against the types as the compiler reads them.
  */
 
-/** One field of an event: a line of doc, and `optional` when not every event of its kind carries it. */
+/**
+ * One field of an event: a line of doc, `optional` when not every event of its kind carries it, and
+ * `binary` for a picture (a Buffer: hosts hand it on beside the fields, as an n8n binary property).
+ */
 export interface EventField {
   readonly doc: string;
   readonly optional?: boolean;
+  readonly binary?: boolean;
 }
 
 /** Keys of T that T may leave out. */
 type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
 
-/** Exactly the keys of T, each documented, `optional: true` where T may leave it out (and only there). */
+/** `binary: true` where the field is a Buffer, and only there. */
+type BinaryMark<V> = [NonNullable<V>] extends [Buffer] ? { readonly binary: true } : { readonly binary?: false };
+
+/** Exactly the keys of T, each documented, `optional: true` where T may leave it out (and only there), `binary: true` on its Buffers. */
 export type FieldDocs<T> = {
-  readonly [K in keyof T]-?: K extends OptionalKeys<T> ? { readonly doc: string; readonly optional: true } : { readonly doc: string; readonly optional?: false };
+  readonly [K in keyof T]-?: (K extends OptionalKeys<T> ? { readonly doc: string; readonly optional: true } : { readonly doc: string; readonly optional?: false }) & BinaryMark<T[K]>;
 };
 
 /** Fields every face event (match, unknown, arrived) shares; spread into each. */
@@ -30,9 +37,9 @@ const FACE_FIELDS = {
   stream_label: { doc: 'the name `labels` gives the stream', optional: true },
   track: { doc: 'track number within the stream: the same face followed from sample to sample' },
   time: { doc: 'when the event was made (ISO 8601)' },
-  snapshot: { doc: 'the whole frame, JPEG' },
-  face: { doc: 'the face as sent to compare: a crop with the face inside the API\'s 120..280 px rule, ready to enrol (the whole frame when only that could be compared)' },
-  snapshot_boxes: { doc: 'the frame with the faces boxed and labelled, JPEG (with `drawBoxes`)', optional: true },
+  snapshot: { doc: 'the whole frame, JPEG', binary: true },
+  face: { doc: 'the face as sent to compare: a crop with the face inside the API\'s 120..280 px rule, ready to enrol (the whole frame when only that could be compared)', binary: true },
+  snapshot_boxes: { doc: 'the frame with the faces boxed and labelled, JPEG (with `drawBoxes`)', optional: true, binary: true },
   latency_ms: { doc: 'from the arrival of the sampled frame to this event, ms' },
   timing_ms: { doc: 'where that time went, ms: `decode`, `snapshot`, `detect`, `crop`, `compare`', optional: true },
 } as const;
@@ -158,7 +165,7 @@ export const EVENT_FIELDS = {
   error: ERROR_FIELDS,
 } as const satisfies Record<WatchEventName, Record<string, EventField>>;
 
-/** A documented object's fields as a list: name, doc and whether it may be left out. */
-export function fieldList(fields: Readonly<Record<string, EventField>>): { name: string; doc: string; optional: boolean }[] {
-  return Object.entries(fields).map(([name, f]) => ({ name, doc: f.doc, optional: f.optional === true }));
+/** A documented object's fields as a list: name, doc, whether it may be left out and whether it is a picture. */
+export function fieldList(fields: Readonly<Record<string, EventField>>): { name: string; doc: string; optional: boolean; binary: boolean }[] {
+  return Object.entries(fields).map(([name, f]) => ({ name, doc: f.doc, optional: f.optional === true, binary: f.binary === true }));
 }

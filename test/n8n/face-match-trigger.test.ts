@@ -120,6 +120,10 @@ test('trigger mode: activation waits for the join; a known face is one match ite
   );
   expect(match.json.score as number).toBeGreaterThanOrEqual(0.7);
   expect(match.json.width as number).toBeGreaterThan(50);
+  // Fields the core adds reach the item by the rule (camelCase), nested ones too.
+  expect(match.json.latencyMs).toEqual(expect.any(Number));
+  expect(match.json.timingMs).toEqual({ decode: expect.any(Number), snapshot: expect.any(Number), detect: expect.any(Number), crop: expect.any(Number), compare: expect.any(Number) });
+  expect(match.json.quality).toEqual(expect.objectContaining({ facePx: expect.any(Number), greyscale: expect.any(Boolean) }));
   expect(match.binary?.snapshot.mimeType).toBe('image/jpeg');
   const jpeg = await readBinary(match.binary!.snapshot);
   expect(jpeg.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));

@@ -82,6 +82,9 @@ it('starts on deploy, sends a match with its snapshots and label, shows its stat
   expect((msg.snapshotBoxes as Buffer).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   expect((msg.face as Buffer).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   expect(msg.payload).not.toHaveProperty('face');
+  expect(msg.payload).not.toHaveProperty('snapshot_boxes');
+  // Where the latency went, as the core reports it: every field of the event is in the payload.
+  expect((msg.payload as { timing_ms: unknown }).timing_ms).toEqual({ decode: expect.any(Number), snapshot: expect.any(Number), detect: expect.any(Number), crop: expect.any(Number), compare: expect.any(Number) });
   expect(Buffer.compare(msg.snapshot as Buffer, msg.snapshotBoxes as Buffer)).not.toBe(0);
   await until('an unknown face', () => unknowns.length > 0);
   expect(unknowns[0].payload).toMatchObject({ event: 'unknown', room: room.id });
