@@ -97,6 +97,31 @@ export function flagLines(flags: readonly Flag[]): string[] {
   return flags.map((f) => `${`  --${f.name}${f.value ? ` ${f.value}` : ''}`.padEnd(36)} ${f.help}${f.env ? ` [${f.env}]` : ''}`);
 }
 
+/** A command's --help: usage, what it does (and examples), its flags with their variables, then the variables read from the environment only. */
+export function helpPage(page: { command: string; usage: string; about: readonly string[]; flags: readonly Flag[]; environment?: Readonly<Record<string, string>>; after?: readonly string[] }): string {
+  const environment = { VS_CLIENT_SECRET: 'the client secret (never a flag: it would show in ps)', ...page.environment };
+  return [
+    `Usage: vision-streaming ${page.command} ${page.usage}`,
+    '',
+    ...page.about,
+    '',
+    'Options (each may also be set by the environment variable in brackets; a flag wins):',
+    ...flagLines(page.flags),
+    '',
+    'Environment only:',
+    ...Object.entries(environment).map(([name, help]) => `  ${name.padEnd(36)} ${help}`),
+    '',
+    ...(page.after ? [...page.after, ''] : []),
+  ].join('\n');
+}
+
+/** Says on stderr why a command's flags were refused, and where its help is; the exit code of bad options. */
+export function refusedFlags(command: string, err: unknown, io: { stderr(line: string): void }, mask: (text: string) => string = (t) => t): number {
+  io.stderr(`vision-streaming ${command}: ${mask(err instanceof Error ? err.message : String(err))}`);
+  io.stderr(`see: vision-streaming ${command} --help`);
+  return 2;
+}
+
 /** The client secret, from VS_CLIENT_SECRET only (a flag would show it in ps). */
 export function clientSecretOf(env: NodeJS.ProcessEnv): string {
   const secret = env.VS_CLIENT_SECRET;

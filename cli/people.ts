@@ -4,7 +4,7 @@ import { InputError, isClientError } from '../shared/errors';
 import type { ImageInput } from '../shared/image';
 import { PeopleDirectory, type PersonRef } from '../shared/people';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
-import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, flagLines, parseFlags, type Flag, type FlagValues } from './flags';
+import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, helpPage, parseFlags, refusedFlags, type Flag, type FlagValues } from './flags';
 import type { CliIo } from './io';
 import { VisitorFile } from './visitor-file';
 
@@ -59,29 +59,25 @@ const FIELD_FLAGS: Record<string, string> = {
 
 /** The help text of `vision-streaming people`. */
 export function peopleHelp(): string {
-  return [
-    'Usage: vision-streaming people ACTION [options]',
-    '',
-    'Keeps the people of a face collection: a person is a name with several faces (and faces marked',
-    '"not this person"). watch --people FILE names its events after them. Prints one JSON object on stdout.',
-    'Exit 2: bad input (the flag is named); 1: the service or the file failed.',
-    '',
-    'Actions:',
-    ...Object.entries(ACTIONS).map(([name, help]) => `  ${name.padEnd(15)} ${help}`),
-    '',
-    'Examples:',
-    '  vision-streaming people add --collection C --people people.json --name Alice --image a1.jpg --image a2.jpg',
-    '  vision-streaming people add --collection C --people people.json --name Courier --visitor VISITOR_ID',
-    '  vision-streaming people not --collection C --people people.json --name Alice --image wrong-face.jpg',
-    '  vision-streaming people forget --collection C --people people.json --name Alice',
-    '',
-    'Options (each may also be set by the environment variable in brackets; a flag wins):',
-    ...flagLines(FLAGS),
-    '',
-    'Environment only:',
-    '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
-    '',
-  ].join('\n');
+  return helpPage({
+    command: 'people',
+    usage: 'ACTION [options]',
+    about: [
+      'Keeps the people of a face collection: a person is a name with several faces (and faces marked',
+      '"not this person"). watch --people FILE names its events after them. Prints one JSON object on stdout.',
+      'Exit 2: bad input (the flag is named); 1: the service or the file failed.',
+      '',
+      'Actions:',
+      ...Object.entries(ACTIONS).map(([name, help]) => `  ${name.padEnd(15)} ${help}`),
+      '',
+      'Examples:',
+      '  vision-streaming people add --collection C --people people.json --name Alice --image a1.jpg --image a2.jpg',
+      '  vision-streaming people add --collection C --people people.json --name Courier --visitor VISITOR_ID',
+      '  vision-streaming people not --collection C --people people.json --name Alice --image wrong-face.jpg',
+      '  vision-streaming people forget --collection C --people people.json --name Alice',
+    ],
+    flags: FLAGS,
+  });
 }
 
 /** Runs `vision-streaming people <args>`; resolves with the exit code. */
@@ -244,9 +240,7 @@ function refused(err: unknown, io: CliIo): number {
   const root = err.field.split(/[.[]/)[0];
   const flag = FIELD_FLAGS[root] ?? root;
   const text = err.message.startsWith('--') || err.message.startsWith('people ') || err.message.startsWith('the client secret') ? err.message : `--${flag}: ${err.message}`;
-  io.stderr(`vision-streaming people: ${text}`);
-  io.stderr('see: vision-streaming people --help');
-  return 2;
+  return refusedFlags('people', text, io);
 }
 
 function describe(err: unknown): string {

@@ -3,7 +3,7 @@ import { acquireConnection, type ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
 import { CameraPublisher, checkCamera, maskUrl, type CameraSettings, type CameraStatus } from '../shared/publish';
 import { urlSecrets } from '../shared/publish/camera-url';
-import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, flagLines, numberFlag, parseFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, refusedFlags, type Flag } from './flags';
 import type { CliIo } from './io';
 
 /** The flags of `vision-streaming publish`, in the order --help lists them. */
@@ -28,37 +28,34 @@ export const FLAGS: readonly Flag[] = [
 
 /** The help text of `vision-streaming publish`. */
 export function publishHelp(): string {
-  const lines = flagLines(FLAGS);
-  return [
-    'Usage: vision-streaming publish --room ID --source URL [--source URL ...] [options]',
-    '',
-    'Publishes cameras into a live room, each as its own stream, and keeps them up: a camera that',
-    'refuses, drops or stalls is retried (backoff up to 30 s), a lost room session is rejoined.',
-    'Prints one JSON line per change of a camera\'s state on stdout:',
-    '  room    {event, room, name?}     (with --create-room)',
-    '  status  {event, camera, state, reason?, stream_id, source, codec, relayed, retry_in_ms?, time}',
-    '          state: connecting | live | camera_lost | rejoining | stopped; stream_id is the camera\'s',
-    '          client_id in the room (name it in watch --labels). Passwords in URLs show as ***.',
-    'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while a camera still',
-    'joins or rejoins, and leaves no ffmpeg behind (exit 0). Exit 2: bad options; 1: could not start, e.g. a room',
-    `that cannot be joined: ${START_ATTEMPTS} attempts per camera, waits doubling from 0.5 s (about 30 s while tickets are refused).`,
-    'Needs an ffmpeg binary (FFMPEG_PATH, PATH, or the @ffmpeg-installer/linux-x64 package).',
-    '',
-    'Examples:',
-    '  vision-streaming publish --room R --source rtsp://user:pass@192.0.2.10/stream1',
-    '  vision-streaming publish --room R --codec H264 --source rtsp://user:pass@192.0.2.10/stream1   (relayed as it is)',
-    '  vision-streaming publish --room R --source http://192.0.2.11:81/stream          (ESP32-CAM MJPEG)',
-    '  vision-streaming publish --room R --source http://192.0.2.12/snapshot.jpg --snapshot-fps 1',
-    '  vision-streaming publish --room R --source /dev/video0 --size 640x480',
-    '',
-    'Options (each may also be set by the environment variable in brackets; a flag wins):',
-    ...lines,
-    '',
-    'Environment only:',
-    '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
-    '  FFMPEG_PATH                          the ffmpeg binary to use',
-    '',
-  ].join('\n');
+  return helpPage({
+    command: 'publish',
+    usage: '--room ID --source URL [--source URL ...] [options]',
+    about: [
+      'Publishes cameras into a live room, each as its own stream, and keeps them up: a camera that',
+      'refuses, drops or stalls is retried (backoff up to 30 s), a lost room session is rejoined.',
+      'Prints one JSON line per change of a camera\'s state on stdout:',
+      '  room    {event, room, name?}     (with --create-room)',
+      '  status  {event, camera, state, reason?, stream_id, source, codec, relayed, retry_in_ms?, time}',
+      '          state: connecting | live | camera_lost | rejoining | stopped; stream_id is the camera\'s',
+      '          client_id in the room (name it in watch --labels). Passwords in URLs show as ***.',
+      'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while a camera still',
+      'joins or rejoins, and leaves no ffmpeg behind (exit 0). Exit 2: bad options; 1: could not start, e.g. a room',
+      `that cannot be joined: ${START_ATTEMPTS} attempts per camera, waits doubling from 0.5 s (about 30 s while tickets are refused).`,
+      'Needs an ffmpeg binary (FFMPEG_PATH, PATH, or the @ffmpeg-installer/linux-x64 package).',
+      '',
+      'Examples:',
+      '  vision-streaming publish --room R --source rtsp://user:pass@192.0.2.10/stream1',
+      '  vision-streaming publish --room R --codec H264 --source rtsp://user:pass@192.0.2.10/stream1   (relayed as it is)',
+      '  vision-streaming publish --room R --source http://192.0.2.11:81/stream          (ESP32-CAM MJPEG)',
+      '  vision-streaming publish --room R --source http://192.0.2.12/snapshot.jpg --snapshot-fps 1',
+      '  vision-streaming publish --room R --source /dev/video0 --size 640x480',
+    ],
+    flags: FLAGS,
+    environment: {
+      FFMPEG_PATH: 'the ffmpeg binary to use',
+    },
+  });
 }
 
 /** What a stop asked for (a signal, the duration) resolves with in the races of publish(). */
@@ -93,9 +90,7 @@ export async function publishMain(args: readonly string[], env: NodeJS.ProcessEn
   try {
     settings = await readSettings(args, env);
   } catch (err) {
-    io.stderr(`vision-streaming publish: ${maskUrl(err instanceof Error ? err.message : String(err))}`);
-    io.stderr('see: vision-streaming publish --help');
-    return 2;
+    return refusedFlags('publish', err, io, maskUrl);
   }
   if (settings.help) {
     io.stdout(publishHelp());

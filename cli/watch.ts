@@ -6,7 +6,7 @@ import type { ClientCredentials } from '../shared/auth/client-tokens';
 import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
-import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, flagLines, numberFlag, parseFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, refusedFlags, type Flag } from './flags';
 import { cliFlag, envOf } from './option-flags';
 import type { CliIo } from './io';
 import { START_ATTEMPTS } from './publish';
@@ -45,38 +45,36 @@ export const FLAGS: readonly Flag[] = [
 
 /** The help text of `vision-streaming watch`. */
 export function helpText(): string {
-  const lines = flagLines(FLAGS);
-  return [
-    'Usage: vision-streaming watch [options]',
-    '',
-    'Watches a live room and prints one JSON object per line on stdout for each event:',
-    '  match   {event, person_id?, name?, face_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
-    '  unknown {event, score, reason?, closest?, visitor_id?, first_visit?, visits?, location, quality, room, stream_id, track, time, snapshot, face}',
-    '  arrived {event, visit_id, kind, person_id? name?, face_id | visitor_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
-    '  left    {event, visit_id, kind, reason, person_id? name?, face_id | visitor_id | track, label, room, stream_id, arrived_at, left_at, duration_s, time}',
-    '  (with --people: person_id and name name the person, label equals the name; an unknown may say reason not_person',
-    '  and the closest person {person_id, name, score})',
-    '  (quality: {face_px, sharpness, brightness, greyscale, direction}; every left follows the arrived of its visit_id)',
-    '  status  {event, state, room, counts, ...}    error {event, error, source, stream_id?, time}',
-    '  (source: session, decoder, api, stream or visitors: the part of the watcher that failed)',
-    'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while it still joins or',
-    'rejoins (exit 0). Exit 2: bad options; 1: could not start, e.g. a room that cannot be joined:',
-    `${START_ATTEMPTS} attempts, waits doubling from 0.5 s (about 30 s while tickets are refused); 3: the room was lost`,
-    '(session_lost) and the watch ended, so that a supervisor restarts it.',
-    '',
-    'Options (each may also be set by the environment variable in brackets; a flag wins):',
-    ...lines,
-    '',
-    'Environment only:',
-    '  VS_CLIENT_SECRET                     the client secret (never a flag: it would show in ps)',
-    '  VS_MAX_CONNECTIONS                   sockets per service address at most (default 32; more calls wait their turn)',
-    '  VS_ALLOW_PRIVATE_IMAGE_URLS=1        let image URL downloads reach loopback, link-local and private addresses',
-    '',
-    'snapshot and face (the face crop, ready to enrol) are file paths with --snapshots, base64 with --base64, else null.',
-    'Files are written mode 0600, a folder the command creates 0700: they are pictures of people. A file that',
-    'cannot be written leaves its field null and says why in file_errors ({"snapshot": "ENOSPC"}); the line still goes out.',
-    '',
-  ].join('\n');
+  return helpPage({
+    command: 'watch',
+    usage: '[options]',
+    about: [
+      'Watches a live room and prints one JSON object per line on stdout for each event:',
+      '  match   {event, person_id?, name?, face_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
+      '  unknown {event, score, reason?, closest?, visitor_id?, first_visit?, visits?, location, quality, room, stream_id, track, time, snapshot, face}',
+      '  arrived {event, visit_id, kind, person_id? name?, face_id | visitor_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
+      '  left    {event, visit_id, kind, reason, person_id? name?, face_id | visitor_id | track, label, room, stream_id, arrived_at, left_at, duration_s, time}',
+      '  (with --people: person_id and name name the person, label equals the name; an unknown may say reason not_person',
+      '  and the closest person {person_id, name, score})',
+      '  (quality: {face_px, sharpness, brightness, greyscale, direction}; every left follows the arrived of its visit_id)',
+      '  status  {event, state, room, counts, ...}    error {event, error, source, stream_id?, time}',
+      '  (source: session, decoder, api, stream or visitors: the part of the watcher that failed)',
+      'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while it still joins or',
+      'rejoins (exit 0). Exit 2: bad options; 1: could not start, e.g. a room that cannot be joined:',
+      `${START_ATTEMPTS} attempts, waits doubling from 0.5 s (about 30 s while tickets are refused); 3: the room was lost`,
+      '(session_lost) and the watch ended, so that a supervisor restarts it.',
+    ],
+    flags: FLAGS,
+    environment: {
+      VS_MAX_CONNECTIONS: 'sockets per service address at most (default 32; more calls wait their turn)',
+      'VS_ALLOW_PRIVATE_IMAGE_URLS=1': 'let image URL downloads reach loopback, link-local and private addresses',
+    },
+    after: [
+      'snapshot and face (the face crop, ready to enrol) are file paths with --snapshots, base64 with --base64, else null.',
+      'Files are written mode 0600, a folder the command creates 0700: they are pictures of people. A file that',
+      'cannot be written leaves its field null and says why in file_errors ({"snapshot": "ENOSPC"}); the line still goes out.',
+    ],
+  });
 }
 
 /** Runs `vision-streaming watch <args>`; resolves with the exit code. */
@@ -85,9 +83,7 @@ export async function watchMain(args: readonly string[], env: NodeJS.ProcessEnv,
   try {
     settings = await readSettings(args, env);
   } catch (err) {
-    io.stderr(`vision-streaming watch: ${err instanceof Error ? err.message : String(err)}`);
-    io.stderr('see: vision-streaming watch --help');
-    return 2;
+    return refusedFlags('watch', err, io);
   }
   if (settings.help) {
     io.stdout(helpText());
