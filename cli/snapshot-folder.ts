@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../shared/errors';
-import { trustProblem } from './trusted-path';
+import { trustProblem } from '../shared/util/trust';
 
 /**
  * Before the watch starts: the --snapshots folder exists (created mode 0700 when it does not: it

@@ -3,9 +3,8 @@ import { constants, type Stats } from 'node:fs';
 import { access, link, lstat, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ClientError, InputError } from '../errors';
+import { trustProblem } from './trust';
 
-/** Group or others may write. */
-const WRITABLE_BY_OTHERS = 0o022;
 /** 0 where the platform has no such flag (Windows): there the checks by owner and mode are skipped too. */
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
@@ -15,6 +14,8 @@ export interface PrivateFileLabel {
   field: string;
   /** How a message names the file, e.g. 'the people file /home/a/people.json'. */
   name: string;
+  /** What another user could do through the file, said when it is not trusted, e.g. 'it could list faces of anyone for removal'. */
+  risk?: string;
 }
 
 /**
@@ -111,15 +112,10 @@ export class PrivateFile {
 
   /** As ssh does with its keys: refused when another user owns it or may write it. */
   #checkOwnership(stats: Stats, what: string, rootMayOwn = false): void {
-    const uid = process.getuid?.();
-    if (uid === undefined || O_NOFOLLOW === 0) return;
-    if (stats.uid !== uid && !(rootMayOwn && stats.uid === 0)) {
-      throw this.#refused(`: ${what} belongs to another user (uid ${stats.uid})`, 'a file and folder of your own');
-    }
-    if ((stats.mode & WRITABLE_BY_OTHERS) !== 0) {
-      const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
-      throw this.#refused(`: ${what} can be written by other users (mode ${mode}): chmod go-w it`, 'writable by you alone');
-    }
+    const problem = trustProblem(stats, rootMayOwn);
+    const risk = this.#label.risk ? `; ${this.#label.risk}` : '';
+    if (problem?.kind === 'owner') throw this.#refused(`: ${what} belongs to another user (uid ${problem.uid})${risk}`, 'a file and folder of your own');
+    if (problem?.kind === 'writable') throw this.#refused(`: ${what} can be written by other users (mode ${problem.mode})${risk}: chmod go-w it`, 'writable by you alone');
   }
 
   #refused(why: string, expected: string): InputError {
