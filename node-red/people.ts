@@ -5,6 +5,7 @@ import type { FaceSource, PersonRef } from '../shared/people';
 import { override, registerActionNode, type ActionContext, type ActionResult, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import { imageFromValue } from './lib/image-input';
 import { configPeople } from './lib/people';
+import { labelsFrom } from './lib/labels';
 
 /** Settings of the people node. */
 interface PeopleDef extends ServiceNodeDef {
@@ -85,7 +86,7 @@ async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
       return done(receipt, status);
     }
     case 'import-labels': {
-      const labels = labelsOf(msg.payload);
+      const labels = labelsFrom(msg.payload, 'import-labels: msg.payload');
       const imported = await directory.importLabels(labels);
       return done(imported, `${imported.people.length} people imported`);
     }
@@ -123,19 +124,4 @@ function holdsPhotos(value: unknown, strict: boolean): boolean {
 function optionalText(value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   return String(value);
-}
-
-function labelsOf(value: unknown): Record<string, string> {
-  let parsed = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      throw new InputError('labels', 'import-labels needs msg.payload as a JSON object of face ids to names, e.g. {"<face_id>": "Alice"}', 'JSON object');
-    }
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Buffer.isBuffer(parsed)) {
-    throw new InputError('labels', 'import-labels needs msg.payload as an object of face ids to names', '{ [face_id]: name }');
-  }
-  return parsed as Record<string, string>;
 }

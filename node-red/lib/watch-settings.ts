@@ -3,6 +3,7 @@ import type { WatchOptions } from '../../shared/watch';
 import { hostOptions, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../../shared/watch/option-table';
 import type { FlowMessage, ServiceNodeDef } from './action-node';
 import { optionalNumber, override } from './action-node';
+import { labelsFrom } from './labels';
 
 /**
  * The watcher options the face watch node offers, each a setting of the node under the option's
@@ -92,24 +93,9 @@ function fromSetting(o: OptionSpec, raw: unknown): HostValue | undefined {
             .map((s) => s.trim())
             .filter(Boolean);
     case 'labels':
-      return labelsOf(raw);
+      return labelsFrom(raw, 'labels');
     default:
       // A choice: the editor's select gives one of its values; the core refuses any other by name.
       return String(raw);
   }
-}
-
-function labelsOf(value: unknown): Record<string, string> {
-  let parsed = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      throw new InputError('labels', 'labels must be a JSON object of face ids to names, e.g. {"<face_id>": "Alice"}', 'JSON object');
-    }
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
-    throw new InputError('labels', 'labels must be an object of face ids to names', '{ [face_id]: string }');
-  }
-  return parsed as Record<string, string>;
 }
