@@ -36,10 +36,10 @@ export class VisitorFile implements VisitorStore {
     await this.#checkFolder();
     const doc = await this.load().catch((err: unknown) => {
       if (err instanceof InputError) throw err;
-      throw new InputError('visitors', `--visitors ${this.#file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, 'a readable JSON file');
+      throw new InputError('invalid_input', `--visitors ${this.#file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { field: 'visitors', limit: 'a readable JSON file' });
     });
     if (doc !== undefined && (typeof doc !== 'object' || doc === null || (doc as Partial<VisitorDocument>).kind !== 'vision-streaming-visitors')) {
-      throw new InputError('visitors', `--visitors ${this.#file} is not a visitor list of vision-streaming`, 'a file this command wrote, or a new one');
+      throw new InputError('invalid_input', `--visitors ${this.#file} is not a visitor list of vision-streaming`, { field: 'visitors', limit: 'a file this command wrote, or a new one' });
     }
   }
 
@@ -96,12 +96,12 @@ export class VisitorFile implements VisitorStore {
     try {
       stats = await lstat(folder);
     } catch (err) {
-      throw new InputError('visitors', `--visitors ${this.#file}: its folder cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 'a file in an existing folder');
+      throw new InputError('invalid_input', `--visitors ${this.#file}: its folder cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { field: 'visitors', limit: 'a file in an existing folder' });
     }
-    if (!stats.isDirectory()) throw new InputError('visitors', `--visitors ${this.#file}: its folder ${folder} is a symbolic link or not a folder`, 'a file in a real folder');
+    if (!stats.isDirectory()) throw new InputError('invalid_input', `--visitors ${this.#file}: its folder ${folder} is a symbolic link or not a folder`, { field: 'visitors', limit: 'a file in a real folder' });
     this.#checkOwnership(stats, `its folder ${folder}`, true);
     await access(folder, constants.W_OK).catch(() => {
-      throw new InputError('visitors', `--visitors ${this.#file}: its folder is not writable`, 'a writable folder');
+      throw new InputError('invalid_input', `--visitors ${this.#file}: its folder is not writable`, { field: 'visitors', limit: 'a writable folder' });
     });
   }
 
@@ -109,14 +109,14 @@ export class VisitorFile implements VisitorStore {
   #checkOwnership(stats: Stats, what: string, rootMayOwn = false): void {
     const problem = trustProblem(stats, rootMayOwn);
     if (problem?.kind === 'owner') {
-      throw new InputError('visitors', `--visitors ${this.#file}: ${what} belongs to another user (uid ${problem.uid}); it could list faces of anyone for removal`, 'a file and folder of your own');
+      throw new InputError('invalid_input', `--visitors ${this.#file}: ${what} belongs to another user (uid ${problem.uid}); it could list faces of anyone for removal`, { field: 'visitors', limit: 'a file and folder of your own' });
     }
     if (problem?.kind === 'writable') {
-      throw new InputError('visitors', `--visitors ${this.#file}: ${what} can be written by other users (mode ${problem.mode}); it could list faces of anyone for removal: chmod go-w it`, 'writable by you alone');
+      throw new InputError('invalid_input', `--visitors ${this.#file}: ${what} can be written by other users (mode ${problem.mode}); it could list faces of anyone for removal: chmod go-w it`, { field: 'visitors', limit: 'writable by you alone' });
     }
   }
 
   #refused(why: string, expected: string): InputError {
-    return new InputError('visitors', `--visitors ${this.#file} ${why}`, expected);
+    return new InputError('invalid_input', `--visitors ${this.#file} ${why}`, { field: 'visitors', limit: expected });
   }
 }

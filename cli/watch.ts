@@ -127,7 +127,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
       // An option that is on by default takes a value, so that it can be turned off.
       const text = get(flag.name);
       if (text === undefined) continue;
-      if (!/^(1|true|yes|on|0|false|no|off)$/i.test(text)) throw new InputError(o.name, `--${flag.name} takes on or off (got ${JSON.stringify(text.slice(0, 20))})`, 'on|off');
+      if (!/^(1|true|yes|on|0|false|no|off)$/i.test(text)) throw new InputError('invalid_input', `--${flag.name} takes on or off (got ${JSON.stringify(text.slice(0, 20))})`, { field: o.name, limit: 'on|off' });
       values.push([name, /^(1|true|yes|on)$/i.test(text)]);
       continue;
     }
@@ -149,7 +149,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   const events: readonly string[] = options.events ?? [];
   const known = optionChoices('events');
   for (const e of events) {
-    if (!known.includes(e)) throw new InputError('events', `--events takes ${known.join(', ')}; got ${JSON.stringify(e.slice(0, 40))}`, known.join(','));
+    if (!known.includes(e)) throw new InputError('invalid_input', `--events takes ${known.join(', ')}; got ${JSON.stringify(e.slice(0, 40))}`, { field: 'events', limit: known.join(',') });
   }
   const visitorsFile = get('visitors');
   if (visitorsFile !== undefined) {
@@ -293,12 +293,12 @@ async function readLabels(file: string): Promise<Record<string, string>> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new InputError('labels', `cannot read the labels file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, 'a readable JSON file');
+    throw new InputError('invalid_input', `cannot read the labels file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { field: 'labels', limit: 'a readable JSON file' });
   }
   try {
     return JSON.parse(text) as Record<string, string>;
   } catch {
-    throw new InputError('labels', `the labels file ${file} is not JSON`, 'a JSON object of id -> name');
+    throw new InputError('invalid_input', `the labels file ${file} is not JSON`, { field: 'labels', limit: 'a JSON object of id -> name' });
   }
 }
 

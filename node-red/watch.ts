@@ -37,7 +37,7 @@ export = function register(RED: NodeAPI): void {
     const connection = serviceConnection(RED, def.service);
     if (!connection) {
       node.status({ fill: 'red', shape: 'ring', text: 'no service config' });
-      node.on('input', (_msg, _send, done) => done(flowError(new InputError('service', 'vision-streaming-watch needs a vision-streaming-config node', 'a configured service'))));
+      node.on('input', (_msg, _send, done) => done(flowError(new InputError('invalid_input', 'vision-streaming-watch needs a vision-streaming-config node', { field: 'service', limit: 'a configured service' }))));
       return;
     }
     const autoStart = def.autoStart !== false && def.roomId && def.collectionId;

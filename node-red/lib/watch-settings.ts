@@ -56,9 +56,9 @@ const FROM_MESSAGE: ReadonlySet<WatchOptionName> = new Set(['threshold', 'labels
 export function watchSettings(def: WatchDef, msg: FlowMessage): WatchSettings {
   const roomId = override(msg, 'roomId', def.roomId);
   const collectionId = override(msg, 'collectionId', def.collectionId);
-  if (typeof roomId !== 'string' || roomId.trim() === '') throw new InputError('roomId', 'the face watch node needs a room id (setting or msg.roomId)', 'non-empty string');
+  if (typeof roomId !== 'string' || roomId.trim() === '') throw new InputError('invalid_input', 'the face watch node needs a room id (setting or msg.roomId)', { field: 'roomId', limit: 'non-empty string' });
   if (typeof collectionId !== 'string' || collectionId.trim() === '') {
-    throw new InputError('collectionId', 'the face watch node needs a collection id (setting or msg.collectionId)', 'non-empty string');
+    throw new InputError('invalid_input', 'the face watch node needs a collection id (setting or msg.collectionId)', { field: 'collectionId', limit: 'non-empty string' });
   }
   const offered: ReadonlySet<WatchOptionName> = new Set(NODE_RED_OPTIONS);
   const values = WATCH_OPTIONS.flatMap((o): [WatchOptionName, HostValue | undefined][] => {
@@ -105,11 +105,11 @@ function labelsOf(value: unknown): Record<string, string> {
     try {
       parsed = JSON.parse(value);
     } catch {
-      throw new InputError('labels', 'labels must be a JSON object of face ids to names, e.g. {"<face_id>": "Alice"}', 'JSON object');
+      throw new InputError('invalid_input', 'labels must be a JSON object of face ids to names, e.g. {"<face_id>": "Alice"}', { field: 'labels', limit: 'JSON object' });
     }
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
-    throw new InputError('labels', 'labels must be an object of face ids to names', '{ [face_id]: string }');
+    throw new InputError('invalid_input', 'labels must be an object of face ids to names', { field: 'labels', limit: '{ [face_id]: string }' });
   }
   return parsed as Record<string, string>;
 }

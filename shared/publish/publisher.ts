@@ -67,7 +67,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
     super();
     this.#options = options;
     const source = options.source;
-    if (!source || typeof source.frames !== 'function') throw new InputError('source', 'source must be a VideoSource', 'a VideoSource');
+    if (!source || typeof source.frames !== 'function') throw new InputError('invalid_input', 'source must be a VideoSource', { field: 'source', limit: 'a VideoSource' });
     const video = options.bitRateKbps === undefined ? { codec_type: source.codec } : { codec_type: source.codec, bit_rate: options.bitRateKbps };
     this.#session = new SignalingSession({ ...options, role: 'upstream', video });
     this.#packetizer = packetizerFor(source.codec);
@@ -89,7 +89,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
   async start(): Promise<ConnectedInfo> {
     const info = await this.#session.start();
     // Closed while joining: no frame may be read from (no ffmpeg started for) a closed source.
-    if (this.#stopped) throw new SignalingError({ reason: 'CONNECTION-LOST', detail: 'the publisher was closed' });
+    if (this.#stopped) throw SignalingError.from({ reason: 'CONNECTION-LOST', detail: 'the publisher was closed' });
     this.#pump ??= this.#run().catch((err: unknown) => {
       this.#pumpError = publishFailure(err);
     });

@@ -10,7 +10,7 @@ export {
   type ListenerErrorInfo,
 } from './session';
 export { SignalingConnection, type ConnectionOptions, type ConnectionEvents, type ConnectionTimeouts } from './connection';
-export { SignalingError, CLOSE_REASONS, errorFromClose, isCloseReason, type CloseReason, type SignalingErrorCode, type RejoinAdvice, type SignalingErrorInit } from './close-reasons';
+export { SignalingError, CLOSE_REASONS, errorFromClose, isCloseReason, type CloseReason, type SignalingErrorCode, type RejoinAdvice, type SignalingErrorInit, type SignalingErrorDetails } from './close-reasons';
 export { resolveConnectSettings, type ConnectSettings, type Role, type VideoSettings, type AudioSettings, type AudioCodec } from './connect';
 export { rejoinDelay, type BackoffPolicy } from './backoff';
 export { disableWeriftSpeedups, weriftSpeedupsStatus, TESTED_WERIFT_VERSIONS, type WeriftSpeedupsStatus } from './werift-speedups';

@@ -93,14 +93,14 @@ export class ReceivePool {
    * sessions a worker carries before another starts; workers above the count end as their sessions leave.
    */
   setSize(count: number | 'auto', spreadAfter = DEFAULT_SPREAD_AFTER): void {
-    if (!Number.isInteger(spreadAfter) || spreadAfter < 1) throw new InputError('spreadAfter', 'spreadAfter must be a whole number of sessions, at least 1', '>= 1');
+    if (!Number.isInteger(spreadAfter) || spreadAfter < 1) throw new InputError('invalid_input', 'spreadAfter must be a whole number of sessions, at least 1', { field: 'spreadAfter', limit: '>= 1' });
     this.#size = count === 'auto' ? undefined : checkCount(count, 'receiveWorkers');
     this.#spreadAfter = spreadAfter;
   }
 
   /** Throws the InputError of a bad VS_RECEIVE_WORKERS before any session is seated. */
   checkSettings(): void {
-    if (this.size < 1) throw new InputError('receiveWorkers', 'no receive workers', '>= 1');
+    if (this.size < 1) throw new InputError('invalid_input', 'no receive workers', { field: 'receiveWorkers', limit: '>= 1' });
   }
 
   /** The workers running now. */
@@ -183,7 +183,7 @@ function workersFromEnv(): number | undefined {
 
 function checkCount(count: number, field: string): number {
   if (!Number.isInteger(count) || count < 1 || count > MAX_WORKERS) {
-    throw new InputError(field, `${field} must be a whole number from 1 to ${MAX_WORKERS}, or 'auto' (one per core)`, `1-${MAX_WORKERS}`);
+    throw new InputError('invalid_input', `${field} must be a whole number from 1 to ${MAX_WORKERS}, or 'auto' (one per core)`, { field, limit: `1-${MAX_WORKERS}` });
   }
   return count;
 }

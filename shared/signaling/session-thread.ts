@@ -87,7 +87,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   start(): Promise<ConnectedInfo> {
     if (this.#started) return this.#started;
     if (this.#closing || this.#ended) {
-      this.#started = Promise.reject(new SignalingError({ reason: 'CONNECTION-LOST', detail: 'the session was already closed' }));
+      this.#started = Promise.reject(SignalingError.from({ reason: 'CONNECTION-LOST', detail: 'the session was already closed' }));
     } else {
       this.#started = new Promise((resolve, reject) => (this.#settleStart = { resolve, reject }));
       this.#seatAndStart();
@@ -196,7 +196,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
       this.#gone?.();
       return;
     }
-    const error = new SignalingError({ reason: 'CONNECTION-LOST', detail: `receive worker lost: ${err.message}` });
+    const error = SignalingError.from({ reason: 'CONNECTION-LOST', detail: `receive worker lost: ${err.message}` });
     this.#dropStreams();
     // A worker that dies soon after each join (one that cannot run at all) is no passing fault: the
     // losses add up, the waits grow and the session ends, instead of rejoining at once for ever.
@@ -227,7 +227,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
     this.#ended = true;
     clearTimeout(this.#moveTimer);
     this.#dropStreams();
-    this.#settleStart?.reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' }));
+    this.#settleStart?.reject(error ?? SignalingError.from({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' }));
     if (announce && error && this.listenerCount('error') > 0) emitGuarded(this, 'error', [error]);
     emitGuarded(this, 'closed', [{ error }]);
   }

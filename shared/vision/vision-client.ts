@@ -67,7 +67,7 @@ export class VisionClient extends VisionApi {
 }
 
 function wire(options: VisionClientOptions): { parts: VisionApiParts; owned?: TokenSource } {
-  if (!options || typeof options !== 'object') throw new InputError('options', 'VisionClient needs options', 'object');
+  if (!options || typeof options !== 'object') throw new InputError('invalid_input', 'VisionClient needs options', { field: 'options', limit: 'object' });
   const { tokens, owned, transport } = clientTokens(options, VISION_SCOPES);
   const dispatcher = options.dispatcher;
   const downloadTimeoutMs = options.downloadTimeoutMs ?? IMAGE_DOWNLOAD_TIMEOUT_MS;

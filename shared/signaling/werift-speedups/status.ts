@@ -28,9 +28,9 @@ export function disableWeriftSpeedups(): void {
   const applied = appliedSpeedups();
   if (applied.length > 0) {
     throw new InputError(
-      'weriftSpeedups',
+      'invalid_input',
       `the werift speed-ups cannot be turned off on this thread: a connection made here already applied them (${applied.join(', ')}); turn them off before the first connection, or run the watcher's receive path in a worker (session.thread: 'worker')`,
-      'off before the first connection',
+      { field: 'weriftSpeedups', limit: 'off before the first connection' },
     );
   }
   switchedOff = true;
