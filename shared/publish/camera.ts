@@ -182,6 +182,8 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
   #stopped = false;
   #refusalReported = false;
   #stopping?: Promise<void>;
+  /** The source's close: this publisher opened it, so it closes it, once. */
+  #sourceClosed?: Promise<void>;
   readonly #options: CameraOptions;
 
   constructor(options: CameraOptions) {
@@ -264,6 +266,8 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
       this.#emit();
     });
     publisher.on('closed', ({ error }) => {
+      // The publisher ended by itself (the source ran out, the session gave up): the source goes with it.
+      void this.#closeSource();
       if (this.#stopped) return;
       this.#stopped = true;
       if (error && this.listenerCount('error') > 0) emitGuarded(this, 'error', [error]);
@@ -275,6 +279,7 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
       const asked = this.#stopping !== undefined;
       this.#stopped = true;
       await publisher.close().catch(() => undefined);
+      await this.#closeSource();
       if (asked) throw stoppedError();
       this.#emit(`could not join the room: ${(err as Error).message}`);
       throw err;
@@ -294,10 +299,18 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
       const was = this.#stopped;
       this.#stopped = true;
       await this.#publisher?.close();
-      await this.#source?.close();
+      await this.#closeSource();
       if (!was) this.#emit(reason);
     })();
     return this.#stopping;
+  }
+
+  /** Closes the source this publisher opened, once, whichever way the camera ends. */
+  #closeSource(): Promise<void> {
+    const source = this.#source;
+    if (!source) return Promise.resolve();
+    this.#sourceClosed ??= source.close().catch(() => undefined);
+    return this.#sourceClosed;
   }
 
   #state(): CameraState {
