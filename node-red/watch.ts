@@ -6,7 +6,7 @@ import type { ServiceConnection } from './lib/connection';
 import { isStop, stoppedByOwner, wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 import { configPeople, type ConfigPeople } from './lib/people';
-import { watchSettings, type WatchDef, type WatchSettings } from './lib/watch-settings';
+import { watchSettings, weriftSpeedupsWarning, type WatchDef, type WatchSettings } from './lib/watch-settings';
 
 /** The node context key of the visitors the watcher enrolled. */
 const VISITORS_KEY = 'visitors';
@@ -40,6 +40,8 @@ export = function register(RED: NodeAPI): void {
       node.on('input', (_msg, _send, done) => done(flowError(new InputError('invalid_input', 'vision-streaming-watch needs a vision-streaming-config node', { field: 'service', limit: 'a configured service' }))));
       return;
     }
+    const outdated = weriftSpeedupsWarning(def);
+    if (outdated) node.warn(outdated);
     const autoStart = def.autoStart !== false && def.roomId && def.collectionId;
     wireControl(node, connection, new WatchControl(node, connection, def, configPeople(RED, def.service)), autoStart ? ({} as FlowMessage) : undefined);
   }

@@ -27,7 +27,6 @@ export const NODE_RED_OPTIONS = [
   'drawBoxes',
   'decoder',
   'codec',
-  'weriftSpeedups',
 ] as const satisfies readonly WatchOptionName[];
 
 /**
@@ -41,6 +40,15 @@ export interface WatchDef extends ServiceNodeDef, Partial<Record<string, unknown
   labels?: string;
   unknowns?: boolean;
   autoStart?: boolean;
+}
+
+/**
+ * The warning for a node of an older flow that turned the werift speed-ups off, a setting of the
+ * node then: they are a process setting now, which the node cannot change for every other watcher.
+ */
+export function weriftSpeedupsWarning(def: WatchDef): string | undefined {
+  if (def.weriftSpeedups !== false && def.weriftSpeedups !== 'false') return undefined;
+  return 'the WebRTC speed-ups are no longer a setting of this node: they are a process setting, off with the environment variable VS_WERIFT_SPEEDUPS=0 when Node-RED starts; this node runs as the process has them';
 }
 
 /** What a watcher is started with: its options without the clients. */

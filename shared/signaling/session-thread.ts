@@ -16,16 +16,17 @@ import { receivePool, type PoolSeat } from './receive-pool';
 import { DEFAULT_REJOIN, SignalingSession, type ConnectedInfo, type RejoinPolicy, type RemoteStreamInfo, type SessionEvents, type SessionOptions } from './session';
 import { fromWire, wireError } from './session-thread-errors';
 import type { FromWorker, WireError } from './session-thread-protocol';
-import { weriftSpeedupsStatus, type WeriftSpeedupsStatus } from './werift-speedups';
+import type { WeriftSpeedupsStatus } from './werift-speedups';
 
-/** Options of a session run in a worker: those of SignalingSession that are data, and the ticket source. */
 /** A worker that has carried a joined session this long (ms) has shown it works: its loss starts the count afresh. */
 const SETTLED_MS = 10_000;
 
+/**
+ * Options of a session run in a worker: those of SignalingSession that are data, and the ticket
+ * source. The worker runs the werift speed-ups as the process setting has them (setWeriftSpeedups).
+ */
 export type ThreadSessionOptions = Omit<SessionOptions, 'getTicket'> & {
   getTicket: (signal?: AbortSignal) => Promise<Ticket>;
-  /** The werift speed-ups in this session's worker (default: as this process has them). */
-  weriftSpeedups?: boolean;
 };
 
 /** How long close() waits for the worker to confirm before it lets the session go anyway. */
@@ -37,7 +38,6 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   /** Aborted by close(): a ticket request still retrying (a room refusing tickets) ends with the session. */
   readonly #stopping = new AbortController();
   readonly #data: Omit<SessionOptions, 'getTicket'>;
-  readonly #speedupsOff: boolean;
   readonly #rejoin?: RejoinPolicy;
   readonly #streams = new Map<string, RemoteStreamInfo>();
   #seat?: PoolSeat;
@@ -57,15 +57,13 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   /** Checks the options as SignalingSession does (InputError); no worker is used before start(). */
   constructor(options: ThreadSessionOptions) {
     super();
-    const { getTicket, weriftSpeedups, ...data } = options;
+    const { getTicket, ...data } = options;
     // The same checks, on this thread, so a bad option is refused before anything starts.
     new SignalingSession({ ...data, getTicket });
     receivePool().checkSettings();
     this.#getTicket = getTicket;
     this.#data = data;
     this.#rejoin = data.rejoin === false ? undefined : { ...DEFAULT_REJOIN, ...data.rejoin };
-    // A host that turned the speed-ups off has them off in its sessions' workers too.
-    this.#speedupsOff = weriftSpeedups === false || weriftSpeedupsStatus().reason === 'turned off';
   }
 
   /** Whether the werift speed-ups run in this session's worker, as the worker said once joined. */
@@ -121,7 +119,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   }
 
   #seatAndStart(): void {
-    const seat = receivePool().join({ onMessage: (m) => this.#onMessage(seat, m), onWorkerLost: (err) => this.#workerLost(seat, err) }, this.#speedupsOff);
+    const seat = receivePool().join({ onMessage: (m) => this.#onMessage(seat, m), onWorkerLost: (err) => this.#workerLost(seat, err) });
     this.#seat = seat;
     seat.send({ type: 'start', sid: seat.sid, options: this.#data });
   }

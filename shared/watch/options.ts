@@ -32,7 +32,7 @@ export interface WatchOptions extends OptionValues {
    * Signaling tweaks passed to the session (rejoin policy, timeouts), and where the WebRTC receive
    * path runs: `thread: 'worker'` (default) one of the process's shared receive workers, which
    * leaves the host's event loop and the host's own werift alone; 'main' this thread (see the streaming README).
-   * With 'main', `weriftSpeedups: false` turns the speed-ups off for the whole process.
+   * The werift speed-ups are a process setting (setWeriftSpeedups, VS_WERIFT_SPEEDUPS=0), not an option.
    */
   session?: { rejoin?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number; startAttempts?: number }; timeouts?: Record<string, number>; thread?: 'main' | 'worker' };
 }
