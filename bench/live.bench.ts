@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { findFfmpeg } from '../shared/media';
-import { openVideoSource, Publisher } from '../shared/publish';
+import { openVideoSource, Publisher, type VideoSource } from '../shared/publish';
 import { StreamingClient } from '../shared/streaming';
 import { CHROMIUM, launchChromium, liveFlow, ROOT, startLiveNodeRed, type LiveNodeRed } from './support/live-browser';
 import { forkSandbox } from './support/sandbox-child';
@@ -109,6 +109,7 @@ async function main(): Promise<void> {
   const sandbox = await forkSandbox({ ...CREDENTIALS, eagerModel: false, streaming: { countDelayMs: 0 } });
   const streaming = new StreamingClient({ authUrl: sandbox.url, sfuUrl: sandbox.url, ...CREDENTIALS });
   let publisher: Publisher | undefined;
+  let source: VideoSource | undefined;
   let red: LiveNodeRed | undefined;
   let browser: Browser | undefined;
   try {
@@ -116,7 +117,8 @@ async function main(): Promise<void> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the demo's clip maker is a plain CommonJS script
     const { makeClip } = require(path.join(ROOT, 'scripts', 'demo-clip.js')) as { makeClip(dir: string, ffmpeg: string): Promise<{ file: string; fps: number }> };
     const clip = await makeClip(work, await findFfmpeg());
-    publisher = new Publisher({ source: await openVideoSource({ file: clip.file, loop: true, fps: clip.fps }), getTicket: streaming.ticketSource(room.id, 'up'), loopbackOnly: true });
+    source = await openVideoSource({ file: clip.file, loop: true, fps: clip.fps });
+    publisher = new Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up'), loopbackOnly: true });
     await publisher.start();
     const streamId = publisher.clientId as string;
     red = await startLiveNodeRed(liveFlow({ sandboxUrl: sandbox.url, roomId: room.id }), { svc: CREDENTIALS }, ROOT);
@@ -193,6 +195,7 @@ async function main(): Promise<void> {
     await browser?.close().catch(() => undefined);
     await red?.stop().catch(() => undefined);
     await publisher?.close().catch(() => undefined);
+    await source?.close().catch(() => undefined);
     await streaming.close().catch(() => undefined);
     await sandbox.stop().catch(() => undefined);
     await rm(work, { recursive: true, force: true });

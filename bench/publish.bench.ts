@@ -137,6 +137,7 @@ async function latency(url: string, streaming: StreamingClient, codec: 'VP8' | '
     measuring = false;
   } finally {
     await publisher.close();
+    await timed.close();
     await viewer.close();
     await chain;
     await decoder.close();

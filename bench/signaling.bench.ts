@@ -1,5 +1,5 @@
 import type { EncodedFrame } from '../shared/frames';
-import { Publisher, openVideoSource } from '../shared/publish';
+import { Publisher, openVideoSource, type VideoSource } from '../shared/publish';
 import { SignalingSession } from '../shared/signaling';
 import { StreamingClient } from '../shared/streaming';
 import { PassiveViewer } from './support/passive-viewer';
@@ -78,9 +78,10 @@ async function bench(): Promise<void> {
   const client = new StreamingClient({ authUrl: url, sfuUrl: url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret' });
   const viewers: CountingViewer[] = [];
   let publisher: Publisher | undefined;
+  let source: VideoSource | undefined;
   try {
     const room = await client.createRoom();
-    const source = await openVideoSource({ testPattern: true, codec: 'VP8', width: WIDTH, height: HEIGHT, fps: FPS, gop: GOP, bitRateKbps: 1000 });
+    source = await openVideoSource({ testPattern: true, codec: 'VP8', width: WIDTH, height: HEIGHT, fps: FPS, gop: GOP, bitRateKbps: 1000 });
     publisher = new Publisher({ source, getTicket: client.ticketSource(room.id, 'up'), loopbackOnly: true });
     publisher.on('error', () => undefined);
     await publisher.start();
@@ -177,6 +178,7 @@ async function bench(): Promise<void> {
   } finally {
     for (const v of viewers) await v.session.close();
     await publisher?.close();
+    await source?.close();
     await client.close();
     await sandbox.stop();
   }
@@ -229,6 +231,7 @@ async function sparseKeyframeJoins(client: StreamingClient): Promise<Record<stri
     return result;
   } finally {
     await publisher.close();
+    await source.close();
     await client.deleteRoom(room.id).catch(() => undefined);
   }
 }

@@ -191,7 +191,7 @@ async function forkPublishers(url: string, jobs: PublishJob[]): Promise<Publishe
 
 async function runPublishers(url: string, jobs: PublishJob[]): Promise<void> {
   const client = new StreamingClient({ ...CREDENTIALS, authUrl: url, sfuUrl: url });
-  const publishers: Publisher[] = [];
+  const publishers: { publisher: Publisher; source: VideoSource }[] = [];
   for (const job of jobs) {
     const inner = await openVideoSource({ file: job.file, loop: true });
     const source: VideoSource = {
@@ -209,19 +209,23 @@ async function runPublishers(url: string, jobs: PublishJob[]): Promise<void> {
     };
     const publisher = new Publisher({ source, getTicket: client.ticketSource(job.roomId, 'up'), loopbackOnly: true });
     await publisher.start();
-    publishers.push(publisher);
+    publishers.push({ publisher, source });
   }
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    void Promise.all(publishers.map((p) => p.close()))
+    // Each publisher closes before the source this process opened for it.
+    void Promise.all(publishers.map(async (p) => {
+      await p.publisher.close();
+      await p.source.close();
+    }))
       .then(() => client.close())
       .then(() => process.exit(0));
   };
   process.on('message', (m: { type: string }) => m.type === 'stop' && stop());
   process.on('disconnect', stop);
-  process.send?.({ type: 'ready', clientIds: publishers.map((p) => p.clientId) });
+  process.send?.({ type: 'ready', clientIds: publishers.map((p) => p.publisher.clientId) });
 }
 
 // ---------------------------------------------------------------- measuring

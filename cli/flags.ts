@@ -85,7 +85,7 @@ export function parseFlags(args: readonly string[], flags: readonly Flag[], env:
       const v = get(name);
       if (!v) {
         const variable = flagOf(name).env;
-        throw new InputError(name, `--${name} is required${variable ? ` (or ${variable})` : ''}`, 'a value');
+        throw new InputError('invalid_input', `--${name} is required${variable ? ` (or ${variable})` : ''}`, { field: name, limit: 'a value' });
       }
       return v;
     },
@@ -125,7 +125,7 @@ export function refusedFlags(command: string, err: unknown, io: { stderr(line: s
 /** The client secret, from VS_CLIENT_SECRET only (a flag would show it in ps). */
 export function clientSecretOf(env: NodeJS.ProcessEnv): string {
   const secret = env.VS_CLIENT_SECRET;
-  if (!secret) throw new InputError('VS_CLIENT_SECRET', 'the client secret must be given in the environment variable VS_CLIENT_SECRET', 'a value');
+  if (!secret) throw new InputError('invalid_input', 'the client secret must be given in the environment variable VS_CLIENT_SECRET', { field: 'VS_CLIENT_SECRET', limit: 'a value' });
   return secret;
 }
 
@@ -145,7 +145,7 @@ export function credentialsOf(flags: FlagValues, env: NodeJS.ProcessEnv): { auth
 export function numberFlag(v: string | undefined, flag: string): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n)) throw new InputError(flag, `--${flag} must be a number, got ${JSON.stringify(v.slice(0, 40))}`, 'a number');
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InputError('invalid_input', `--${flag} must be a number, got ${JSON.stringify(v.slice(0, 40))}`, { field: flag, limit: 'a number' });
   return n;
 }
 
@@ -153,7 +153,7 @@ export function numberFlag(v: string | undefined, flag: string): number | undefi
 export function durationOf(flags: FlagValues): number | undefined {
   const seconds = numberFlag(flags.get('duration'), 'duration');
   if (seconds === undefined) return undefined;
-  if (!(seconds > 0)) throw new InputError('duration', '--duration must be a number of seconds > 0', '> 0');
+  if (!(seconds > 0)) throw new InputError('invalid_input', '--duration must be a number of seconds > 0', { field: 'duration', limit: '> 0' });
   return seconds * 1000;
 }
 
@@ -179,15 +179,15 @@ function unknownFlag(err: unknown, flags: readonly Flag[]): InputError {
     const given = /'(-{1,2}[^']*)'/.exec(message)?.[1] ?? '';
     const bare = given.replace(/^-+/, '').split('=')[0];
     const near = closest(bare, flags.map((f) => f.name));
-    return new InputError(bare || 'flag', `unknown flag ${given || bare}${near ? ` (did you mean --${near}?)` : ''}`, 'a flag --help lists');
+    return new InputError('invalid_input', `unknown flag ${given || bare}${near ? ` (did you mean --${near}?)` : ''}`, { field: bare || 'flag', limit: 'a flag --help lists' });
   }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     const word = /'([^']*)'/.exec(message)?.[1] ?? '';
-    return new InputError('arguments', `unexpected argument ${JSON.stringify(word.slice(0, 40))}: every value follows its flag (--flag VALUE)`, 'flags only');
+    return new InputError('invalid_input', `unexpected argument ${JSON.stringify(word.slice(0, 40))}: every value follows its flag (--flag VALUE)`, { field: 'arguments', limit: 'flags only' });
   }
   // A flag given without its value, or a value given to an on/off flag: parseArgs names the flag.
   const flag = /'(--[a-z-]+)/.exec(message)?.[1]?.slice(2) ?? 'flag';
-  return new InputError(flag, message.replace(/\s+/g, ' ').slice(0, 200), 'a flag --help lists');
+  return new InputError('invalid_input', message.replace(/\s+/g, ' ').slice(0, 200), { field: flag, limit: 'a flag --help lists' });
 }
 
 function editDistance(a: string, b: string): number {

@@ -30,8 +30,6 @@ export const CLI_FLAGS = {
   drawBoxes: { flag: 'boxes' },
   decoder: { flag: 'decoder', value: 'auto|ffmpeg|wasm' },
   codec: { flag: 'codec', value: 'VP8|VP9|H264' },
-  // On by default: it takes on or off, so that it can be turned off.
-  weriftSpeedups: { flag: 'werift-speedups', value: 'on|off' },
 } as const satisfies Partial<Record<WatchOptionName, OptionFlag>>;
 
 /** The flag of an option, or undefined when the command line does not offer it. */

@@ -142,16 +142,16 @@ async function prepare(action: Action, flags: FlagValues, env: NodeJS.ProcessEnv
   const person = (): PersonRef => {
     const name = flags.get('name');
     const id = flags.get('person');
-    if (name !== undefined && id !== undefined) throw new InputError('name', 'give --name or --person, not both', 'one of them');
+    if (name !== undefined && id !== undefined) throw new InputError('invalid_input', 'give --name or --person, not both', { field: 'name', limit: 'one of them' });
     if (id !== undefined) return { person_id: id };
-    if (name === undefined) throw new InputError('name', `people ${action} needs the person: --name NAME or --person ID`, 'a person');
+    if (name === undefined) throw new InputError('invalid_input', `people ${action} needs the person: --name NAME or --person ID`, { field: 'name', limit: 'a person' });
     return { name };
   };
   const images = await Promise.all(flags.all('image').map(readImage));
   const visitorId = flags.get('visitor');
   const oneFace = (): { image?: ImageInput; visitorId?: string } => {
-    if (images.length > 1) throw new InputError('image', `people ${action} takes one --image`, 'one photo');
-    if ((images.length === 1) === (visitorId !== undefined)) throw new InputError('image', `people ${action} needs --image FILE or --visitor ID (one of them)`, 'a photo or a visitor');
+    if (images.length > 1) throw new InputError('invalid_input', `people ${action} takes one --image`, { field: 'image', limit: 'one photo' });
+    if ((images.length === 1) === (visitorId !== undefined)) throw new InputError('invalid_input', `people ${action} needs --image FILE or --visitor ID (one of them)`, { field: 'image', limit: 'a photo or a visitor' });
     return images.length === 1 ? { image: images[0] } : { visitorId };
   };
   const base = { credentials, collectionId, store, visitors };
@@ -160,7 +160,7 @@ async function prepare(action: Action, flags: FlagValues, env: NodeJS.ProcessEnv
       return { ...base, operation: (d) => d.list() };
     case 'add': {
       const name = flags.required('name');
-      if (images.length === 0 && visitorId === undefined) throw new InputError('image', 'people add needs --image FILE (repeat for several) or --visitor ID', 'a photo or a visitor');
+      if (images.length === 0 && visitorId === undefined) throw new InputError('invalid_input', 'people add needs --image FILE (repeat for several) or --visitor ID', { field: 'image', limit: 'a photo or a visitor' });
       return { ...base, operation: (d) => d.addPerson({ name, ...(images.length ? { images } : {}), ...(visitorId !== undefined ? { visitorId } : {}) }) };
     }
     case 'add-face': {
@@ -180,7 +180,7 @@ async function prepare(action: Action, flags: FlagValues, env: NodeJS.ProcessEnv
     }
     case 'not': {
       const ref = person();
-      if (images.length !== 1) throw new InputError('image', 'people not needs one --image FILE: the face that is not this person', 'one photo');
+      if (images.length !== 1) throw new InputError('invalid_input', 'people not needs one --image FILE: the face that is not this person', { field: 'image', limit: 'one photo' });
       return { ...base, operation: (d) => d.notThisPerson({ person: ref, image: images[0] }) };
     }
     case 'remove-face': {
@@ -210,7 +210,7 @@ async function readImage(value: string): Promise<ImageInput> {
   try {
     return await readFile(value);
   } catch (err) {
-    throw new InputError('image', `--image ${value} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, 'a readable JPEG or PNG file');
+    throw new InputError('invalid_input', `--image ${value} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { field: 'image', limit: 'a readable JPEG or PNG file' });
   }
 }
 
@@ -219,15 +219,15 @@ async function readLabelsFile(file: string): Promise<Record<string, string>> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new InputError('labels', `--labels ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, 'a readable JSON file');
+    throw new InputError('invalid_input', `--labels ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { field: 'labels', limit: 'a readable JSON file' });
   }
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch {
-    throw new InputError('labels', `--labels ${file} is not JSON`, 'a JSON object {"face_id": "Name"}');
+    throw new InputError('invalid_input', `--labels ${file} is not JSON`, { field: 'labels', limit: 'a JSON object {"face_id": "Name"}' });
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new InputError('labels', `--labels ${file} must hold a JSON object {"face_id": "Name"}`, 'a JSON object');
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new InputError('invalid_input', `--labels ${file} must hold a JSON object {"face_id": "Name"}`, { field: 'labels', limit: 'a JSON object' });
   return doc as Record<string, string>;
 }
 

@@ -109,8 +109,8 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   const credentials = credentialsOf(flags, env);
   const room = get('room');
   const createRoom = get('create-room');
-  if (room && createRoom) throw new InputError('room', 'give --room or --create-room, not both', 'one of them');
-  if (!room && !createRoom) throw new InputError('room', '--room ID or --create-room NAME is required (or VS_ROOM)', 'a room id');
+  if (room && createRoom) throw new InputError('invalid_input', 'give --room or --create-room, not both', { field: 'room', limit: 'one of them' });
+  if (!room && !createRoom) throw new InputError('invalid_input', '--room ID or --create-room NAME is required (or VS_ROOM)', { field: 'room', limit: 'a room id' });
   const common: Omit<CameraSettings, 'source'> = {
     codec: choice(get('codec')?.toUpperCase(), 'codec', ['VP8', 'H264']) as 'VP8' | 'H264' | undefined,
     bitRateKbps: int(get('bit-rate'), 'bit-rate'),
@@ -125,14 +125,14 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   const cameras: CameraEntry[] = sources.map((source) => ({ options: { ...common, source } }));
   const config = get('config');
   if (config) cameras.push(...(await readConfig(config, common)));
-  if (cameras.length === 0) throw new InputError('source', '--source URL|DEVICE|FILE (or --config FILE) is required', 'at least one camera');
+  if (cameras.length === 0) throw new InputError('invalid_input', '--source URL|DEVICE|FILE (or --config FILE) is required', { field: 'source', limit: 'at least one camera' });
   // Every camera is checked before anything starts: a bad one is refused with its flag named.
   cameras.forEach((c, i) => {
-    if (!c.options.source || !String(c.options.source).trim()) throw new InputError('source', `camera ${i + 1}: --source is empty`, 'a camera URL, device or file');
+    if (!c.options.source || !String(c.options.source).trim()) throw new InputError('invalid_input', `camera ${i + 1}: --source is empty`, { field: 'source', limit: 'a camera URL, device or file' });
     try {
       checkCamera(c.options);
     } catch (err) {
-      if (err instanceof InputError) throw new InputError(flagFor(err.field), `camera ${i + 1}: ${err.message.replace(/^\w+ /, `--${flagFor(err.field)} `)}`, err.limit);
+      if (err instanceof InputError) throw new InputError('invalid_input', `camera ${i + 1}: ${err.message.replace(/^\w+ /, `--${flagFor(err.field)} `)}`, { field: flagFor(err.field), limit: err.limit });
       throw err;
     }
   });
@@ -159,12 +159,12 @@ async function readConfig(file: string, common: Omit<CameraSettings, 'source'>):
     doc = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError('config', code ? `cannot read the config file ${file}: ${code}` : `the config file ${file} is not JSON`, 'a JSON file');
+    throw new InputError('invalid_input', code ? `cannot read the config file ${file}: ${code}` : `the config file ${file} is not JSON`, { field: 'config', limit: 'a JSON file' });
   }
   const list = (doc as { cameras?: unknown })?.cameras;
-  if (!Array.isArray(list) || list.length === 0) throw new InputError('config', `the config file ${file} needs "cameras": [{"source": "..."}, ...]`, 'a non-empty cameras list');
+  if (!Array.isArray(list) || list.length === 0) throw new InputError('invalid_input', `the config file ${file} needs "cameras": [{"source": "..."}, ...]`, { field: 'config', limit: 'a non-empty cameras list' });
   return list.map((c: Record<string, unknown>, i) => {
-    if (!c || typeof c !== 'object') throw new InputError('config', `cameras[${i}] in ${file} is not an object`, 'an object');
+    if (!c || typeof c !== 'object') throw new InputError('invalid_input', `cameras[${i}] in ${file} is not an object`, { field: 'config', limit: 'an object' });
     const s = (k: string): string | undefined => (c[k] === undefined ? undefined : String(c[k]));
     return {
       name: s('name'),
@@ -259,19 +259,19 @@ function describe(err: unknown): string {
 
 function choice(v: string | undefined, flag: string, allowed: string[]): string | undefined {
   if (v === undefined) return undefined;
-  if (!allowed.includes(v)) throw new InputError(flag, `--${flag} takes ${allowed.join(' or ')} (got ${JSON.stringify(v.slice(0, 20))})`, allowed.join(' | '));
+  if (!allowed.includes(v)) throw new InputError('invalid_input', `--${flag} takes ${allowed.join(' or ')} (got ${JSON.stringify(v.slice(0, 20))})`, { field: flag, limit: allowed.join(' | ') });
   return v;
 }
 
 function int(v: string | undefined, flag: string): number | undefined {
   const n = numberFlag(v, flag);
-  if (n !== undefined && !Number.isInteger(n)) throw new InputError(flag, `--${flag} must be a whole number, got ${JSON.stringify(v!.slice(0, 40))}`, 'a whole number');
+  if (n !== undefined && !Number.isInteger(n)) throw new InputError('invalid_input', `--${flag} must be a whole number, got ${JSON.stringify(v!.slice(0, 40))}`, { field: flag, limit: 'a whole number' });
   return n;
 }
 
 function size(v: string | undefined, flag: string): { width?: number; height?: number } {
   if (v === undefined) return {};
   const m = /^(\d+)x(\d+)$/i.exec(v.trim());
-  if (!m) throw new InputError(flag, `--${flag} must be WIDTHxHEIGHT such as 640x480, got ${JSON.stringify(v.slice(0, 40))}`, 'WxH');
+  if (!m) throw new InputError('invalid_input', `--${flag} must be WIDTHxHEIGHT such as 640x480, got ${JSON.stringify(v.slice(0, 40))}`, { field: flag, limit: 'WxH' });
   return { width: Number(m[1]), height: Number(m[2]) };
 }

@@ -12,7 +12,7 @@ import { trustProblem } from '../shared/util/trust';
  */
 export async function checkSnapshotFolder(folder: string): Promise<void> {
   const where = path.resolve(folder);
-  const refuse = (why: string, expected = 'a folder this user can write'): InputError => new InputError('snapshots', `--snapshots ${where}: ${why}`, expected);
+  const refuse = (why: string, expected = 'a folder this user can write'): InputError => new InputError('invalid_input', `--snapshots ${where}: ${why}`, { field: 'snapshots', limit: expected });
   try {
     await mkdir(where, { recursive: true, mode: 0o700 });
   } catch (err) {

@@ -27,7 +27,7 @@ export class VisitorFile implements VisitorStore {
     await this.#file.checkFolder();
     const doc = await this.load();
     if (doc !== undefined && (typeof doc !== 'object' || doc === null || (doc as Partial<VisitorDocument>).kind !== 'vision-streaming-visitors')) {
-      throw new InputError('visitors', `--visitors ${this.name} is not a visitor list of vision-streaming`, 'a file this command wrote, or a new one');
+      throw new InputError('invalid_input', `--visitors ${this.name} is not a visitor list of vision-streaming`, { field: 'visitors', limit: 'a file this command wrote, or a new one' });
     }
   }
 

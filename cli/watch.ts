@@ -3,7 +3,8 @@ import path from 'node:path';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
 import type { ClientCredentials } from '../shared/auth/client-tokens';
-import { FaceWatcher, type WatchEvent, type WatchOptions } from '../shared/watch';
+import { FaceWatcher, setWeriftSpeedups, type WatchEvent, type WatchOptions } from '../shared/watch';
+import { WERIFT_SPEEDUPS_ENV } from '../shared/signaling/werift-speedups/status';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
 import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, refusedFlags, type Flag } from './flags';
@@ -34,6 +35,8 @@ export const FLAGS: readonly Flag[] = [
   { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to watch (required)' },
   { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'face collection to compare with (required)' },
   ...OPTION_FLAGS,
+  // A process setting, not a watcher option: the command is one process, so its flag sets it.
+  { name: 'werift-speedups', env: WERIFT_SPEEDUPS_ENV, value: 'on|off', help: "whether the process's WebRTC receive path runs with the package's measured werift speed-ups (off: werift as published); default on" },
   { name: 'people', env: 'VS_PEOPLE', value: 'FILE', help: 'name faces by the people of this file (vision-streaming people writes it): a person is one someone however many faces; changes apply within seconds' },
   { name: 'visitors', env: 'VS_VISITORS', value: 'FILE', help: 'with --remember-visitors: keep the visitors enrolled in this JSON file across runs (default: forgotten at exit); it must be yours, not a link, and neither it nor its folder writable by others' },
   { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot and face crop there (files 0600, a new folder 0700); the event gives their paths' },
@@ -98,6 +101,8 @@ interface CliSettings {
   snapshots?: string;
   base64: boolean;
   durationMs?: number;
+  /** The process setting of the werift speed-ups, when the flag or its variable gives one. */
+  weriftSpeedups?: boolean;
 }
 
 async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliSettings> {
@@ -114,16 +119,8 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   for (const flag of OPTION_FLAGS) {
     const o = flag.option;
     const name = flag.key;
-    if (o.kind === 'boolean' && !flag.value) {
-      if (on(flag.name)) values.push([name, true]);
-      continue;
-    }
     if (o.kind === 'boolean') {
-      // An option that is on by default takes a value, so that it can be turned off.
-      const text = get(flag.name);
-      if (text === undefined) continue;
-      if (!/^(1|true|yes|on|0|false|no|off)$/i.test(text)) throw new InputError(o.name, `--${flag.name} takes on or off (got ${JSON.stringify(text.slice(0, 20))})`, 'on|off');
-      values.push([name, /^(1|true|yes|on)$/i.test(text)]);
+      if (on(flag.name)) values.push([name, true]);
       continue;
     }
     const text = get(flag.name);
@@ -144,7 +141,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   const events: readonly string[] = options.events ?? [];
   const known = optionChoices('events');
   for (const e of events) {
-    if (!known.includes(e)) throw new InputError('events', `--events takes ${known.join(', ')}; got ${JSON.stringify(e.slice(0, 40))}`, known.join(','));
+    if (!known.includes(e)) throw new InputError('invalid_input', `--events takes ${known.join(', ')}; got ${JSON.stringify(e.slice(0, 40))}`, { field: 'events', limit: known.join(',') });
   }
   const visitorsFile = get('visitors');
   if (visitorsFile !== undefined) {
@@ -161,13 +158,22 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   }
   const snapshots = get('snapshots');
   if (snapshots !== undefined) await checkSnapshotFolder(snapshots);
-  return { help: false, options, snapshots, base64: on('base64'), durationMs: durationOf(flags) };
+  return { help: false, options, snapshots, base64: on('base64'), durationMs: durationOf(flags), weriftSpeedups: onOff(get('werift-speedups'), 'werift-speedups') };
+}
+
+/** A flag that takes on or off (a setting on by default, so that it can be turned off); undefined when not given. */
+function onOff(text: string | undefined, flag: string): boolean | undefined {
+  if (text === undefined) return undefined;
+  if (!/^(1|true|yes|on|0|false|no|off)$/i.test(text)) throw new InputError('invalid_input', `--${flag} takes on or off (got ${JSON.stringify(text.slice(0, 20))})`, { field: flag, limit: 'on|off' });
+  return /^(1|true|yes|on)$/i.test(text);
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
   let watcher: FaceWatcher;
   let lease: ConnectionLease | undefined;
   try {
+    // Before the first connection of the process: its receive workers start with the setting.
+    if (settings.weriftSpeedups !== undefined) setWeriftSpeedups(settings.weriftSpeedups);
     const o = settings.options;
     const vision = o.vision as ClientCredentials & { visionUrl: string };
     const streaming = o.streaming as ClientCredentials & { sfuUrl: string };
@@ -288,12 +294,12 @@ async function readLabels(file: string): Promise<Record<string, string>> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new InputError('labels', `cannot read the labels file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, 'a readable JSON file');
+    throw new InputError('invalid_input', `cannot read the labels file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { field: 'labels', limit: 'a readable JSON file' });
   }
   try {
     return JSON.parse(text) as Record<string, string>;
   } catch {
-    throw new InputError('labels', `the labels file ${file} is not JSON`, 'a JSON object of id -> name');
+    throw new InputError('invalid_input', `the labels file ${file} is not JSON`, { field: 'labels', limit: 'a JSON object of id -> name' });
   }
 }
 

@@ -49,7 +49,7 @@ export = function register(RED: NodeAPI): void {
     const connection = serviceConnection(RED, def.service);
     if (!connection) {
       node.status({ fill: 'red', shape: 'ring', text: 'no service config' });
-      node.on('input', (_msg, _send, done) => done(flowError(new InputError('service', 'vision-streaming-camera needs a vision-streaming-config node', 'a configured service'))));
+      node.on('input', (_msg, _send, done) => done(flowError(new InputError('invalid_input', 'vision-streaming-camera needs a vision-streaming-config node', { field: 'service', limit: 'a configured service' }))));
       return;
     }
     const autoStart = def.autoStart !== false && text(def.roomId) && text(def.source);
@@ -120,15 +120,15 @@ class CameraControl {
       return this.#stop();
     }
     if (command !== undefined && command !== 'start' && command !== 'restart') {
-      throw new InputError('payload', 'msg.payload must be a JPEG or PNG picture (a Buffer), or "start" / "stop"', 'JPEG or PNG bytes, start, stop');
+      throw new InputError('invalid_input', 'msg.payload must be a JPEG or PNG picture (a Buffer), or "start" / "stop"', { field: 'payload', limit: 'JPEG or PNG bytes, start, stop' });
     }
     if (command === undefined && !picture) {
-      throw new InputError('payload', `msg.payload is ${Array.isArray(msg.payload) ? 'an array' : `a ${typeof msg.payload}`}, not a JPEG or PNG picture (a Buffer)`, 'JPEG or PNG bytes');
+      throw new InputError('invalid_input', `msg.payload is ${Array.isArray(msg.payload) ? 'an array' : `a ${typeof msg.payload}`}, not a JPEG or PNG picture (a Buffer)`, { field: 'payload', limit: 'JPEG or PNG bytes' });
     }
     const roomId = text(msg.roomId) ?? text(this.#def.roomId);
-    if (!roomId) throw new InputError('roomId', 'no room: set Room in the node or send msg.roomId', 'a room id');
+    if (!roomId) throw new InputError('invalid_input', 'no room: set Room in the node or send msg.roomId', { field: 'roomId', limit: 'a room id' });
     const source = typeof msg.source === 'string' ? this.#messageSource(msg.source) : text(this.#def.source);
-    if (picture && source) throw new InputError('payload', 'this camera node reads its Source; clear Source to publish the pictures that arrive in msg.payload', 'no Source');
+    if (picture && source) throw new InputError('invalid_input', 'this camera node reads its Source; clear Source to publish the pictures that arrive in msg.payload', { field: 'payload', limit: 'no Source' });
     const key = `${roomId}\n${source ?? ''}`;
     if (!(this.#camera && this.#key === key && command !== 'restart')) {
       await this.#stop();
@@ -146,7 +146,7 @@ class CameraControl {
     const source = text(value);
     if (source === undefined || source === text(this.#def.source)) return source;
     if (parseCameraSource(source).kind === 'file') {
-      throw new InputError('source', 'msg.source may name a camera URL (rtsp://, rtsps://, http://, https://) or a /dev/videoN device, not a file: a file is played only when it is the node\'s own Source', 'a camera URL or /dev/videoN');
+      throw new InputError('invalid_input', 'msg.source may name a camera URL (rtsp://, rtsps://, http://, https://) or a /dev/videoN device, not a file: a file is played only when it is the node\'s own Source', { field: 'source', limit: 'a camera URL or /dev/videoN' });
     }
     return source;
   }
@@ -156,7 +156,7 @@ class CameraControl {
     const d = this.#def;
     const size = text(d.size);
     const m = size ? /^(\d+)x(\d+)$/i.exec(size) : null;
-    if (size && !m) throw new InputError('size', `size must be WIDTHxHEIGHT such as 640x480 (got ${JSON.stringify(size.slice(0, 20))})`, 'WxH');
+    if (size && !m) throw new InputError('invalid_input', `size must be WIDTHxHEIGHT such as 640x480 (got ${JSON.stringify(size.slice(0, 20))})`, { field: 'size', limit: 'WxH' });
     const options: CameraOptions = {
       source,
       codec: (text(d.codec)?.toUpperCase() ?? 'VP8') as 'VP8' | 'H264',

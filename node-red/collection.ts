@@ -28,7 +28,7 @@ async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
   const { def, msg, signal } = ctx;
   const operation = override(msg, 'operation', def.operation || 'compare');
   if (!OPERATIONS.includes(operation as Operation)) {
-    throw new InputError('operation', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, OPERATIONS.join(' | '));
+    throw new InputError('invalid_input', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, { field: 'operation', limit: OPERATIONS.join(' | ') });
   }
   const vision = ctx.connection.vision();
   const collectionId = () => override(msg, 'collectionId', def.collectionId) as string;

@@ -33,7 +33,7 @@ export = function register(RED: NodeAPI): void {
       if (draw) properties.image = await imageWithBoxes(image, resultBoxes.humans(humans), { signal, ...connection.imageDownloads() });
       return { payload: humans, properties, status: count(humans.length, 'head') };
     }
-    throw new InputError('detect', `msg.detect must be 'faces' or 'humans', got ${JSON.stringify(String(what)).slice(0, 40)}`, "'faces' | 'humans'");
+    throw new InputError('invalid_input', `msg.detect must be 'faces' or 'humans', got ${JSON.stringify(String(what)).slice(0, 40)}`, { field: 'detect', limit: "'faces' | 'humans'" });
   });
 };
 

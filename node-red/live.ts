@@ -61,7 +61,7 @@ export = function register(RED: NodeAPI): void {
 
     if (!group || typeof group.register !== 'function') {
       node.status({ fill: 'red', shape: 'ring', text: 'no dashboard group' });
-      node.error(new InputError('group', 'vision-streaming-live needs a Dashboard 2.0 group (ui-group): pick one in the node', 'a ui-group node').message);
+      node.error(new InputError('invalid_input', 'vision-streaming-live needs a Dashboard 2.0 group (ui-group): pick one in the node', { field: 'group', limit: 'a ui-group node' }).message);
       return;
     }
     if (connection) connection.register(node);

@@ -30,10 +30,10 @@ async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
   const { def, msg } = ctx;
   const operation = override(msg, 'operation', def.operation || 'list');
   if (!OPERATIONS.includes(operation as Operation)) {
-    throw new InputError('operation', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, OPERATIONS.join(' | '));
+    throw new InputError('invalid_input', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, { field: 'operation', limit: OPERATIONS.join(' | ') });
   }
   const people = configPeople(ctx.RED, def.service);
-  if (!people) throw new InputError('service', 'vision-streaming-people needs a vision-streaming-config node', 'a configured service');
+  if (!people) throw new InputError('invalid_input', 'vision-streaming-people needs a vision-streaming-config node', { field: 'service', limit: 'a configured service' });
   const collectionId = override(msg, 'collectionId', def.collectionId);
   const directory = people.directory(collectionId, ctx.connection.vision());
   const id = String(collectionId).trim();
@@ -52,7 +52,7 @@ async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
       const visitorId = optionalText(msg.visitor_id);
       // Beside a visitor_id, a payload that cannot be photos (the watch event itself) is not taken for them.
       const images = holdsPhotos(msg.payload, visitorId !== undefined) ? imagesOf(msg.payload) : undefined;
-      if (!images && visitorId === undefined) throw new InputError('payload', 'add needs photos of the person in msg.payload (a Buffer or a list of them), or msg.visitor_id', 'images or a visitor id');
+      if (!images && visitorId === undefined) throw new InputError('invalid_input', 'add needs photos of the person in msg.payload (a Buffer or a list of them), or msg.visitor_id', { field: 'payload', limit: 'images or a visitor id' });
       const added = await directory.addPerson({ name, images, visitorId });
       const refused = added.results.filter((r) => r.status === 'refused').length;
       return done(added, `${added.person.name}: ${added.person.faces.length} face(s)${refused ? `, ${refused} refused` : ''}`, added.person);
@@ -68,7 +68,7 @@ async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
       return done(renamed, `renamed ${renamed.name}`, renamed);
     }
     case 'merge': {
-      if (msg.to === undefined || msg.to === null || msg.to === '') throw new InputError('to', 'merge needs msg.to: the name (or person id) of the person to merge into', 'a person');
+      if (msg.to === undefined || msg.to === null || msg.to === '') throw new InputError('invalid_input', 'merge needs msg.to: the name (or person id) of the person to merge into', { field: 'to', limit: 'a person' });
       const merged = await directory.merge({ from: personOf(msg, def), into: refOf(msg.to, 'to') });
       return done(merged, `merged into ${merged.person.name}`, merged.person);
     }
@@ -98,12 +98,12 @@ function personOf(msg: FlowMessage, def: PeopleDef): PersonRef {
   if (typeof msg.person_id === 'string' && msg.person_id.trim() !== '') return { person_id: msg.person_id.trim() };
   if (msg.name !== undefined && msg.name !== null && msg.name !== '') return { name: msg.name as string };
   if (def.person?.trim()) return { name: def.person.trim() };
-  throw new InputError('name', 'the people node needs a person: msg.name, msg.person_id or its Person setting', 'a name or a person id');
+  throw new InputError('invalid_input', 'the people node needs a person: msg.name, msg.person_id or its Person setting', { field: 'name', limit: 'a name or a person id' });
 }
 
 /** msg.to as a person: a person id when it has that shape, else a name. */
 function refOf(value: unknown, field: string): PersonRef {
-  if (typeof value !== 'string') throw new InputError(field, `msg.${field} must be a name or a person id`, 'a string');
+  if (typeof value !== 'string') throw new InputError('invalid_input', `msg.${field} must be a name or a person id`, { field, limit: 'a string' });
   return PERSON_ID.test(value.trim()) ? { person_id: value.trim() } : { name: value };
 }
 

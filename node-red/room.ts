@@ -21,7 +21,7 @@ export = function register(RED: NodeAPI): void {
 async function run({ def, msg, connection, signal }: ActionContext<RoomDef>): Promise<ActionResult> {
   const operation = override(msg, 'operation', def.operation || 'list');
   if (!OPERATIONS.includes(operation as Operation)) {
-    throw new InputError('operation', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, OPERATIONS.join(' | '));
+    throw new InputError('invalid_input', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, { field: 'operation', limit: OPERATIONS.join(' | ') });
   }
   const streaming = connection.streaming();
   const roomId = () => override(msg, 'roomId', def.roomId) as string;

@@ -7,7 +7,7 @@ import { isStop, stoppedByOwner, wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 import { configPeople, type ConfigPeople } from './lib/people';
 import { watchMessage, type WatchMessage } from './lib/watch-messages';
-import { watchSettings, type WatchDef, type WatchSettings } from './lib/watch-settings';
+import { watchSettings, weriftSpeedupsWarning, type WatchDef, type WatchSettings } from './lib/watch-settings';
 
 /** The node context key of the visitors the watcher enrolled. */
 const VISITORS_KEY = 'visitors';
@@ -38,9 +38,11 @@ export = function register(RED: NodeAPI): void {
     const connection = serviceConnection(RED, def.service);
     if (!connection) {
       node.status({ fill: 'red', shape: 'ring', text: 'no service config' });
-      node.on('input', (_msg, _send, done) => done(flowError(new InputError('service', 'vision-streaming-watch needs a vision-streaming-config node', 'a configured service'))));
+      node.on('input', (_msg, _send, done) => done(flowError(new InputError('invalid_input', 'vision-streaming-watch needs a vision-streaming-config node', { field: 'service', limit: 'a configured service' }))));
       return;
     }
+    const outdated = weriftSpeedupsWarning(def);
+    if (outdated) node.warn(outdated);
     const autoStart = def.autoStart !== false && def.roomId && def.collectionId;
     wireControl(node, connection, new WatchControl(node, connection, def, configPeople(RED, def.service)), autoStart ? ({} as FlowMessage) : undefined);
   }

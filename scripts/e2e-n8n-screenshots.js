@@ -58,7 +58,8 @@ async function roomsToPick(sandbox) {
   const source = await openVideoSource({ file: path.join(WORK, 'door.ivf'), loop: true, fps: 10 });
   const publisher = new Publisher({ source, getTicket: rooms.ticketSource(created[1].id, 'up'), loopbackOnly: true });
   await publisher.start();
-  cleanups.push(() => rooms.close(), () => publisher.close());
+  // Cleanups run last first: the publisher closes, then the source opened for it, then the client.
+  cleanups.push(() => rooms.close(), () => source.close(), () => publisher.close());
 }
 
 async function main() {

@@ -392,6 +392,7 @@ async function alertOnKnownFace(sandbox, collectionId) {
   const streaming = new StreamingClient({ authUrl: sandbox.url, sfuUrl: sandbox.url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret' });
   const chat = await startChat();
   let publisher;
+  let source;
   let n8nServer;
   try {
     const room = await streaming.createRoom();
@@ -410,7 +411,7 @@ async function alertOnKnownFace(sandbox, collectionId) {
     log(`n8n running on 127.0.0.1:${n8nServer.port} with the alert workflow published`);
     await roomListInEditor(`http://127.0.0.1:${n8nServer.port}`, trigger.parameters, room.id);
     await peopleInDataTable(`http://127.0.0.1:${n8nServer.port}`, collectionId);
-    const source = await openVideoSource({ file: clip, loop: true, fps: 10 });
+    source = await openVideoSource({ file: clip, loop: true, fps: 10 });
     publisher = new Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up') });
     await publisher.start();
     log('the door camera publishes into the room');
@@ -429,6 +430,7 @@ async function alertOnKnownFace(sandbox, collectionId) {
   } finally {
     if (n8nServer) fs.writeFileSync(path.join(WORK, 'n8n-start.log'), n8nServer.output());
     await publisher?.close();
+    await source?.close();
     if (n8nServer && n8nServer.child.exitCode === null) {
       n8nServer.child.kill('SIGTERM');
       await new Promise((r) => n8nServer.child.once('exit', r));

@@ -23,28 +23,52 @@ export type ForeignCode = string & Record<never, never>;
 /** The code of an ApiError: the client's own, `http_<status>` for an answer that named none, or the transport's or the service's. */
 export type ApiErrorCode = ApiClientCode | `http_${number}` | ForeignCode;
 
-/** What every error of the package is built from. */
-export interface ClientErrorInit {
-  /** Short machine-readable code, e.g. 'invalid_input', 'ABORTED', 'RAPI-INVALID-TOKEN'. */
-  code: string;
-  /** Whether repeating the same operation later could succeed (default false). */
+/** Prefix of the brands: `Symbol.for` keys, the same symbol in every copy of the package a process loads. */
+const BRAND_PREFIX = 'n8n-nodes-vision-streaming.';
+
+/** The brand of one error class: a registered symbol, so two copies of the package agree on it. */
+export function errorBrand(className: string): symbol {
+  return Symbol.for(`${BRAND_PREFIX}${className}`);
+}
+
+/** What every error of the package carries besides its code and message; subclasses add their own fields. */
+export interface ClientErrorDetails {
+  /** Whether repeating the same operation later could succeed (default false, unless the class says otherwise). */
   retryable?: boolean;
   /** HTTP status, when a response arrived. */
   status?: number;
 }
 
-/** Base of every error the package throws on purpose; `code` and `retryable` are always set. */
+/**
+ * Base of every error the package throws on purpose; `code` and `retryable` are always set. Every
+ * class takes `(code, message, details)`. `instanceof` also holds for an error of another copy of
+ * the package (two versions in one n8n or Node-RED process): each instance carries the brand of its
+ * class and of every parent class, and a failed prototype check falls back to the brand.
+ */
 export class ClientError extends Error {
+  /** The brand of this class; each subclass declares its own. */
+  static readonly brand: symbol = errorBrand('ClientError');
+
+  /** The prototype check, then the brand: true for an instance of this class from any copy of the package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[this.brand] === true;
+  }
+
   override readonly name: string = 'ClientError';
   readonly code: string;
   readonly retryable: boolean;
   readonly status?: number;
 
-  constructor(message: string, init: ClientErrorInit) {
+  constructor(code: string, message: string, details: ClientErrorDetails = {}) {
     super(message);
-    this.code = init.code;
-    this.retryable = init.retryable ?? false;
-    if (init.status !== undefined) this.status = init.status;
+    this.code = code;
+    this.retryable = details.retryable ?? false;
+    if (details.status !== undefined) this.status = details.status;
+    // Not enumerable: the brands stay out of spreads, equality checks and Object.keys.
+    for (let cls: unknown = new.target; typeof cls === 'function' && cls !== Error; cls = Object.getPrototypeOf(cls)) {
+      if (Object.hasOwn(cls, 'brand')) Object.defineProperty(this, (cls as typeof ClientError).brand, { value: true });
+    }
   }
 
   /** Safe fields only, for logs and host outputs. */
@@ -62,7 +86,7 @@ const MAX_CODE = 100;
 /** Longest error message: room for the service message plus the sentence around it. */
 const MAX_MESSAGE = 1000;
 
-/** What an ApiError is built from. */
+/** What ApiError.from builds an ApiError from: the code and the message may be left to it. */
 export interface ApiErrorInit {
   /** Name of the client operation that failed, e.g. 'detectFaces'. */
   operation: string;
@@ -80,8 +104,28 @@ export interface ApiErrorInit {
   retryAfterMs?: number;
 }
 
+/** The details of an ApiError. */
+export interface ApiErrorDetails extends ClientErrorDetails {
+  /** Name of the client operation that failed, e.g. 'detectFaces'. */
+  operation: string;
+  /** The service's own message (or the network failure's description). */
+  serviceMessage: string;
+  /** Wait the server asked for (Retry-After), in milliseconds. */
+  retryAfterMs?: number;
+}
+
 /** A request reached (or tried to reach) the service and failed. */
 export class ApiError extends ClientError {
+  static override readonly brand: symbol = errorBrand('ApiError');
+
+  /** An ApiError whose code defaults to the status (`http_<status>`, or ENETWORK without a response) and whose message defaults to one built from the fields. */
+  static from(init: ApiErrorInit): ApiError {
+    const serviceMessage = shortenText(init.serviceMessage);
+    const code = init.code ?? (init.status === undefined ? 'ENETWORK' : `http_${init.status}`);
+    const message = init.message ?? defaultMessage({ ...init, serviceMessage });
+    return new ApiError(code, message, { operation: init.operation, status: init.status, serviceMessage, retryable: init.retryable, retryAfterMs: init.retryAfterMs });
+  }
+
   override readonly name: string = 'ApiError';
   declare readonly code: ApiErrorCode;
   readonly serviceMessage: string;
@@ -89,15 +133,12 @@ export class ApiError extends ClientError {
   /** Wait the server asked for (Retry-After), in milliseconds, when it sent one. */
   readonly retryAfterMs?: number;
 
-  constructor(init: ApiErrorInit) {
-    const serviceMessage = shortenText(init.serviceMessage);
-    // Callers build messages from shortened text; the cap is the backstop for one that did not.
-    // Without a code of its own, the status (or the lack of a response) is the code.
-    const code = init.code === undefined ? (init.status === undefined ? 'ENETWORK' : `http_${init.status}`) : shortenText(init.code, MAX_CODE);
-    super(shortenText(init.message ?? defaultMessage({ ...init, serviceMessage }), MAX_MESSAGE), { code, retryable: init.retryable, status: init.status });
-    this.serviceMessage = serviceMessage;
-    this.operation = init.operation;
-    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+  constructor(code: ApiErrorCode, message: string, details: ApiErrorDetails) {
+    // Callers build messages from shortened text; the caps are the backstop for one that did not.
+    super(shortenText(code, MAX_CODE), shortenText(message, MAX_MESSAGE), { retryable: details.retryable, status: details.status });
+    this.serviceMessage = shortenText(details.serviceMessage);
+    this.operation = details.operation;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
   }
 
   /** Safe fields only, for logs and host outputs. */
@@ -115,8 +156,18 @@ export class ApiError extends ClientError {
   }
 }
 
+/** The details of an InputError. */
+export interface InputErrorDetails {
+  /** The offending parameter, e.g. 'image', 'maxResults', 'collectionId'. */
+  field: string;
+  /** The limit that was broken, in words, e.g. 'less than 4194304 bytes'. */
+  limit?: string;
+}
+
 /** Input that the client refuses before sending anything. */
 export class InputError extends ClientError {
+  static override readonly brand: symbol = errorBrand('InputError');
+
   override readonly name: string = 'InputError';
   declare readonly code: InputErrorCode;
   /** The offending parameter, e.g. 'image', 'maxResults', 'collectionId'. */
@@ -124,10 +175,10 @@ export class InputError extends ClientError {
   /** The limit that was broken, in words, e.g. 'less than 4194304 bytes'. */
   readonly limit?: string;
 
-  constructor(field: string, message: string, limit?: string) {
-    super(message, { code: 'invalid_input' satisfies InputErrorCode, retryable: false });
-    this.field = field;
-    this.limit = limit;
+  constructor(code: InputErrorCode, message: string, details: InputErrorDetails) {
+    super(code, message, { retryable: false });
+    this.field = details.field;
+    this.limit = details.limit;
   }
 
   /** Safe fields only, for logs and host outputs. */
@@ -136,7 +187,7 @@ export class InputError extends ClientError {
   }
 }
 
-/** True for errors this package raises on purpose (as opposed to bugs): every ClientError. */
+/** True for errors this package raises on purpose (as opposed to bugs): every ClientError, of this copy of the package or another. */
 export function isClientError(err: unknown): err is ClientError {
   return err instanceof ClientError;
 }

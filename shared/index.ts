@@ -45,6 +45,7 @@ export {
   type AudioCodec,
 } from './signaling';
 export { setReceiveWorkers, receiveWorkers, type ReceiveWorkerInfo } from './signaling/receive-pool';
+export { setWeriftSpeedups, disableWeriftSpeedups } from './signaling/werift-speedups/status';
 export type { EncodedFrame, VideoCodec } from './frames';
 export {
   Publisher,

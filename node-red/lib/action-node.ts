@@ -61,7 +61,7 @@ export function registerActionNode<D extends ServiceNodeDef>(
 
     node.on('input', (msg, send, done) => {
       if (!connection) {
-        done(flowError(new InputError('service', `${type} needs a vision-streaming-config node`, 'a configured service')));
+        done(flowError(new InputError('invalid_input', `${type} needs a vision-streaming-config node`, { field: 'service', limit: 'a configured service' })));
         return;
       }
       node.status({ fill: 'blue', shape: 'dot', text: busyText });

@@ -1,7 +1,7 @@
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
 import { acquireConnection } from '../../shared/connection';
-import { isClientError, InputError } from '../../shared/errors';
+import { ClientError, errorBrand, isClientError, InputError, type ClientErrorDetails } from '../../shared/errors';
 import { collectionEntries, roomEntries, type PickEntry } from '../../shared/pick';
 import { peopleEntries } from '../../shared/pick/people';
 import { readPeople } from '../../shared/people';
@@ -53,21 +53,24 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
 }
 
 /** An endpoint's failure: the HTTP status and a message for the editor. */
-class EndpointError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
+class EndpointError extends ClientError {
+  static override readonly brand: symbol = errorBrand('EndpointError');
+
+  override readonly name: string = 'EndpointError';
+  declare readonly code: 'bad_request' | 'not_deployed';
+  declare readonly status: number;
+
+  constructor(code: 'bad_request' | 'not_deployed', message: string, details: ClientErrorDetails & { status: number }) {
+    super(code, message, details);
   }
 }
 
 /** The people of a collection as the deployed config node keeps them (its file only: no call to the service). */
 async function peopleFor(RED: NodeAPI, req: Request): Promise<PickEntry[]> {
   const node = deployedConfig(RED, req);
-  if (!node.people) throw new EndpointError(400, 'this service configuration keeps no people');
+  if (!node.people) throw new EndpointError('bad_request', 'this service configuration keeps no people', { status: 400 });
   const collection = typeof req.query.collection === 'string' ? req.query.collection.trim() : '';
-  if (collection === '') throw new EndpointError(400, 'collection is required: pick or type the collection first');
+  if (collection === '') throw new EndpointError('bad_request', 'collection is required: pick or type the collection first', { status: 400 });
   const store = node.people.store(collection, 'collection');
   const doc = readPeople(await store.load(), collection, store);
   return peopleEntries(doc.people, typeof req.query.filter === 'string' ? req.query.filter : undefined);
@@ -76,10 +79,10 @@ async function peopleFor(RED: NodeAPI, req: Request): Promise<PickEntry[]> {
 /** The deployed config node a request names in ?config=. */
 function deployedConfig(RED: NodeAPI, req: Request): ConfigNodeLike & { connection: ServiceConnection } {
   const id = typeof req.query.config === 'string' ? req.query.config.trim() : '';
-  if (id === '') throw new EndpointError(400, 'config is required: the id of a vision-streaming-config node');
+  if (id === '') throw new EndpointError('bad_request', 'config is required: the id of a vision-streaming-config node', { status: 400 });
   const node = RED.nodes.getNode(id) as ConfigNodeLike | null;
-  if (!node) throw new EndpointError(404, 'this service configuration is not deployed yet: deploy it first, then pick from the list');
-  if (node.type !== 'vision-streaming-config' || !node.connection) throw new EndpointError(400, `node ${id} is not a vision-streaming-config node`);
+  if (!node) throw new EndpointError('not_deployed', 'this service configuration is not deployed yet: deploy it first, then pick from the list', { status: 404 });
+  if (node.type !== 'vision-streaming-config' || !node.connection) throw new EndpointError('bad_request', `node ${id} is not a vision-streaming-config node`, { status: 400 });
   return node as ConfigNodeLike & { connection: ServiceConnection };
 }
 
@@ -111,16 +114,16 @@ async function testCredential(RED: NodeAPI, body: Record<string, unknown> | unde
   const useStoredId = (typedId === UNCHANGED_SECRET || typedId === undefined) && stored?.clientId !== undefined;
   const clientId = useStoredId ? stored?.clientId : typedId === UNCHANGED_SECRET ? undefined : typedId;
   const deployed = id ? (RED.nodes.getNode(id) as ConfigNodeLike | null)?.addresses : undefined;
-  if (useStored && !clientSecret) throw new EndpointError(400, 'the stored client secret is not deployed yet: type it again, or deploy first');
+  if (useStored && !clientSecret) throw new EndpointError('bad_request', 'the stored client secret is not deployed yet: type it again, or deploy first', { status: 400 });
   if (useStored || useStoredId) {
-    if (!deployed) throw new EndpointError(400, `the stored client ${useStored ? 'secret' : 'id'} is not deployed yet: type it again, or deploy first`);
+    if (!deployed) throw new EndpointError('bad_request', `the stored client ${useStored ? 'secret' : 'id'} is not deployed yet: type it again, or deploy first`, { status: 400 });
     // The stored secret and client id (both credentials), and the token they get, go only where the
     // deployed node sends them: a dialog must not be able to point them at other addresses.
     const moved = (['authUrl', 'visionUrl'] as const).filter((key) => normalised(text(key) ?? SERVICE_URLS[key]) !== normalised(deployed[key]));
     if (moved.length > 0) {
       const what = moved.map((key) => ADDRESS_NAMES[key]).join(' and ');
       const retype = useStored && useStoredId ? 'client secret again, and the client id,' : useStored ? 'client secret again' : 'client id again';
-      throw new EndpointError(400, `${what} ${moved.length === 1 ? 'differs from the deployed one' : 'differ from the deployed ones'}: type the ${retype} to test other addresses`);
+      throw new EndpointError('bad_request', `${what} ${moved.length === 1 ? 'differs from the deployed one' : 'differ from the deployed ones'}: type the ${retype} to test other addresses`, { status: 400 });
     }
   }
   const lease = acquireConnection({

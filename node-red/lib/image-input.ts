@@ -8,11 +8,11 @@ import type { ImageInput } from '../../shared/image';
  */
 export function imageFromValue(value: unknown, where: string, field: string): ImageInput {
   if (value === undefined || value === null) {
-    throw new InputError(field, `${where} holds no image (expected a Buffer, base64, data URL or http(s) URL)`, 'JPEG or PNG image');
+    throw new InputError('invalid_input', `${where} holds no image (expected a Buffer, base64, data URL or http(s) URL)`, { field, limit: 'JPEG or PNG image' });
   }
   if (isSerializedBuffer(value)) return Buffer.from(value.data);
   if (Buffer.isBuffer(value) || typeof value === 'string' || value instanceof Uint8Array || value instanceof ArrayBuffer) return value;
-  throw new InputError(field, `${where} is ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}, not an image (expected a Buffer, base64, data URL or http(s) URL)`, 'JPEG or PNG image');
+  throw new InputError('invalid_input', `${where} is ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}, not an image (expected a Buffer, base64, data URL or http(s) URL)`, { field, limit: 'JPEG or PNG image' });
 }
 
 function isSerializedBuffer(value: unknown): value is { type: 'Buffer'; data: number[] } {

@@ -10,11 +10,11 @@ export function labelsFrom(value: unknown, what: string): Record<string, string>
     try {
       parsed = JSON.parse(value);
     } catch {
-      throw new InputError('labels', `${what} must be a JSON object of face ids to names, e.g. {"<face_id>": "Alice"}`, 'JSON object');
+      throw new InputError('invalid_input', `${what} must be a JSON object of face ids to names, e.g. {"<face_id>": "Alice"}`, { field: 'labels', limit: 'JSON object' });
     }
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Buffer.isBuffer(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
-    throw new InputError('labels', `${what} must be an object of face ids to names`, '{ [face_id]: string }');
+    throw new InputError('invalid_input', `${what} must be an object of face ids to names`, { field: 'labels', limit: '{ [face_id]: string }' });
   }
   return parsed as Record<string, string>;
 }

@@ -44,12 +44,12 @@ export class ConfigPeople {
 
   /** The store of a collection's people; an InputError naming `field` for an id that cannot name a file, or without a user directory. */
   store(collectionId: unknown, field = 'collectionId'): FilePeopleStore {
-    if (typeof collectionId !== 'string' || collectionId.trim() === '') throw new InputError(field, `${field} is required: the collection whose people to use`, 'a collection id');
+    if (typeof collectionId !== 'string' || collectionId.trim() === '') throw new InputError('invalid_input', `${field} is required: the collection whose people to use`, { field, limit: 'a collection id' });
     const id = collectionId.trim();
     if (!FILE_SAFE_ID.test(id)) {
-      throw new InputError(field, `${field} "${id.slice(0, 40)}" is not a collection id (letters, digits, - and _ only)`, 'a collection id such as 0f8fad5b-d9cb-469f-a165-70867728950e');
+      throw new InputError('invalid_input', `${field} "${id.slice(0, 40)}" is not a collection id (letters, digits, - and _ only)`, { field, limit: 'a collection id such as 0f8fad5b-d9cb-469f-a165-70867728950e' });
     }
-    if (!this.#folder) throw new InputError('people', "people need Node-RED's user directory (settings.userDir), where their files are kept", 'a Node-RED with a user directory');
+    if (!this.#folder) throw new InputError('invalid_input', "people need Node-RED's user directory (settings.userDir), where their files are kept", { field: 'people', limit: 'a Node-RED with a user directory' });
     let store = this.#stores.get(id);
     if (!store) {
       store = new FilePeopleStore(path.join(this.#folder, `people-${id}.json`), { collectionId: id, key: this.#key });

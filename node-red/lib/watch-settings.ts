@@ -28,7 +28,6 @@ export const NODE_RED_OPTIONS = [
   'drawBoxes',
   'decoder',
   'codec',
-  'weriftSpeedups',
 ] as const satisfies readonly WatchOptionName[];
 
 /**
@@ -44,6 +43,15 @@ export interface WatchDef extends ServiceNodeDef, Partial<Record<string, unknown
   autoStart?: boolean;
 }
 
+/**
+ * The warning for a node of an older flow that turned the werift speed-ups off, a setting of the
+ * node then: they are a process setting now, which the node cannot change for every other watcher.
+ */
+export function weriftSpeedupsWarning(def: WatchDef): string | undefined {
+  if (def.weriftSpeedups !== false && def.weriftSpeedups !== 'false') return undefined;
+  return 'the WebRTC speed-ups are no longer a setting of this node: they are a process setting, off with the environment variable VS_WERIFT_SPEEDUPS=0 when Node-RED starts; this node runs as the process has them';
+}
+
 /** What a watcher is started with: its options without the clients. */
 export type WatchSettings = Omit<WatchOptions, 'vision' | 'streaming'>;
 
@@ -57,9 +65,9 @@ const FROM_MESSAGE: ReadonlySet<WatchOptionName> = new Set(['threshold', 'labels
 export function watchSettings(def: WatchDef, msg: FlowMessage): WatchSettings {
   const roomId = override(msg, 'roomId', def.roomId);
   const collectionId = override(msg, 'collectionId', def.collectionId);
-  if (typeof roomId !== 'string' || roomId.trim() === '') throw new InputError('roomId', 'the face watch node needs a room id (setting or msg.roomId)', 'non-empty string');
+  if (typeof roomId !== 'string' || roomId.trim() === '') throw new InputError('invalid_input', 'the face watch node needs a room id (setting or msg.roomId)', { field: 'roomId', limit: 'non-empty string' });
   if (typeof collectionId !== 'string' || collectionId.trim() === '') {
-    throw new InputError('collectionId', 'the face watch node needs a collection id (setting or msg.collectionId)', 'non-empty string');
+    throw new InputError('invalid_input', 'the face watch node needs a collection id (setting or msg.collectionId)', { field: 'collectionId', limit: 'non-empty string' });
   }
   const offered: ReadonlySet<WatchOptionName> = new Set(NODE_RED_OPTIONS);
   const values = WATCH_OPTIONS.flatMap((o): [WatchOptionName, HostValue | undefined][] => {

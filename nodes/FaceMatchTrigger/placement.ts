@@ -23,7 +23,6 @@ export const N8N_PLACEMENT = {
   drawBoxes: 'options',
   decoder: 'options',
   codec: 'options',
-  weriftSpeedups: 'options',
 } as const satisfies Partial<Record<WatchOptionName, 'main' | 'options'>>;
 
 /** Where an option sits in the trigger, or undefined when the trigger does not offer it. */

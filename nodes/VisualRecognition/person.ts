@@ -30,8 +30,8 @@ async function photos(ctx: IExecuteFunctions, i: number, many: boolean): Promise
   if (input === 'url') return { images: [await download(ctx, text(ctx, 'photoUrl', i), many ? 'images' : 'image')] };
   const properties = text(ctx, 'photoBinaryProperty', i).split(',').map((p) => p.trim()).filter(Boolean);
   const field = many ? 'images' : 'image';
-  if (properties.length === 0) throw new InputError(field, 'Photo Binary Property names no binary property', 'the name of a binary property of the input item');
-  if (!many && properties.length > 1) throw new InputError(field, `Photo Binary Property names ${properties.length} properties; this operation takes one photo`, 'one binary property');
+  if (properties.length === 0) throw new InputError('invalid_input', 'Photo Binary Property names no binary property', { field, limit: 'the name of a binary property of the input item' });
+  if (!many && properties.length > 1) throw new InputError('invalid_input', `Photo Binary Property names ${properties.length} properties; this operation takes one photo`, { field, limit: 'one binary property' });
   const images: ImageInput[] = [];
   for (const property of properties) {
     ctx.helpers.assertBinaryData(i, property);

@@ -48,7 +48,7 @@ export function peopleTableParameter(show: Shown, required = true): INodePropert
 export function apiBase(baseUrl: unknown): string {
   const text = typeof baseUrl === 'string' ? baseUrl.trim().replace(/\/+$/, '') : '';
   if (!/^https?:\/\/[^/\s]+/i.test(text)) {
-    throw new InputError('baseUrl', 'The n8n API credential needs a Base URL, the address of this n8n with /api/v1 (e.g. https://n8n.example.com/api/v1)', 'an http(s) address');
+    throw new InputError('invalid_input', 'The n8n API credential needs a Base URL, the address of this n8n with /api/v1 (e.g. https://n8n.example.com/api/v1)', { field: 'baseUrl', limit: 'an http(s) address' });
   }
   return /\/api\/v1$/.test(text) ? text : `${text}/api/v1`;
 }
@@ -82,7 +82,7 @@ export async function peopleStore(ctx: IExecuteFunctions, i: number, collectionI
 /** The picked table's id, checked. */
 export function tableIdParameter(raw: unknown): string {
   const id = String(raw ?? '').trim();
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new InputError('peopleTable', 'People Table must be a data table ID (letters, digits, _ and -)', 'a data table ID');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new InputError('invalid_input', 'People Table must be a data table ID (letters, digits, _ and -)', { field: 'peopleTable', limit: 'a data table ID' });
   return id;
 }
 

@@ -52,10 +52,10 @@ export interface ClientTokens {
 export function clientTokens(options: ClientAuthOptions, scopes: readonly string[]): ClientTokens {
   const o = options as Partial<ClientCredentials & CallerTokenSource & HostTransport>;
   if (o.tokens !== undefined && !isTokenProvider(o.tokens)) {
-    throw new InputError('tokens', 'tokens must be a token provider (getToken and invalidate methods)', 'TokenProvider');
+    throw new InputError('invalid_input', 'tokens must be a token provider (getToken and invalidate methods)', { field: 'tokens', limit: 'TokenProvider' });
   }
   if (o.transport !== undefined) {
-    if (typeof o.transport !== 'function') throw new InputError('transport', 'transport must be a function (request) => Promise<response>', 'HttpTransport');
+    if (typeof o.transport !== 'function') throw new InputError('invalid_input', 'transport must be a function (request) => Promise<response>', { field: 'transport', limit: 'HttpTransport' });
     return { tokens: o.tokens, transport: o.transport };
   }
   if (o.tokens !== undefined) return { tokens: o.tokens };

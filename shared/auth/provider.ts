@@ -32,8 +32,8 @@ export function checkScope(provider: TokenProvider | undefined, scope: string | 
   const scopes = provider?.scopes;
   if (scope === undefined || !scopes || scopes.length === 0 || scopes.includes(scope)) return;
   throw new InputError(
-    'tokens',
+    'invalid_input',
     `${operation} needs the scope ${scope}, but the token provider's scopes are: ${scopes.join(', ')}`,
-    `scopes including ${scope}`,
+    { field: 'tokens', limit: `scopes including ${scope}` },
   );
 }

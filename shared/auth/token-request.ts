@@ -50,7 +50,7 @@ export async function fetchToken(req: TokenRequest): Promise<IssuedToken> {
   });
   if (received.status === 401 || received.status === 403 || (received.status === 400 && /invalid_client/.test(received.text))) {
     const fault = parseErrorBody(received.text, received.status);
-    throw new ApiError({
+    throw ApiError.from({
       operation: 'getToken',
       status: received.status,
       serviceMessage: fault.message,
@@ -88,7 +88,7 @@ export interface TokenRequestParts {
 
 /** Fetches one token over the given transport, with retries, and caches nothing (for hosts that store the token themselves). */
 export function requestTokenOver(parts: TokenRequestParts, options: RequestTokenOptions): Promise<IssuedToken> {
-  if (!options || typeof options !== 'object') throw new InputError('options', 'requestToken needs options', 'object');
+  if (!options || typeof options !== 'object') throw new InputError('invalid_input', 'requestToken needs options', { field: 'options', limit: 'object' });
   const base = parseServiceBase(options.authUrl, 'authUrl');
   requireText(options.clientId, 'clientId', 'client id');
   requireText(options.clientSecret, 'clientSecret', 'client secret');
@@ -111,14 +111,14 @@ export function requestTokenOver(parts: TokenRequestParts, options: RequestToken
 /** Refuses a scope list that is not an array of names without spaces. */
 export function checkScopes(scopes: unknown): asserts scopes is readonly string[] {
   if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || /\s/.test(s))) {
-    throw new InputError('scopes', 'scopes must be an array of scope names without spaces', 'string[]');
+    throw new InputError('invalid_input', 'scopes must be an array of scope names without spaces', { field: 'scopes', limit: 'string[]' });
   }
 }
 
 /** Refuses a missing or blank credential, naming the field. */
 export function requireText(value: unknown, field: string, what: string): void {
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new InputError(field, `${field} is required: the ${what} of the API client (non-empty string)`, 'non-empty string');
+    throw new InputError('invalid_input', `${field} is required: the ${what} of the API client (non-empty string)`, { field, limit: 'non-empty string' });
   }
 }
 
@@ -138,5 +138,5 @@ function parseTokenResponse(text: string): { accessToken: string; apiKey?: strin
 }
 
 function invalidTokenResponse(why: string): ApiError {
-  return new ApiError({ operation: 'getToken', status: 200, serviceMessage: why, code: 'invalid_response', retryable: false, message: `getToken failed: unexpected token response (${why})` });
+  return ApiError.from({ operation: 'getToken', status: 200, serviceMessage: why, code: 'invalid_response', retryable: false, message: `getToken failed: unexpected token response (${why})` });
 }

@@ -152,17 +152,17 @@ export interface CheckedTokenSourceOptions {
 
 /** Checks every option (InputError naming the field) and normalises the address and scopes. */
 export function checkTokenSourceOptions(options: TokenSourceOptions): CheckedTokenSourceOptions {
-  if (!options || typeof options !== 'object') throw new InputError('options', 'token source options are required', 'object');
+  if (!options || typeof options !== 'object') throw new InputError('invalid_input', 'token source options are required', { field: 'options', limit: 'object' });
   const base = parseServiceBase(options.authUrl, 'authUrl');
   requireText(options.clientId, 'clientId', 'client id');
   requireText(options.clientSecret, 'clientSecret', 'client secret');
   checkScopes(options.scopes);
   const renewBefore = options.renewBeforeSeconds ?? 10;
   if (!Number.isFinite(renewBefore) || renewBefore < 0) {
-    throw new InputError('renewBeforeSeconds', 'renewBeforeSeconds must be a number >= 0', '>= 0');
+    throw new InputError('invalid_input', 'renewBeforeSeconds must be a number >= 0', { field: 'renewBeforeSeconds', limit: '>= 0' });
   }
   const timeoutMs = options.timeoutMs ?? 30_000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new InputError('timeoutMs', 'timeoutMs must be a number > 0', '> 0');
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new InputError('invalid_input', 'timeoutMs must be a number > 0', { field: 'timeoutMs', limit: '> 0' });
   return {
     base,
     authUrl: base.origin + base.prefix,

@@ -68,8 +68,8 @@ class SharedConnection {
   tokens(): TokenSource {
     if (!this.#tokens) {
       const { authUrl, clientId, clientSecret, owner = 'the credential' } = this.settings;
-      if (!clientId) throw new InputError('clientId', `${owner} has no client id`, 'non-empty string');
-      if (!clientSecret) throw new InputError('clientSecret', `${owner} has no client secret`, 'non-empty string');
+      if (!clientId) throw new InputError('invalid_input', `${owner} has no client id`, { field: 'clientId', limit: 'non-empty string' });
+      if (!clientSecret) throw new InputError('invalid_input', `${owner} has no client secret`, { field: 'clientSecret', limit: 'non-empty string' });
       this.#tokens = new TokenSource({ authUrl, clientId, clientSecret, scopes: ALL_SCOPES, dispatcher: this.dispatcher });
     }
     return this.#tokens;
@@ -119,7 +119,7 @@ export function acquireConnection(settings: ConnectionSettings): ConnectionLease
   const shared = lease.value;
   let released = false;
   const live = (): SharedConnection => {
-    if (released) throw new InputError('connection', 'this connection lease was released', 'a lease not yet released');
+    if (released) throw new InputError('invalid_input', 'this connection lease was released', { field: 'connection', limit: 'a lease not yet released' });
     return shared;
   };
   return {

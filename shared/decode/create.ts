@@ -13,14 +13,14 @@ export async function decoderAvailability(
   backend: 'auto' | DecoderBackend = 'auto',
   options: { ffmpegPath?: string } = {},
 ): Promise<{ backend: DecoderBackend; ffmpegPath?: string } | { error: DecoderUnavailableError }> {
-  if (!CODECS.includes(codec)) return { error: new DecoderUnavailableError(codec, backend, `unknown codec (${CODECS.join(', ')} are decoded)`) };
+  if (!CODECS.includes(codec)) return { error: DecoderUnavailableError.from(codec, backend, `unknown codec (${CODECS.join(', ')} are decoded)`) };
   if (backend === 'wasm') return wasmAvailability(codec, 'wasm');
   try {
     const ffmpegPath = await findFfmpeg({ ffmpegPath: options.ffmpegPath });
     return { backend: 'ffmpeg', ffmpegPath };
   } catch (err) {
     if (backend === 'auto') return wasmAvailability(codec, 'auto', (err as Error).message);
-    return { error: new DecoderUnavailableError(codec, 'ffmpeg', (err as Error).message) };
+    return { error: DecoderUnavailableError.from(codec, 'ffmpeg', (err as Error).message) };
   }
 }
 
@@ -37,7 +37,7 @@ function wasmAvailability(codec: VideoCodec, asked: 'auto' | 'wasm', ffmpegProbl
     return { backend: 'wasm' };
   } catch {
     const missing = `the wasm decoder (${WASM_MODULE[codec].split('/')[0]}) is not installed`;
-    return { error: new DecoderUnavailableError(codec, asked, ffmpegProblem ? `${missing}, and ${ffmpegProblem}` : missing) };
+    return { error: DecoderUnavailableError.from(codec, asked, ffmpegProblem ? `${missing}, and ${ffmpegProblem}` : missing) };
   }
 }
 
@@ -48,7 +48,7 @@ function wasmAvailability(codec: VideoCodec, asked: 'auto' | 'wasm', ffmpegProbl
 export async function createDecoder(options: CreateDecoderOptions): Promise<FrameDecoder> {
   const backend = options.backend ?? 'auto';
   if (backend !== 'auto' && backend !== 'ffmpeg' && backend !== 'wasm') {
-    throw new DecoderUnavailableError(options.codec, backend, "unknown backend ('auto', 'ffmpeg' or 'wasm')");
+    throw DecoderUnavailableError.from(options.codec, backend, "unknown backend ('auto', 'ffmpeg' or 'wasm')");
   }
   const found = await decoderAvailability(options.codec, backend, { ffmpegPath: options.ffmpegPath });
   if ('error' in found) throw found.error;

@@ -1,4 +1,4 @@
-import { ClientError, InputError } from '../errors';
+import { ClientError, errorBrand, InputError, type ClientErrorDetails } from '../errors';
 import type { VideoCodec } from '../frames/types';
 import type { DecoderBackend } from './types';
 
@@ -7,6 +7,13 @@ export type DecoderErrorCode = 'decoder_unavailable' | 'decoder_failed';
 
 /** No decoder can be made for a codec with the asked-for backend; the message says what is missing. */
 export class DecoderUnavailableError extends ClientError {
+  static override readonly brand: symbol = errorBrand('DecoderUnavailableError');
+
+  /** The error for a codec and backend, with a message that says what is missing. */
+  static from(codec: VideoCodec, backend: 'auto' | DecoderBackend, reason: string): DecoderUnavailableError {
+    return new DecoderUnavailableError('decoder_unavailable', `no ${backend === 'auto' ? '' : `${backend} `}decoder for ${codec}: ${reason}`, { codec, backend, reason });
+  }
+
   override readonly name: string = 'DecoderUnavailableError';
   declare readonly code: 'decoder_unavailable';
   readonly codec: VideoCodec;
@@ -15,11 +22,11 @@ export class DecoderUnavailableError extends ClientError {
   /** What is missing, in words. */
   readonly reason: string;
 
-  constructor(codec: VideoCodec, backend: 'auto' | DecoderBackend, reason: string) {
-    super(`no ${backend === 'auto' ? '' : `${backend} `}decoder for ${codec}: ${reason}`, { code: 'decoder_unavailable' satisfies DecoderErrorCode, retryable: false });
-    this.codec = codec;
-    this.backend = backend;
-    this.reason = reason;
+  constructor(code: 'decoder_unavailable', message: string, details: ClientErrorDetails & { codec: VideoCodec; backend: 'auto' | DecoderBackend; reason: string }) {
+    super(code satisfies DecoderErrorCode, message, details);
+    this.codec = details.codec;
+    this.backend = details.backend;
+    this.reason = details.reason;
   }
 
   /** Safe fields only, for logs and host outputs. */
@@ -30,15 +37,23 @@ export class DecoderUnavailableError extends ClientError {
 
 /** A decoder's child process or worker failed while running (crashed, or refused the stream); a new decoder may work. */
 export class DecoderFailedError extends ClientError {
+  static override readonly brand: symbol = errorBrand('DecoderFailedError');
+
+  /** The error for a decoder that failed, with a message that names it and says how. */
+  static from(codec: VideoCodec, backend: DecoderBackend, detail: string): DecoderFailedError {
+    return new DecoderFailedError('decoder_failed', `${backend} decoder for ${codec} failed: ${detail}`, { codec, backend });
+  }
+
   override readonly name: string = 'DecoderFailedError';
   declare readonly code: 'decoder_failed';
   readonly codec: VideoCodec;
   readonly backend: DecoderBackend;
 
-  constructor(codec: VideoCodec, backend: DecoderBackend, detail: string) {
-    super(`${backend} decoder for ${codec} failed: ${detail}`, { code: 'decoder_failed' satisfies DecoderErrorCode, retryable: true });
-    this.codec = codec;
-    this.backend = backend;
+  /** Retryable unless details say otherwise: a new decoder may work. */
+  constructor(code: 'decoder_failed', message: string, details: ClientErrorDetails & { codec: VideoCodec; backend: DecoderBackend }) {
+    super(code satisfies DecoderErrorCode, message, { ...details, retryable: details.retryable ?? true });
+    this.codec = details.codec;
+    this.backend = details.backend;
   }
 
   /** Safe fields only, for logs and host outputs. */
@@ -49,5 +64,5 @@ export class DecoderFailedError extends ClientError {
 
 /** A frame of another codec than the decoder's: refused before it reaches the decoder. */
 export function wrongCodec(got: unknown, want: VideoCodec): InputError {
-  return new InputError('frame.codec', `frame.codec ${JSON.stringify(String(got)).slice(0, 20)} does not match the decoder's ${want}`, want);
+  return new InputError('invalid_input', `frame.codec ${JSON.stringify(String(got)).slice(0, 20)} does not match the decoder's ${want}`, { field: 'frame.codec', limit: want });
 }

@@ -250,7 +250,7 @@ export class FfmpegDecoder implements FrameDecoder {
       await session.started;
     } catch (err) {
       session.kill();
-      throw new DecoderFailedError(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${(err as Error).message}`);
+      throw DecoderFailedError.from(codec, 'ffmpeg', `could not start ${ffmpegPath}: ${(err as Error).message}`);
     }
     return new FfmpegDecoder(codec, ffmpegPath, args, session, pool);
   }
@@ -364,7 +364,7 @@ export class FfmpegDecoder implements FrameDecoder {
   }
 
   #fail(session: ChildSession, detail: string): void {
-    this.#failure ??= new DecoderFailedError(this.codec, 'ffmpeg', detail);
+    this.#failure ??= DecoderFailedError.from(this.codec, 'ffmpeg', detail);
     for (const s of this.#sessions) s.settle(this.#failure);
     session.settle(this.#failure);
   }

@@ -80,7 +80,7 @@ export class WasmDecoder implements FrameDecoder {
       return;
     }
     if (reply.type === 'failed') {
-      this.#ready?.reject(new DecoderFailedError(this.codec, 'wasm', reply.message));
+      this.#ready?.reject(DecoderFailedError.from(this.codec, 'wasm', reply.message));
       return;
     }
     const pending = this.#pending.get(reply.seq);
@@ -92,9 +92,9 @@ export class WasmDecoder implements FrameDecoder {
   }
 
   #fail(detail: string): void {
-    this.#ready?.reject(new DecoderFailedError(this.codec, 'wasm', detail));
+    this.#ready?.reject(DecoderFailedError.from(this.codec, 'wasm', detail));
     if (this.#failure || this.#closed) return;
-    this.#failure = new DecoderFailedError(this.codec, 'wasm', detail);
+    this.#failure = DecoderFailedError.from(this.codec, 'wasm', detail);
     for (const p of this.#pending.values()) p.reject(this.#failure);
     this.#pending.clear();
   }

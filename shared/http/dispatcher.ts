@@ -35,7 +35,7 @@ export function connectionsPerOrigin(given?: number, env: NodeJS.ProcessEnv = pr
   const text = env[CONNECTIONS_ENV];
   const [value, field] = given !== undefined ? [given, 'connections'] : text !== undefined && text.trim() !== '' ? [Number(text), CONNECTIONS_ENV] : [DEFAULT_CONNECTIONS_PER_ORIGIN, 'connections'];
   if (!(Number.isInteger(value) && value >= 1 && value <= MAX_CONNECTIONS_PER_ORIGIN)) {
-    throw new InputError(field, `${field} must be a whole number of connections per service address from 1 to ${MAX_CONNECTIONS_PER_ORIGIN}`, `1..${MAX_CONNECTIONS_PER_ORIGIN}`);
+    throw new InputError('invalid_input', `${field} must be a whole number of connections per service address from 1 to ${MAX_CONNECTIONS_PER_ORIGIN}`, { field, limit: `1..${MAX_CONNECTIONS_PER_ORIGIN}` });
   }
   return value;
 }

@@ -58,7 +58,7 @@ export function responseError(operation: string, status: number, bodyText: strin
   // An error page can be hundreds of kilobytes; the message quotes only its start.
   const quoted = shortenText(fault.message);
   if (isQuotaExhausted(status, fault)) {
-    return new ApiError({
+    return ApiError.from({
       operation,
       status,
       serviceMessage: fault.message,
@@ -70,7 +70,7 @@ export function responseError(operation: string, status: number, bodyText: strin
   }
   const retryable = RETRYABLE_STATUSES.has(status);
   const suffix = hint ? ` (${hint})` : '';
-  return new ApiError({
+  return ApiError.from({
     operation,
     status,
     serviceMessage: fault.message,
@@ -129,7 +129,7 @@ export function networkError(operation: string, err: unknown, target: string): A
   const code = transportCode(err) ?? 'ENETWORK';
   const timedOut = /TIMEOUT|ETIMEDOUT|AbortError|TimeoutError/i.test(code) || isTimeoutAbort(err);
   const text = shortenText(err instanceof Error ? err.message : String(err));
-  return new ApiError({
+  return ApiError.from({
     operation,
     serviceMessage: text,
     code: timedOut && !code.includes('TIMEOUT') ? 'ETIMEDOUT' : code,

@@ -94,10 +94,10 @@ export class HttpCore {
     try {
       this.#base = parseServiceBase(options.baseUrl, options.baseUrlField ?? 'baseUrl');
       if (typeof options.transport !== 'function') {
-        throw new InputError('transport', 'transport must be a function (request) => Promise<response>', 'HttpTransport');
+        throw new InputError('invalid_input', 'transport must be a function (request) => Promise<response>', { field: 'transport', limit: 'HttpTransport' });
       }
       if (options.tokens === undefined && options.hostTransport !== true) {
-        throw new InputError('tokens', 'a token provider is required unless a transport that authorises requests is given', 'TokenProvider');
+        throw new InputError('invalid_input', 'a token provider is required unless a transport that authorises requests is given', { field: 'tokens', limit: 'TokenProvider' });
       }
       this.#tokens = options.tokens;
       this.#foreign = options.hostTransport === true;
@@ -106,7 +106,7 @@ export class HttpCore {
       this.#sendApiKey = options.sendApiKey;
       this.#retry = resolveRetryPolicy(options.retry);
       const timeoutMs = options.timeoutMs ?? 60_000;
-      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new InputError('timeoutMs', 'timeoutMs must be a number > 0', '> 0');
+      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new InputError('invalid_input', 'timeoutMs must be a number > 0', { field: 'timeoutMs', limit: '> 0' });
       this.#timeoutMs = timeoutMs;
     } catch (err) {
       void options.ownedTokens?.close();
@@ -212,7 +212,7 @@ async function providerToken(tokens: TokenProvider, signal: AbortSignal | undefi
   } catch (err) {
     if (isClientError(err)) throw err;
     const text = shortenText(err instanceof Error ? err.message : String(err), 200);
-    throw new ApiError({
+    throw ApiError.from({
       operation: 'getToken',
       serviceMessage: text,
       code: 'token_provider_failed',
@@ -246,7 +246,7 @@ async function prepareBody(req: HttpRequest): Promise<PreparedBody> {
   }
   const size = typeof body === 'string' ? Buffer.byteLength(body) : (body?.byteLength ?? 0);
   if (size > MAX_BODY_BYTES) {
-    throw new InputError('body', `${req.operation}: request body is ${size} bytes; the service refuses bodies above ${MAX_BODY_BYTES} bytes`, `${MAX_BODY_BYTES} bytes`);
+    throw new InputError('invalid_input', `${req.operation}: request body is ${size} bytes; the service refuses bodies above ${MAX_BODY_BYTES} bytes`, { field: 'body', limit: `${MAX_BODY_BYTES} bytes` });
   }
   return { body, headers };
 }
@@ -259,7 +259,7 @@ function parseSuccess<T>(req: HttpRequest, status: number, text: string): T {
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new ApiError({
+    throw ApiError.from({
       operation: req.operation,
       status,
       serviceMessage: parseErrorBody(text, status).message,

@@ -44,19 +44,19 @@ export async function withRetries<T>(loop: RetryLoop, attempt: (n: number) => Pr
 
 /** The error of a call made on (or still retrying in) a closed client or token source. */
 export function closedError(operation: string, owner = 'client'): ApiError {
-  return new ApiError({ operation, serviceMessage: `${owner} is closed`, code: 'closed', retryable: false, message: `${operation} failed: the ${owner} was closed` });
+  return ApiError.from({ operation, serviceMessage: `${owner} is closed`, code: 'closed', retryable: false, message: `${operation} failed: the ${owner} was closed` });
 }
 
 /** The error of a call whose caller aborted it. */
 export function abortedError(operation: string): ApiError {
-  return new ApiError({ operation, serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false });
+  return ApiError.from({ operation, serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false });
 }
 
 /** The failure, re-issued with a message that says when the server wants to be asked again. */
 function waitTooLong(err: ApiError, policy: RetryPolicy): ApiError {
   const waitMs = err.retryAfterMs ?? 0;
   const when = new Date(Date.now() + waitMs).toISOString();
-  return new ApiError({
+  return ApiError.from({
     operation: err.operation,
     status: err.status,
     serviceMessage: err.serviceMessage,

@@ -22,7 +22,7 @@ export function resolveRetryPolicy(partial?: Partial<RetryPolicy>): RetryPolicy 
   for (const key of ['retries', 'baseDelayMs', 'maxDelayMs'] as const) {
     const value = policy[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new InputError(`retry.${key}`, `retry.${key} must be a finite number >= 0 (got ${String(value)})`, 'finite number >= 0');
+      throw new InputError('invalid_input', `retry.${key} must be a finite number >= 0 (got ${String(value)})`, { field: `retry.${key}`, limit: 'finite number >= 0' });
     }
   }
   policy.retries = Math.floor(policy.retries);

@@ -53,7 +53,7 @@ export async function send(exchange: Exchange): Promise<Received> {
   } catch (err) {
     if (exchange.signal?.aborted) throw abortedError(exchange.operation);
     if (deadline?.aborted || /UND_ERR_(HEADERS|BODY)_TIMEOUT/.test(transportCode(err) ?? '')) {
-      throw new ApiError({
+      throw ApiError.from({
         operation: exchange.operation,
         serviceMessage: `no response within ${exchange.timeoutMs} ms`,
         code: 'ETIMEDOUT',
@@ -64,7 +64,7 @@ export async function send(exchange: Exchange): Promise<Received> {
     throw networkError(exchange.operation, err, exchange.base.origin);
   }
   if (!response || typeof response !== 'object' || !Number.isInteger(response.status)) {
-    throw new ApiError({
+    throw ApiError.from({
       operation: exchange.operation,
       serviceMessage: 'the transport answered without an HTTP status',
       code: 'invalid_response',

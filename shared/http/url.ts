@@ -16,19 +16,19 @@ export interface ServiceBase {
  */
 export function parseServiceBase(value: unknown, field: string): ServiceBase {
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new InputError(field, `${field} is required: an http(s) base address such as https://host`, 'non-empty http(s) URL');
+    throw new InputError('invalid_input', `${field} is required: an http(s) base address such as https://host`, { field, limit: 'non-empty http(s) URL' });
   }
   let url: URL;
   try {
     url = new URL(value.trim());
   } catch {
-    throw new InputError(field, `${field} is not a valid URL`, 'http(s) URL');
+    throw new InputError('invalid_input', `${field} is not a valid URL`, { field, limit: 'http(s) URL' });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InputError(field, `${field} must use http or https (got ${url.protocol})`, 'http(s) URL');
+    throw new InputError('invalid_input', `${field} must use http or https (got ${url.protocol})`, { field, limit: 'http(s) URL' });
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new InputError(field, `${field} must not carry credentials, a query or a fragment`, 'scheme://host[:port][/path]');
+    throw new InputError('invalid_input', `${field} must not carry credentials, a query or a fragment`, { field, limit: 'scheme://host[:port][/path]' });
   }
   let prefix = url.pathname.replace(/\/+$/, '');
   if (prefix.endsWith('/v1/token')) prefix = prefix.slice(0, -'/v1/token'.length);

@@ -3,7 +3,7 @@ import { IMAGE_DOWNLOAD_TIMEOUT_MS } from './limits';
 
 /** A download past the bytes left for it. */
 export function tooLarge(field: string, maxBytes: number): InputError {
-  return new InputError(field, `${field} download exceeds ${maxBytes} bytes (the room left under the 4 MiB total)`, `less than ${maxBytes} bytes`);
+  return new InputError('invalid_input', `${field} download exceeds ${maxBytes} bytes (the room left under the 4 MiB total)`, { field, limit: `less than ${maxBytes} bytes` });
 }
 
 /** Only the origin goes into messages: a URL's path or query may hold a signed token. */
@@ -20,7 +20,7 @@ export function safeOrigin(url: string): string {
  * same message, so that the package cannot be used to tell a closed port from an open one.
  */
 export function downloadFailure(field: string, url: string, _err: unknown, timeoutMs: number): InputError {
-  return new InputError(field, `${field} could not be downloaded from ${safeOrigin(url)}: no image came back (no answer within ${timeoutMs} ms, or an error answer)`, `reachable http(s) URL, ${timeoutMs} ms`);
+  return new InputError('invalid_input', `${field} could not be downloaded from ${safeOrigin(url)}: no image came back (no answer within ${timeoutMs} ms, or an error answer)`, { field, limit: `reachable http(s) URL, ${timeoutMs} ms` });
 }
 
 /** A download that was answered with an error status: told like any other failure (see downloadFailure). */
@@ -31,8 +31,8 @@ export function downloadRefused(field: string, url: string, _status: number): In
 /** A download to a loopback, link-local or private address, refused before any connection. */
 export function privateAddressRefused(field: string, url: string): InputError {
   return new InputError(
-    field,
+    'invalid_input',
     `${field} URL leads to a loopback, link-local or private network address (${safeOrigin(url)}); image URLs are downloaded from there only when the service address is on this machine, or with allowPrivateImageUrls (VS_ALLOW_PRIVATE_IMAGE_URLS=1)`,
-    'a public http(s) URL',
+    { field, limit: 'a public http(s) URL' },
   );
 }

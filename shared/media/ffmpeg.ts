@@ -2,7 +2,7 @@ import { constants as fsc, promises as fs } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { ClientError } from '../errors';
+import { ClientError, errorBrand, type ClientErrorDetails } from '../errors';
 
 /** Where to look for an ffmpeg binary. */
 export interface FfmpegLookup {
@@ -19,17 +19,22 @@ export interface FfmpegLookup {
 
 /** Thrown when no usable ffmpeg binary can be found; the message lists what was tried. */
 export class FfmpegNotFoundError extends ClientError {
+  static override readonly brand: symbol = errorBrand('FfmpegNotFoundError');
+
+  /** The error for the places tried, with a message that lists them and says what to do. */
+  static from(tried: string[]): FfmpegNotFoundError {
+    const message = `no usable ffmpeg binary found (tried: ${tried.join('; ')}). Pass ffmpegPath, set FFMPEG_PATH, put ffmpeg on PATH, or install @ffmpeg-installer/linux-x64.`;
+    return new FfmpegNotFoundError('ffmpeg_not_found', message, { tried });
+  }
+
   override readonly name: string = 'FfmpegNotFoundError';
+  declare readonly code: 'ffmpeg_not_found';
   /** Each place looked at and why it did not serve. */
   readonly tried: string[];
 
-  constructor(tried: string[]) {
-    super(
-      `no usable ffmpeg binary found (tried: ${tried.join('; ')}). ` +
-        'Pass ffmpegPath, set FFMPEG_PATH, put ffmpeg on PATH, or install @ffmpeg-installer/linux-x64.',
-      { code: 'ffmpeg_not_found', retryable: false },
-    );
-    this.tried = tried;
+  constructor(code: 'ffmpeg_not_found', message: string, details: ClientErrorDetails & { tried: string[] }) {
+    super(code, message, details);
+    this.tried = details.tried;
   }
 
   /** Safe fields only, for logs and host outputs. */
@@ -50,7 +55,7 @@ export async function findFfmpeg(lookup: FfmpegLookup = {}): Promise<string> {
   const tried: string[] = [];
   if (lookup.ffmpegPath) {
     if (await isExecutable(lookup.ffmpegPath)) return lookup.ffmpegPath;
-    throw new FfmpegNotFoundError([`option ffmpegPath=${lookup.ffmpegPath}: not an executable file`]);
+    throw FfmpegNotFoundError.from([`option ffmpegPath=${lookup.ffmpegPath}: not an executable file`]);
   }
   if (env.FFMPEG_PATH) {
     if (await isExecutable(env.FFMPEG_PATH)) return env.FFMPEG_PATH;
@@ -63,7 +68,7 @@ export async function findFfmpeg(lookup: FfmpegLookup = {}): Promise<string> {
   tried.push('PATH: no ffmpeg');
   const packaged = await fromPackage(lookup.cacheDir ?? defaultCacheDir(), tried);
   if (packaged) return packaged;
-  throw new FfmpegNotFoundError(tried);
+  throw FfmpegNotFoundError.from(tried);
 }
 
 async function isExecutable(file: string): Promise<boolean> {
@@ -141,9 +146,9 @@ export async function executableCopy(binary: string, cacheDir: string): Promise<
 async function privateDirectory(dir: string): Promise<void> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const st = await fs.lstat(dir);
-  if (!st.isDirectory()) throw new ClientError(`cache directory ${dir} is not a directory (a symbolic link is not accepted)`, { code: 'unsafe_cache_dir' });
+  if (!st.isDirectory()) throw new ClientError('unsafe_cache_dir', `cache directory ${dir} is not a directory (a symbolic link is not accepted)`);
   const problem = ownershipProblem(st);
-  if (problem) throw new ClientError(`cache directory ${dir} ${problem}; pass another cacheDir`, { code: 'unsafe_cache_dir' });
+  if (problem) throw new ClientError('unsafe_cache_dir', `cache directory ${dir} ${problem}; pass another cacheDir`);
 }
 
 /** True when `file` exists as a regular file of this user that nobody else can write to. */

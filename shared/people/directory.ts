@@ -53,11 +53,11 @@ export class PeopleDirectory {
 
   /** Checks the options; nothing is contacted before the first operation. */
   constructor(o: PeopleDirectoryOptions) {
-    if (!o || typeof o !== 'object') throw new InputError('options', 'PeopleDirectory needs an options object', 'an object');
-    if (typeof o.collectionId !== 'string' || o.collectionId.trim() === '' || o.collectionId.length > 256) throw new InputError('collectionId', 'collectionId must be a non-empty id', '1 to 256 characters');
-    if (!o.store || typeof o.store.load !== 'function' || typeof o.store.update !== 'function') throw new InputError('store', 'store must have load() and update()', '{ load(), update(change) }');
-    if (!o.vision || typeof o.vision.addFace !== 'function') throw new InputError('vision', 'vision must be a vision client (VisionClient or VisionApi)', 'a vision client');
-    if (o.visitors !== undefined && (typeof o.visitors.load !== 'function' || typeof o.visitors.save !== 'function')) throw new InputError('visitors', 'visitors must have load() and save()', '{ load(), save(document) }');
+    if (!o || typeof o !== 'object') throw new InputError('invalid_input', 'PeopleDirectory needs an options object', { field: 'options', limit: 'an object' });
+    if (typeof o.collectionId !== 'string' || o.collectionId.trim() === '' || o.collectionId.length > 256) throw new InputError('invalid_input', 'collectionId must be a non-empty id', { field: 'collectionId', limit: '1 to 256 characters' });
+    if (!o.store || typeof o.store.load !== 'function' || typeof o.store.update !== 'function') throw new InputError('invalid_input', 'store must have load() and update()', { field: 'store', limit: '{ load(), update(change) }' });
+    if (!o.vision || typeof o.vision.addFace !== 'function') throw new InputError('invalid_input', 'vision must be a vision client (VisionClient or VisionApi)', { field: 'vision', limit: 'a vision client' });
+    if (o.visitors !== undefined && (typeof o.visitors.load !== 'function' || typeof o.visitors.save !== 'function')) throw new InputError('invalid_input', 'visitors must have load() and save()', { field: 'visitors', limit: '{ load(), save(document) }' });
     this.#collectionId = o.collectionId;
     this.#store = o.store;
     this.#vision = o.vision;
@@ -85,7 +85,7 @@ export class PeopleDirectory {
 
   /** A new person from photos (each enrolled, or refused with the reason) and/or a remembered visitor. */
   async addPerson(input: AddPersonInput): Promise<AddPersonResult> {
-    if (!input || typeof input !== 'object') throw new InputError('person', 'addPerson needs { name, images?, visitorId? }', 'an object');
+    if (!input || typeof input !== 'object') throw new InputError('invalid_input', 'addPerson needs { name, images?, visitorId? }', { field: 'person', limit: 'an object' });
     const name = checkName(input.name, 'name');
     const images = imageList(input.images);
     const visitorId = input.visitorId === undefined ? undefined : faceIdOf(input.visitorId, 'visitorId');
@@ -95,7 +95,7 @@ export class PeopleDirectory {
     const { added, results } = await this.#enrol(images, 'images', 'photo');
     if (images.length > 0 && added.length === 0 && !visitorId) {
       const why = results.map((r) => (r.status === 'refused' ? `photo ${r.index + 1}: ${r.reason}` : '')).join('; ');
-      throw new InputError('images', `no photo of ${name} could be added (${why})`, 'photos with one face of 120 px or more');
+      throw new InputError('invalid_input', `no photo of ${name} could be added (${why})`, { field: 'images', limit: 'photos with one face of 120 px or more' });
     }
     const faces = [...added, ...(visitorId ? [faceOf(visitorId, 'visitor')] : [])];
     const person: Person = { person_id: `p_${randomUUID()}`, name, faces, not_faces: [] };
@@ -110,8 +110,8 @@ export class PeopleDirectory {
 
   /** One more face of a person: a photo, or a remembered visitor's face (which moves into the person). */
   async addFace(input: AddFaceInput): Promise<AddFaceResult> {
-    if (!input || typeof input !== 'object') throw new InputError('person', 'addFace needs { person, image } or { person, visitorId }', 'an object');
-    if ((input.image === undefined) === (input.visitorId === undefined)) throw new InputError('image', 'addFace needs either image or visitorId (one of them)', 'image or visitorId');
+    if (!input || typeof input !== 'object') throw new InputError('invalid_input', 'addFace needs { person, image } or { person, visitorId }', { field: 'person', limit: 'an object' });
+    if ((input.image === undefined) === (input.visitorId === undefined)) throw new InputError('invalid_input', 'addFace needs either image or visitorId (one of them)', { field: 'image', limit: 'image or visitorId' });
     const from = sourceOf(input.from, input.visitorId === undefined ? 'photo' : 'visitor');
     const doc = await this.#read();
     const target = find(doc, input.person, 'person');
@@ -133,14 +133,14 @@ export class PeopleDirectory {
 
   /** Renames a person; a name another person has is refused (merge them instead). */
   async rename(input: { person: PersonRef; to: string }): Promise<Person> {
-    if (!input || typeof input !== 'object') throw new InputError('person', 'rename needs { person, to }', 'an object');
+    if (!input || typeof input !== 'object') throw new InputError('invalid_input', 'rename needs { person, to }', { field: 'person', limit: 'an object' });
     const to = checkName(input.to, 'to');
     const doc = await this.#read();
     const target = find(doc, input.person, 'person');
     const rename = (d: PeopleDocument): Person => {
       const p = find(d, { person_id: target.person_id }, 'person');
       const other = d.people.find((q) => q !== p && nameKey(q.name) === nameKey(to));
-      if (other) throw new InputError('to', `"${to}" is the name of another person (${other.person_id}): to make them one, merge them (merge({ from, into }))`, 'a name no other person has');
+      if (other) throw new InputError('invalid_input', `"${to}" is the name of another person (${other.person_id}): to make them one, merge them (merge({ from, into }))`, { field: 'to', limit: 'a name no other person has' });
       p.name = to;
       return p;
     };
@@ -150,16 +150,16 @@ export class PeopleDirectory {
 
   /** Makes two people one: `from`'s faces and not-faces move into `into`, and `from` is gone. */
   async merge(input: { from: PersonRef; into: PersonRef }): Promise<MergeResult> {
-    if (!input || typeof input !== 'object') throw new InputError('from', 'merge needs { from, into }', 'an object');
+    if (!input || typeof input !== 'object') throw new InputError('invalid_input', 'merge needs { from, into }', { field: 'from', limit: 'an object' });
     const doc = await this.#read();
     const from = find(doc, input.from, 'from');
     const into = find(doc, input.into, 'into');
-    if (from.person_id === into.person_id) throw new InputError('into', `from and into are the same person (${from.name})`, 'two different people');
+    if (from.person_id === into.person_id) throw new InputError('invalid_input', `from and into are the same person (${from.name})`, { field: 'into', limit: 'two different people' });
     const merge = (d: PeopleDocument): Person => {
       const a = find(d, { person_id: from.person_id }, 'from');
       const b = find(d, { person_id: into.person_id }, 'into');
       const clash = [...a.faces, ...b.faces].find((f) => [...a.not_faces, ...b.not_faces].some((n) => n.face_id === f.face_id));
-      if (clash) throw new InputError('from', `face ${clash.face_id} of one of them is marked as not the other: remove it first (removeFace)`, 'no face that is marked as not the other');
+      if (clash) throw new InputError('invalid_input', `face ${clash.face_id} of one of them is marked as not the other: remove it first (removeFace)`, { field: 'from', limit: 'no face that is marked as not the other' });
       b.faces.push(...a.faces);
       b.not_faces.push(...a.not_faces);
       d.people = d.people.filter((p) => p !== a);
@@ -175,8 +175,8 @@ export class PeopleDirectory {
    * so a face more like it than like the person is not taken for them again.
    */
   async notThisPerson(input: { person: PersonRef; image: ImageInput; from?: FaceSource }): Promise<AddFaceResult> {
-    if (!input || typeof input !== 'object') throw new InputError('person', 'notThisPerson needs { person, image }', 'an object');
-    if (input.image === undefined) throw new InputError('image', 'notThisPerson needs the image of the face that is not this person', 'an image');
+    if (!input || typeof input !== 'object') throw new InputError('invalid_input', 'notThisPerson needs { person, image }', { field: 'person', limit: 'an object' });
+    if (input.image === undefined) throw new InputError('invalid_input', 'notThisPerson needs the image of the face that is not this person', { field: 'image', limit: 'an image' });
     const from = sourceOf(input.from, 'event');
     const doc = await this.#read();
     return this.#addPhoto(find(doc, input.person, 'person'), input.image, from, 'not_faces');
@@ -184,11 +184,11 @@ export class PeopleDirectory {
 
   /** Removes one face (or not-face) of a person from the collection and the directory. */
   async removeFace(input: { faceId: string }): Promise<RemoveFaceResult> {
-    if (!input || typeof input !== 'object') throw new InputError('faceId', 'removeFace needs { faceId }', 'an object');
+    if (!input || typeof input !== 'object') throw new InputError('invalid_input', 'removeFace needs { faceId }', { field: 'faceId', limit: 'an object' });
     const faceId = faceIdOf(input.faceId, 'faceId');
     const doc = await this.#read();
     const owner = doc.people.find((p) => [...p.faces, ...p.not_faces].some((f) => f.face_id === faceId));
-    if (!owner) throw new InputError('faceId', `face ${faceId} belongs to no person of the directory`, 'a face of a person');
+    if (!owner) throw new InputError('invalid_input', `face ${faceId} belongs to no person of the directory`, { field: 'faceId', limit: 'a face of a person' });
     const removed = owner.faces.some((f) => f.face_id === faceId) ? 'face' : 'not_face';
     await this.#removeFromCollection(faceId);
     await this.#change([], (d) => {
@@ -203,7 +203,7 @@ export class PeopleDirectory {
    * forgetting again finishes. Forgetting someone not (or no longer) here is not an error.
    */
   async forget(input: { person: PersonRef }): Promise<ForgetReceipt> {
-    if (!input || typeof input !== 'object') throw new InputError('person', 'forget needs { person }', 'an object');
+    if (!input || typeof input !== 'object') throw new InputError('invalid_input', 'forget needs { person }', { field: 'person', limit: 'an object' });
     checkRef(input.person, 'person');
     const doc = await this.#read();
     const forgotten_at = new Date().toISOString();
@@ -243,7 +243,7 @@ export class PeopleDirectory {
 
   /** Makes people of `labels` (face_id -> name): faces with the same name become one person (an existing person of that name gets them). */
   async importLabels(labels: ReadonlyMap<string, string> | Readonly<Record<string, string>>): Promise<ImportResult> {
-    if (!labels || typeof labels !== 'object') throw new InputError('labels', 'labels must be a map of face_id -> name', 'face_id -> name');
+    if (!labels || typeof labels !== 'object') throw new InputError('invalid_input', 'labels must be a map of face_id -> name', { field: 'labels', limit: 'face_id -> name' });
     const entries = labels instanceof Map ? [...(labels as ReadonlyMap<string, string>)] : Object.entries(labels);
     const byName = new Map<string, { name: string; faces: string[] }>();
     for (const [faceId, name] of entries) {
@@ -271,7 +271,7 @@ export class PeopleDirectory {
     const inCollection = new Set((await this.#vision.listFaces(this.#collectionId)).map((f) => f.faceId));
     for (const g of byName.values()) {
       const missing = g.faces.find((id) => !inCollection.has(id));
-      if (missing) throw new InputError(`labels.${missing}`.slice(0, 80), `face ${missing} is not in collection ${this.#collectionId.slice(0, 80)}`, 'a face of the collection');
+      if (missing) throw new InputError('invalid_input', `face ${missing} is not in collection ${this.#collectionId.slice(0, 80)}`, { field: `labels.${missing}`.slice(0, 80), limit: 'a face of the collection' });
     }
     return this.#change([], plan);
   }
@@ -279,7 +279,7 @@ export class PeopleDirectory {
   async #addPhoto(target: Person, image: ImageInput, from: FaceSource, list: 'faces' | 'not_faces'): Promise<AddFaceResult> {
     const { added, results } = await this.#enrol([image], 'image', from);
     const result = results[0];
-    if (result.status === 'refused') throw new InputError('image', `the photo could not be added: ${result.reason}`, 'a photo with one face of 120 px or more');
+    if (result.status === 'refused') throw new InputError('invalid_input', `the photo could not be added: ${result.reason}`, { field: 'image', limit: 'a photo with one face of 120 px or more' });
     const person = await this.#change(added, (d) => {
       const p = find(d, { person_id: target.person_id }, 'person');
       p[list].push(...added);
@@ -365,9 +365,9 @@ export class PeopleDirectory {
 
   async #checkVisitor(doc: PeopleDocument, visitorId: string): Promise<void> {
     faceFree(doc, visitorId, 'visitorId');
-    if (!this.#visitors) throw new InputError('visitorId', 'a visitor can be moved into a person only with the visitor store (the visitors option)', 'a remembered visitor');
+    if (!this.#visitors) throw new InputError('invalid_input', 'a visitor can be moved into a person only with the visitor store (the visitors option)', { field: 'visitorId', limit: 'a remembered visitor' });
     const known = await storedVisitors(this.#visitors, this.#collectionId);
-    if (!known.some((v) => v.visitorId === visitorId)) throw new InputError('visitorId', `visitor ${visitorId} is not in the visitor store`, 'a remembered visitor');
+    if (!known.some((v) => v.visitorId === visitorId)) throw new InputError('invalid_input', `visitor ${visitorId} is not in the visitor store`, { field: 'visitorId', limit: 'a remembered visitor' });
   }
 
   /** The collection is full: what fills it, counted. */
@@ -388,19 +388,19 @@ export class PeopleDirectory {
 
 function imageList(v: unknown): ImageInput[] {
   if (v === undefined) return [];
-  if (!Array.isArray(v)) throw new InputError('images', 'images must be a list of images', 'a list of images');
-  if (v.length > MAX_IMAGES) throw new InputError('images', `images lists ${v.length} photos; one call takes at most ${MAX_IMAGES}`, `at most ${MAX_IMAGES} images`);
+  if (!Array.isArray(v)) throw new InputError('invalid_input', 'images must be a list of images', { field: 'images', limit: 'a list of images' });
+  if (v.length > MAX_IMAGES) throw new InputError('invalid_input', `images lists ${v.length} photos; one call takes at most ${MAX_IMAGES}`, { field: 'images', limit: `at most ${MAX_IMAGES} images` });
   return v as ImageInput[];
 }
 
 function faceIdOf(v: unknown, field: string): string {
-  if (typeof v !== 'string' || !FACE_ID.test(v)) throw new InputError(field, `${field} must be a face id of the collection`, 'a face id (letters, digits, . _ : -; at most 200)');
+  if (typeof v !== 'string' || !FACE_ID.test(v)) throw new InputError('invalid_input', `${field} must be a face id of the collection`, { field, limit: 'a face id (letters, digits, . _ : -; at most 200)' });
   return v;
 }
 
 function sourceOf(v: unknown, fallback: FaceSource): FaceSource {
   if (v === undefined) return fallback;
-  if (v !== 'photo' && v !== 'event' && v !== 'visitor' && v !== 'labels') throw new InputError('from', 'from must be photo, event, visitor or labels', "'photo' | 'event' | 'visitor' | 'labels'");
+  if (v !== 'photo' && v !== 'event' && v !== 'visitor' && v !== 'labels') throw new InputError('invalid_input', 'from must be photo, event, visitor or labels', { field: 'from', limit: "'photo' | 'event' | 'visitor' | 'labels'" });
   return v;
 }
 
@@ -414,8 +414,8 @@ function noQuality(): Extract<PhotoResult, { status: 'added' }>['quality'] {
 
 function checkRef(ref: unknown, field: string): void {
   const r = ref as Partial<{ person_id: unknown; name: unknown }> | undefined;
-  if (!r || typeof r !== 'object' || (r.person_id === undefined) === (r.name === undefined)) throw new InputError(field, `${field} must be { person_id } or { name }`, '{ person_id } or { name }');
-  if (r.person_id !== undefined && typeof r.person_id !== 'string') throw new InputError(field, `${field}.person_id must be a string`, 'a person id');
+  if (!r || typeof r !== 'object' || (r.person_id === undefined) === (r.name === undefined)) throw new InputError('invalid_input', `${field} must be { person_id } or { name }`, { field, limit: '{ person_id } or { name }' });
+  if (r.person_id !== undefined && typeof r.person_id !== 'string') throw new InputError('invalid_input', `${field}.person_id must be a string`, { field, limit: 'a person id' });
   if (r.name !== undefined) checkName(r.name, field);
 }
 
@@ -431,19 +431,19 @@ function find(doc: PeopleDocument, ref: PersonRef, field: string): Person {
   const p = lookup(doc, ref);
   if (!p) {
     const what = 'person_id' in ref && ref.person_id !== undefined ? `id ${ref.person_id.slice(0, 80)}` : `name "${(ref as { name: string }).name.trim()}"`;
-    throw new InputError(field, `no person with ${what} in the directory`, 'a person of the directory');
+    throw new InputError('invalid_input', `no person with ${what} in the directory`, { field, limit: 'a person of the directory' });
   }
   return p;
 }
 
 function nameFree(doc: PeopleDocument, name: string, field: string): void {
   const other = doc.people.find((p) => nameKey(p.name) === nameKey(name));
-  if (other) throw new InputError(field, `a person named "${other.name}" exists already (${other.person_id}): add the photos to them (addFace), or choose another name`, 'a name no other person has');
+  if (other) throw new InputError('invalid_input', `a person named "${other.name}" exists already (${other.person_id}): add the photos to them (addFace), or choose another name`, { field, limit: 'a name no other person has' });
 }
 
 function faceFree(doc: PeopleDocument, faceId: string, field: string): void {
   const owner = doc.people.find((p) => [...p.faces, ...p.not_faces].some((f) => f.face_id === faceId));
-  if (owner) throw new InputError(field, `face ${faceId} belongs to ${owner.name} (${owner.person_id}) already: a face belongs to one person at most`, 'a face of no person');
+  if (owner) throw new InputError('invalid_input', `face ${faceId} belongs to ${owner.name} (${owner.person_id}) already: a face belongs to one person at most`, { field, limit: 'a face of no person' });
 }
 
 function reasonOf(err: unknown): string {

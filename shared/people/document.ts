@@ -20,11 +20,11 @@ export function emptyPeople(collectionId: string): PeopleDocument {
 /** A person's name checked and trimmed; an InputError naming `field` when it breaks the rule. */
 export function checkName(v: unknown, field: string): string {
   const rule = '1 to 100 characters, no control characters';
-  if (typeof v !== 'string') throw new InputError(field, `${field} must be a name (a string)`, rule);
+  if (typeof v !== 'string') throw new InputError('invalid_input', `${field} must be a name (a string)`, { field, limit: rule });
   const name = v.trim();
-  if (name === '') throw new InputError(field, `${field} is empty: a person needs a name`, rule);
-  if ([...name].length > MAX_NAME) throw new InputError(field, `${field} is ${[...name].length} characters long; names are at most ${MAX_NAME}`, rule);
-  if (CONTROL.test(name)) throw new InputError(field, `${field} holds a control character (a line break, tab, ...)`, rule);
+  if (name === '') throw new InputError('invalid_input', `${field} is empty: a person needs a name`, { field, limit: rule });
+  if ([...name].length > MAX_NAME) throw new InputError('invalid_input', `${field} is ${[...name].length} characters long; names are at most ${MAX_NAME}`, { field, limit: rule });
+  if (CONTROL.test(name)) throw new InputError('invalid_input', `${field} holds a control character (a line break, tab, ...)`, { field, limit: rule });
   return name;
 }
 

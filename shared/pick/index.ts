@@ -26,9 +26,9 @@ export function isUuid(value: string): boolean {
 /** Checks an id a user typed for `field` and returns it trimmed; the message names the field. */
 export function checkUuid(value: unknown, field: string): string {
   const text = typeof value === 'string' ? value.trim() : '';
-  if (text === '') throw new InputError(field, `${field} is required`, 'a UUID');
+  if (text === '') throw new InputError('invalid_input', `${field} is required`, { field, limit: 'a UUID' });
   if (!UUID.test(text)) {
-    throw new InputError(field, `${field} must be a UUID like 0f8fad5b-d9cb-469f-a165-70867728950e (got "${shorten(text)}")`, 'a UUID');
+    throw new InputError('invalid_input', `${field} must be a UUID like 0f8fad5b-d9cb-469f-a165-70867728950e (got "${shorten(text)}")`, { field, limit: 'a UUID' });
   }
   return text;
 }

@@ -21,7 +21,7 @@ const MAX_OUTPUT_SIDE = 4096;
 
 function quality(options?: JpegOptions): number {
   const q = options?.quality ?? DEFAULT_QUALITY;
-  if (!(Number.isInteger(q) && q >= 1 && q <= 100)) throw new InputError('quality', `quality must be a whole number from 1 to 100 (got ${q})`, '1-100');
+  if (!(Number.isInteger(q) && q >= 1 && q <= 100)) throw new InputError('invalid_input', `quality must be a whole number from 1 to 100 (got ${q})`, { field: 'quality', limit: '1-100' });
   return q;
 }
 
@@ -53,7 +53,7 @@ export async function cropToJpeg(p: Picture, box: Location, size: { width: numbe
   for (const side of ['width', 'height'] as const) {
     const v = size[side];
     if (!(Number.isInteger(v) && v >= 1 && v <= MAX_OUTPUT_SIDE)) {
-      throw new InputError(`size.${side}`, `size.${side} must be a whole number from 1 to ${MAX_OUTPUT_SIDE} (got ${v})`, `1-${MAX_OUTPUT_SIDE}`);
+      throw new InputError('invalid_input', `size.${side} must be a whole number from 1 to ${MAX_OUTPUT_SIDE} (got ${v})`, { field: `size.${side}`, limit: `1-${MAX_OUTPUT_SIDE}` });
     }
   }
   const left = clampInt(box.left, 0, p.width);
@@ -61,7 +61,7 @@ export async function cropToJpeg(p: Picture, box: Location, size: { width: numbe
   const right = clampInt(box.right, 0, p.width);
   const bottom = clampInt(box.bottom, 0, p.height);
   if (right - left < 1 || bottom - top < 1) {
-    throw new InputError('box', `box ${JSON.stringify(box)} has no pixels inside the ${p.width}x${p.height} picture`, `inside 0,0-${p.width},${p.height}`);
+    throw new InputError('invalid_input', `box ${JSON.stringify(box)} has no pixels inside the ${p.width}x${p.height} picture`, { field: 'box', limit: `inside 0,0-${p.width},${p.height}` });
   }
   const region = { left, top, width: right - left, height: bottom - top };
   const cropped = p.format === 'i420' ? fromRaw(toRaw(p, 3, region)) : fromRaw(rawView(p)).extract(region);
@@ -117,7 +117,7 @@ export async function drawBoxesOnImage(image: Buffer, boxes: readonly Box[], opt
         decoded = await decode().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
       }
     } catch {
-      throw new InputError('image', 'image could not be decoded (a damaged JPEG or PNG)', 'JPEG or PNG');
+      throw new InputError('invalid_input', 'image could not be decoded (a damaged JPEG or PNG)', { field: 'image', limit: 'JPEG or PNG' });
     }
     const { width, height } = decoded.info;
     const raw: RawPixels = { data: decoded.data, width, height, channels: decoded.info.channels === 4 ? 4 : 3 };
@@ -157,7 +157,7 @@ async function shrinkUnderLimit(drawn: { data: Buffer; info: { width: number; he
     if (out.length < MAX_IMAGE_BYTES) return out;
     last = out.length;
   }
-  throw new InputError('image', `the image with its boxes could not be made ${IMAGE_LIMIT_TEXT}`, IMAGE_LIMIT_TEXT);
+  throw new InputError('invalid_input', `the image with its boxes could not be made ${IMAGE_LIMIT_TEXT}`, { field: 'image', limit: IMAGE_LIMIT_TEXT });
 }
 
 function scaleBox(box: Box, sx: number, sy: number): Box {

@@ -33,7 +33,7 @@ export interface LabelOverlay {
  * leaves labels out: sharp's wasm build has no fonts, and an empty label band helps nobody.
  */
 export function drawOutlines(raw: RawPixels, boxes: readonly Box[], withText = true): LabelOverlay[] {
-  if (boxes.length > MAX_BOXES) throw new InputError('boxes', `at most ${MAX_BOXES} boxes can be drawn (got ${boxes.length})`, `${MAX_BOXES} boxes`);
+  if (boxes.length > MAX_BOXES) throw new InputError('invalid_input', `at most ${MAX_BOXES} boxes can be drawn (got ${boxes.length})`, { field: 'boxes', limit: `${MAX_BOXES} boxes` });
   const { width, height } = raw;
   // Lines and text grow with the picture so they stay visible on large frames and small on thumbnails.
   const stroke = Math.max(3, Math.round(Math.min(width, height) / 160));
@@ -43,7 +43,7 @@ export function drawOutlines(raw: RawPixels, boxes: readonly Box[], withText = t
     const hex = parseColor(box.color ?? DEFAULT_COLOR, `boxes[${i}].color`);
     const { left, top, right, bottom } = box.location ?? {};
     if (![left, top, right, bottom].every(Number.isFinite)) {
-      throw new InputError(`boxes[${i}].location`, `boxes[${i}].location needs finite left, top, right and bottom`, 'finite numbers');
+      throw new InputError('invalid_input', `boxes[${i}].location needs finite left, top, right and bottom`, { field: `boxes[${i}].location`, limit: 'finite numbers' });
     }
     const x0 = Math.round(Math.min(left, right));
     const y0 = Math.round(Math.min(top, bottom));
@@ -102,7 +102,7 @@ function parseColor(color: string, field: string): [number, number, number] {
   if (m) return [m[1], m[2], m[3]].map((c) => parseInt(c + c, 16)) as [number, number, number];
   m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex);
   if (m) return [m[1], m[2], m[3]].map((c) => parseInt(c, 16)) as [number, number, number];
-  throw new InputError(field, `${field} ${JSON.stringify(String(color).slice(0, 40))} is not a colour`, `#rgb, #rrggbb or one of ${Object.keys(COLOR_NAMES).join(', ')}`);
+  throw new InputError('invalid_input', `${field} ${JSON.stringify(String(color).slice(0, 40))} is not a colour`, { field, limit: `#rgb, #rrggbb or one of ${Object.keys(COLOR_NAMES).join(', ')}` });
 }
 
 function colorHex([r, g, b]: [number, number, number]): string {

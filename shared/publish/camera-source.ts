@@ -95,19 +95,19 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
 
   /** Hands a JPEG or PNG picture to a source of pushed images; the newest wins while the encoder is busy. */
   push(image: unknown, field = 'payload'): void {
-    if (this.#o.input.kind !== 'push') throw new InputError(field, 'this camera reads its own source; pictures can only be pushed to a camera without a source URL', 'no source');
+    if (this.#o.input.kind !== 'push') throw new InputError('invalid_input', 'this camera reads its own source; pictures can only be pushed to a camera without a source URL', { field, limit: 'no source' });
     const buf = Buffer.isBuffer(image) ? image : image instanceof Uint8Array ? Buffer.from(image) : undefined;
     const sniffed = buf ? sniffImage(buf) : undefined;
-    if (!buf || !sniffed) throw new InputError(field, `${field} is not a JPEG or PNG picture`, 'JPEG or PNG bytes');
-    if (buf.length > 8 * 1024 * 1024) throw new InputError(field, `${field} is over 8 MiB`, '<= 8 MiB');
-    if (!withinPixelLimit(buf, sniffed.mime)) throw new InputError(field, `${field} has no readable size or is over ${PIXEL_LIMIT_TEXT}`, PIXEL_LIMIT_TEXT);
+    if (!buf || !sniffed) throw new InputError('invalid_input', `${field} is not a JPEG or PNG picture`, { field, limit: 'JPEG or PNG bytes' });
+    if (buf.length > 8 * 1024 * 1024) throw new InputError('invalid_input', `${field} is over 8 MiB`, { field, limit: '<= 8 MiB' });
+    if (!withinPixelLimit(buf, sniffed.mime)) throw new InputError('invalid_input', `${field} has no readable size or is over ${PIXEL_LIMIT_TEXT}`, { field, limit: PIXEL_LIMIT_TEXT });
     this.stats.images++;
     this.#queue(buf);
   }
 
   /** Frames until close(); camera failures are retried, never thrown. */
   async *frames(): AsyncIterable<SourceFrame> {
-    if (this.#running) throw new InputError('source', 'a camera source is read by one publisher only', 'one reader');
+    if (this.#running) throw new InputError('invalid_input', 'a camera source is read by one publisher only', { field: 'source', limit: 'one reader' });
     this.#running = true;
     let failures = 0;
     try {
@@ -125,9 +125,9 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
             this.stats.frames++;
             yield { data, timestamp: Math.round((performance.now() - this.#t0) * CLOCK_PER_MS) };
           }
-          reason = new CameraFailure('the camera ended the stream');
+          reason = new CameraFailure('camera_failed', 'the camera ended the stream');
         } catch (err) {
-          reason = err instanceof CameraFailure ? err : new CameraFailure((err as Error).message ?? String(err));
+          reason = err instanceof CameraFailure ? err : new CameraFailure('camera_failed', (err as Error).message ?? String(err));
         }
         if (this.#stop.signal.aborted) break;
         failures++;
@@ -201,9 +201,9 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
     } catch (err) {
       if (!(err instanceof CameraFailure)) throw err;
       // The relay's own reason (camera unreachable) says more than ffmpeg's view of a cut connection.
-      if (auth.failure && !err.refused) throw new CameraFailure(this.#mask(auth.failure));
+      if (auth.failure && !err.refused) throw new CameraFailure('camera_failed', this.#mask(auth.failure));
       const shown = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(maskUrl(input.url))?.[0] ?? 'the camera';
-      throw new CameraFailure(err.message.split(auth.origin).join(shown), err.refused || auth.refused);
+      throw new CameraFailure(err.refused || auth.refused ? 'camera_refused' : 'camera_failed', err.message.split(auth.origin).join(shown));
     } finally {
       auth.close();
     }
@@ -274,7 +274,7 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
       attempt.abort();
     }
     if (readerFailure) throw readerFailure;
-    if (formatChanged) throw new CameraFailure('the pictures changed format (JPEG/PNG): encoder restarted');
+    if (formatChanged) throw new CameraFailure('camera_failed', 'the pictures changed format (JPEG/PNG): encoder restarted');
   }
 
   /** A picture an HTTP camera sent: to the encoder only within the pixel limit, as every image the package decodes; else why not. */
@@ -391,20 +391,20 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
     }
     if (this.#stop.signal.aborted) return;
     const code = await exit;
-    if (stalled) throw new CameraFailure(stalled);
+    if (stalled) throw new CameraFailure('camera_failed', stalled);
     throw this.#failure(code, stderr, relay);
   }
 
   #failure(code: number | null, stderr: string, relay: boolean): CameraFailure {
     const text = stderr.trim().split('\n').slice(-3).join(' | ');
-    if (/401|403|Unauthorized|authorization failed|Forbidden/i.test(text)) return new CameraFailure(this.#mask(`the camera refused the credentials: ${text}`), true);
+    if (/401|403|Unauthorized|authorization failed|Forbidden/i.test(text)) return new CameraFailure('camera_refused', this.#mask(`the camera refused the credentials: ${text}`));
     if (relay && /h264_mp4toannexb|bitstream filter|Codec '.*' is not supported/i.test(text)) {
       // Not an H.264 camera (H.265, MJPEG over RTSP ...): it is encoded from now on.
       this.#relay = false;
-      return new CameraFailure(this.#mask(`the camera does not send H.264, so it cannot be relayed as it is; encoding it instead (${text})`));
+      return new CameraFailure('camera_failed', this.#mask(`the camera does not send H.264, so it cannot be relayed as it is; encoding it instead (${text})`));
     }
-    if (/No such file or directory|Cannot open/i.test(text) && this.#o.input.kind === 'v4l2') return new CameraFailure(`cannot open ${this.#o.input.device}: ${text}`);
-    return new CameraFailure(this.#mask(`ffmpeg ended (code ${code}): ${text || 'no message'}`));
+    if (/No such file or directory|Cannot open/i.test(text) && this.#o.input.kind === 'v4l2') return new CameraFailure('camera_failed', `cannot open ${this.#o.input.device}: ${text}`);
+    return new CameraFailure('camera_failed', this.#mask(`ffmpeg ended (code ${code}): ${text || 'no message'}`));
   }
 }
 

@@ -24,7 +24,7 @@ export const CAMERA_SCHEMES = ['rtsp:', 'rtsps:', 'http:', 'https:'] as const;
 export function parseCameraSource(value: unknown, options: { field?: string; transport?: string } = {}): CameraInput {
   const field = options.field ?? 'source';
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return { kind: 'push' };
-  if (typeof value !== 'string') throw new InputError(field, `${field} must be a camera URL, a device or a file path (got a ${typeof value})`, 'rtsp(s)://, http(s)://, /dev/videoN or a file');
+  if (typeof value !== 'string') throw new InputError('invalid_input', `${field} must be a camera URL, a device or a file path (got a ${typeof value})`, { field, limit: 'rtsp(s)://, http(s)://, /dev/videoN or a file' });
   const text = value.trim();
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     // Checked on the raw value: trim() would drop a trailing CR/LF, and URL parsing strips tabs and newlines silently.
@@ -33,24 +33,24 @@ export function parseCameraSource(value: unknown, options: { field?: string; tra
     try {
       url = new URL(text);
     } catch {
-      throw new InputError(field, `${field} is not a valid URL: ${maskUrl(text)}`, 'rtsp(s)://host/path or http(s)://host/path');
+      throw new InputError('invalid_input', `${field} is not a valid URL: ${maskUrl(text)}`, { field, limit: 'rtsp(s)://host/path or http(s)://host/path' });
     }
     const scheme = url.protocol.toLowerCase();
     if (!(CAMERA_SCHEMES as readonly string[]).includes(scheme)) {
-      throw new InputError(field, `${field} uses the unsupported scheme ${scheme.replace(':', '')}:// (${maskUrl(text)}); use rtsp://, rtsps://, http:// or https://`, 'rtsp, rtsps, http, https');
+      throw new InputError('invalid_input', `${field} uses the unsupported scheme ${scheme.replace(':', '')}:// (${maskUrl(text)}); use rtsp://, rtsps://, http:// or https://`, { field, limit: 'rtsp, rtsps, http, https' });
     }
-    if (!url.hostname) throw new InputError(field, `${field} has no host: ${maskUrl(text)}`, 'a host name or address');
+    if (!url.hostname) throw new InputError('invalid_input', `${field} has no host: ${maskUrl(text)}`, { field, limit: 'a host name or address' });
     if (scheme === 'rtsp:' || scheme === 'rtsps:') {
       const transport = (options.transport ?? 'tcp').toLowerCase();
-      if (transport !== 'tcp' && transport !== 'udp') throw new InputError('transport', `transport must be tcp or udp (got ${JSON.stringify(String(options.transport).slice(0, 20))})`, 'tcp | udp');
+      if (transport !== 'tcp' && transport !== 'udp') throw new InputError('invalid_input', `transport must be tcp or udp (got ${JSON.stringify(String(options.transport).slice(0, 20))})`, { field: 'transport', limit: 'tcp | udp' });
       return { kind: 'rtsp', url: text, transport };
     }
     return { kind: 'http', url: text };
   }
   if (/^\/dev\/video\d+$/.test(text)) return { kind: 'v4l2', device: text };
-  if (text.startsWith('/dev/')) throw new InputError(field, `${field} names a device that is not a V4L2 video device: ${text}`, '/dev/videoN');
+  if (text.startsWith('/dev/')) throw new InputError('invalid_input', `${field} names a device that is not a V4L2 video device: ${text}`, { field, limit: '/dev/videoN' });
   if (/^[a-z][a-z0-9+.-]*:/i.test(text) && !/^[a-z]:[\\/]/i.test(text)) {
-    throw new InputError(field, `${field} is not a camera URL: ${maskUrl(text)}; use rtsp://, rtsps://, http:// or https://`, 'rtsp, rtsps, http, https');
+    throw new InputError('invalid_input', `${field} is not a camera URL: ${maskUrl(text)}; use rtsp://, rtsps://, http:// or https://`, { field, limit: 'rtsp, rtsps, http, https' });
   }
   return { kind: 'file', file: path.resolve(text) };
 }
@@ -110,7 +110,7 @@ function refuseUnsafeCharacters(value: string, field: string): void {
   if (!m) return;
   const code = m[0].charCodeAt(0);
   const name = CONTROL_NAMES[code] ?? (code === 0x20 ? 'a space' : `the character U+${code.toString(16).toUpperCase().padStart(4, '0')}`);
-  throw new InputError(field, `${field} must not contain spaces or control characters (CR, LF, TAB, NUL, ...): found ${name} at position ${m.index + 1}`, 'no spaces or control characters');
+  throw new InputError('invalid_input', `${field} must not contain spaces or control characters (CR, LF, TAB, NUL, ...): found ${name} at position ${m.index + 1}`, { field, limit: 'no spaces or control characters' });
 }
 
 const CONTROL_NAMES: Record<number, string> = { 0: 'NUL', 9: 'TAB', 10: 'LF', 13: 'CR', 0x7f: 'DEL' };

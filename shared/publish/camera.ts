@@ -77,27 +77,27 @@ export interface CheckedCamera {
 
 /** Checks a camera's settings; throws an InputError naming the field. Starts nothing. */
 export function checkCamera(o: CameraSettings): CheckedCamera {
-  if (!o || typeof o !== 'object') throw new InputError('options', 'a camera needs an options object', 'an object');
+  if (!o || typeof o !== 'object') throw new InputError('invalid_input', 'a camera needs an options object', { field: 'options', limit: 'an object' });
   const input = parseCameraSource(o.source, { transport: o.transport });
   if (o.transport !== undefined && input.kind !== 'rtsp') {
-    if (o.transport !== 'tcp' && o.transport !== 'udp') throw new InputError('transport', 'transport must be tcp or udp', 'tcp | udp');
+    if (o.transport !== 'tcp' && o.transport !== 'udp') throw new InputError('invalid_input', 'transport must be tcp or udp', { field: 'transport', limit: 'tcp | udp' });
   }
   const codec = o.codec ?? 'VP8';
-  if (codec !== 'VP8' && codec !== 'H264') throw new InputError('codec', `codec must be VP8 or H264 (got ${JSON.stringify(String(codec).slice(0, 20))})`, 'VP8 | H264');
+  if (codec !== 'VP8' && codec !== 'H264') throw new InputError('invalid_input', `codec must be VP8 or H264 (got ${JSON.stringify(String(codec).slice(0, 20))})`, { field: 'codec', limit: 'VP8 | H264' });
   const int = (field: string, v: number | undefined, min: number, max: number, def?: number): number | undefined => {
     if (v === undefined) return def;
-    if (!Number.isInteger(v) || v < min || v > max) throw new InputError(field, `${field} must be a whole number from ${min} to ${max}`, `${min}..${max}`);
+    if (!Number.isInteger(v) || v < min || v > max) throw new InputError('invalid_input', `${field} must be a whole number from ${min} to ${max}`, { field, limit: `${min}..${max}` });
     return v;
   };
   const num = (field: string, v: number | undefined, min: number, max: number, def: number): number => {
     if (v === undefined) return def;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new InputError(field, `${field} must be a number from ${min} to ${max}`, `${min}..${max}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new InputError('invalid_input', `${field} must be a number from ${min} to ${max}`, { field, limit: `${min}..${max}` });
     return v;
   };
   const width = int('width', o.width, 16, 4096);
   const height = int('height', o.height, 16, 4096);
-  if ((width === undefined) !== (height === undefined)) throw new InputError(width === undefined ? 'width' : 'height', 'give both width and height, or neither', 'both or neither');
-  if ((width !== undefined && width % 2 !== 0) || (height !== undefined && height % 2 !== 0)) throw new InputError(width! % 2 ? 'width' : 'height', 'width and height must be even', 'even numbers');
+  if ((width === undefined) !== (height === undefined)) throw new InputError('invalid_input', 'give both width and height, or neither', { field: width === undefined ? 'width' : 'height', limit: 'both or neither' });
+  if ((width !== undefined && width % 2 !== 0) || (height !== undefined && height % 2 !== 0)) throw new InputError('invalid_input', 'width and height must be even', { field: width! % 2 ? 'width' : 'height', limit: 'even numbers' });
   return {
     input,
     codec,
@@ -122,7 +122,7 @@ export async function openCameraSource(o: CameraSettings): Promise<{ source: Vid
   const c = checkCamera(o);
   if (c.input.kind === 'file') {
     await stat(c.input.file).catch(() => {
-      throw new InputError('source', `no such file: ${c.input.kind === 'file' ? c.input.file : ''}`, 'an existing file, a camera URL or /dev/videoN');
+      throw new InputError('invalid_input', `no such file: ${c.input.kind === 'file' ? c.input.file : ''}`, { field: 'source', limit: 'an existing file, a camera URL or /dev/videoN' });
     });
     const source = await openVideoSource({ file: c.input.file, loop: true, codec: c.codec, fps: c.fps, bitRateKbps: c.bitRateKbps, width: c.width, height: c.height, ffmpegPath: o.ffmpegPath, env: o.env, cacheDir: o.cacheDir });
     return { source, checked: c };
@@ -130,14 +130,14 @@ export async function openCameraSource(o: CameraSettings): Promise<{ source: Vid
   if (c.input.kind === 'v4l2') {
     const device = c.input.device;
     const st = await stat(device).catch(() => undefined);
-    if (!st) throw new InputError('source', `no such device: ${device} (is the webcam plugged in, and may this user read it? try: ls -l /dev/video*)`, 'an existing /dev/videoN');
-    if (!st.isCharacterDevice()) throw new InputError('source', `${device} is not a device`, 'a V4L2 character device');
+    if (!st) throw new InputError('invalid_input', `no such device: ${device} (is the webcam plugged in, and may this user read it? try: ls -l /dev/video*)`, { field: 'source', limit: 'an existing /dev/videoN' });
+    if (!st.isCharacterDevice()) throw new InputError('invalid_input', `${device} is not a device`, { field: 'source', limit: 'a V4L2 character device' });
   }
   let ffmpegPath: string;
   try {
     ffmpegPath = await findFfmpeg(o);
   } catch (err) {
-    if (err instanceof FfmpegNotFoundError) throw new FfmpegNotFoundError([...err.tried, 'publishing a camera needs ffmpeg at run time (to read RTSP/V4L2 and to encode)']);
+    if (err instanceof FfmpegNotFoundError) throw FfmpegNotFoundError.from([...err.tried, 'publishing a camera needs ffmpeg at run time (to read RTSP/V4L2 and to encode)']);
     throw err;
   }
   if (!c.relay) {
@@ -182,6 +182,8 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
   #stopped = false;
   #refusalReported = false;
   #stopping?: Promise<void>;
+  /** The source's close: this publisher opened it, so it closes it, once. */
+  #sourceClosed?: Promise<void>;
   readonly #options: CameraOptions;
 
   constructor(options: CameraOptions) {
@@ -214,7 +216,7 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
    */
   async start(): Promise<void> {
     if (this.#stopping && !this.#started) throw stoppedError();
-    if (this.#started || this.#stopped) throw new InputError('start', 'a camera publisher starts once', 'one start');
+    if (this.#started || this.#stopped) throw new InputError('invalid_input', 'a camera publisher starts once', { field: 'start', limit: 'one start' });
     this.#started = true;
     this.#emit();
     let opened: Awaited<ReturnType<typeof openCameraSource>>;
@@ -241,7 +243,7 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
         if (s.state === 'lost' && s.refused && !this.#refusalReported) {
           // Said once as an error (a Catch node, stderr); the retries that follow show in the state only.
           this.#refusalReported = true;
-          emitGuarded(this, 'error', [new PublishError('camera_refused', `${s.reason}; retrying every ${Math.round(checked.maxRetryMs / 1000)} s`, true)]);
+          emitGuarded(this, 'error', [new PublishError('camera_refused', `${s.reason}; retrying every ${Math.round(checked.maxRetryMs / 1000)} s`, { retryable: true })]);
         }
         this.#camera = s.state;
         this.#cameraReason = s.state === 'lost' ? s.reason : undefined;
@@ -264,6 +266,8 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
       this.#emit();
     });
     publisher.on('closed', ({ error }) => {
+      // The publisher ended by itself (the source ran out, the session gave up): the source goes with it.
+      void this.#closeSource();
       if (this.#stopped) return;
       this.#stopped = true;
       if (error && this.listenerCount('error') > 0) emitGuarded(this, 'error', [error]);
@@ -275,6 +279,7 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
       const asked = this.#stopping !== undefined;
       this.#stopped = true;
       await publisher.close().catch(() => undefined);
+      await this.#closeSource();
       if (asked) throw stoppedError();
       this.#emit(`could not join the room: ${(err as Error).message}`);
       throw err;
@@ -284,8 +289,8 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
   /** Pushes a JPEG or PNG picture (a camera without a source URL); throws an InputError for anything else. */
   push(image: unknown, field = 'payload'): void {
     if (this.#source instanceof CameraSource) this.#source.push(image, field);
-    else if (!this.#source && this.#checked?.input.kind === 'push') throw new InputError(field, 'the camera is not started', 'a started camera');
-    else throw new InputError(field, 'this camera reads its own source; pictures can only be pushed to a camera without a source URL', 'no source');
+    else if (!this.#source && this.#checked?.input.kind === 'push') throw new InputError('invalid_input', 'the camera is not started', { field, limit: 'a started camera' });
+    else throw new InputError('invalid_input', 'this camera reads its own source; pictures can only be pushed to a camera without a source URL', { field, limit: 'no source' });
   }
 
   /** Leaves the room and stops the camera's ffmpeg child; cuts a start under way short. Idempotent. */
@@ -294,10 +299,18 @@ export class CameraPublisher extends EventEmitter<CameraPublisherEvents> {
       const was = this.#stopped;
       this.#stopped = true;
       await this.#publisher?.close();
-      await this.#source?.close();
+      await this.#closeSource();
       if (!was) this.#emit(reason);
     })();
     return this.#stopping;
+  }
+
+  /** Closes the source this publisher opened, once, whichever way the camera ends. */
+  #closeSource(): Promise<void> {
+    const source = this.#source;
+    if (!source) return Promise.resolve();
+    this.#sourceClosed ??= source.close().catch(() => undefined);
+    return this.#sourceClosed;
   }
 
   #state(): CameraState {

@@ -1,15 +1,17 @@
-import { ClientError } from '../errors';
+import { ClientError, errorBrand, type ClientErrorDetails } from '../errors';
 
 /** Codes of PublishError: what part of publishing failed. */
 export type PublishErrorCode = 'source_failed' | 'source_in_use' | 'no_frames' | 'encoder_missing' | 'publish_failed' | 'camera_refused' | 'stopped';
 
 /** Publishing failed: the video source (file, ffmpeg) or the pump feeding the room. */
 export class PublishError extends ClientError {
+  static override readonly brand: symbol = errorBrand('PublishError');
+
   override readonly name: string = 'PublishError';
   declare readonly code: PublishErrorCode;
 
-  constructor(code: PublishErrorCode, message: string, retryable = false) {
-    super(message, { code, retryable });
+  constructor(code: PublishErrorCode, message: string, details: ClientErrorDetails = {}) {
+    super(code, message, details);
   }
 }
 

@@ -51,34 +51,34 @@ export async function readHttpCamera(o: HttpCameraOptions): Promise<void> {
         clearTimeout(timer);
         if (o.signal.aborted) return;
         watch.check();
-        throw new CameraFailure(stall.signal.aborted ? `no answer from ${shown} within ${o.stallMs / 1000} s` : `cannot reach ${shown}: ${(err as Error).message}`);
+        throw new CameraFailure('camera_failed', stall.signal.aborted ? `no answer from ${shown} within ${o.stallMs / 1000} s` : `cannot reach ${shown}: ${(err as Error).message}`);
       }
       clearTimeout(timer);
       const type = String(res.headers['content-type'] ?? '').toLowerCase();
       if (res.statusCode === 401 || res.statusCode === 403) {
         await res.body.dump().catch(() => undefined);
-        throw new CameraFailure(`${shown} refused the credentials (HTTP ${res.statusCode})`, true);
+        throw new CameraFailure('camera_refused', `${shown} refused the credentials (HTTP ${res.statusCode})`);
       }
       if (res.statusCode !== 200) {
         await res.body.dump().catch(() => undefined);
-        throw new CameraFailure(`${shown} answered HTTP ${res.statusCode}`);
+        throw new CameraFailure('camera_failed', `${shown} answered HTTP ${res.statusCode}`);
       }
       if (type.startsWith('multipart/')) {
         const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
-        if (!boundary) throw new CameraFailure(`${shown} sends multipart without a boundary`);
+        if (!boundary) throw new CameraFailure('camera_failed', `${shown} sends multipart without a boundary`);
         await readMultipart(res.body, new MultipartCutter(boundary, MAX_IMAGE_BYTES), o, shown, watch);
         if (o.signal.aborted) return;
         watch.check();
-        throw new CameraFailure(`${shown} ended the MJPEG stream`);
+        throw new CameraFailure('camera_failed', `${shown} ended the MJPEG stream`);
       }
       const length = Number(res.headers['content-length'] ?? NaN);
       if (length > MAX_IMAGE_BYTES) {
         res.body.destroy();
-        throw new CameraFailure(`${shown} announced a picture of ${length} bytes, over ${MAX_IMAGE_BYTES}`);
+        throw new CameraFailure('camera_failed', `${shown} announced a picture of ${length} bytes, over ${MAX_IMAGE_BYTES}`);
       }
       const body = await readBody(res.body, shown, o, watch);
       if (o.signal.aborted) return;
-      if (!sniffImage(body)) throw new CameraFailure(`${shown} answered ${type || 'no content type'}, neither an MJPEG stream nor a JPEG/PNG picture`);
+      if (!sniffImage(body)) throw new CameraFailure('camera_failed', `${shown} answered ${type || 'no content type'}, neither an MJPEG stream nor a JPEG/PNG picture`);
       watch.allowInterval(o.snapshotIntervalMs);
       watch.offer(body, o.onImage);
       const wait = o.snapshotIntervalMs - (Date.now() - started);
@@ -153,7 +153,7 @@ class PictureWatch {
   /** The camera lost for want of a picture, saying what came instead. */
   failure(): CameraFailure {
     const got = this.#lastRefusal ? `${this.#refused} ${this.#refused === 1 ? 'part' : 'parts'}, none taken: ${this.#lastRefusal}` : (this.waiting?.() ?? 'nothing usable');
-    return new CameraFailure(`no picture from ${this.#shown} for ${Math.round(this.#windowMs / 1000)} s; it sent ${got}`);
+    return new CameraFailure('camera_failed', `no picture from ${this.#shown} for ${Math.round(this.#windowMs / 1000)} s; it sent ${got}`);
   }
 
   stop(): void {
@@ -173,14 +173,14 @@ async function readBody(body: AsyncIterable<Buffer>, shown: string, o: HttpCamer
   try {
     for await (const chunk of body) {
       size += chunk.length;
-      if (size > MAX_IMAGE_BYTES) throw new CameraFailure(`${shown} sent a picture over ${MAX_IMAGE_BYTES} bytes`);
+      if (size > MAX_IMAGE_BYTES) throw new CameraFailure('camera_failed', `${shown} sent a picture over ${MAX_IMAGE_BYTES} bytes`);
       parts.push(chunk);
     }
   } catch (err) {
     if (err instanceof CameraFailure) throw err;
     if (o.signal.aborted) return Buffer.alloc(0);
     watch.check();
-    throw new CameraFailure(`${shown} broke off: ${(err as Error).message}`);
+    throw new CameraFailure('camera_failed', `${shown} broke off: ${(err as Error).message}`);
   }
   return Buffer.concat(parts);
 }
@@ -193,9 +193,9 @@ async function readMultipart(body: AsyncIterable<Buffer>, cutter: MultipartCutte
       for (const part of cutter.push(chunk)) watch.offer(part, o.onImage);
     }
   } catch (err) {
-    if (err instanceof PartTooLarge) throw new CameraFailure(`${shown} sent ${err.message}: too large for a picture`);
+    if (err instanceof PartTooLarge) throw new CameraFailure('camera_failed', `${shown} sent ${err.message}: too large for a picture`);
     if (o.signal.aborted) return;
     watch.check();
-    throw new CameraFailure(`${shown} broke off the MJPEG stream: ${(err as Error).message}`);
+    throw new CameraFailure('camera_failed', `${shown} broke off the MJPEG stream: ${(err as Error).message}`);
   }
 }

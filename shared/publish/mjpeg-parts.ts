@@ -1,9 +1,18 @@
+import { ClientError, errorBrand, type ClientErrorDetails } from '../errors';
+
 /** A part head longer than this is no camera's: it is refused rather than buffered. */
 const MAX_HEAD_BYTES = 16 * 1024;
 
 /** A part that passes the size cap: refused as soon as it is known, never held whole. */
-export class PartTooLarge extends Error {
+export class PartTooLarge extends ClientError {
+  static override readonly brand: symbol = errorBrand('PartTooLarge');
+
   override readonly name: string = 'PartTooLarge';
+  declare readonly code: 'part_too_large';
+
+  constructor(code: 'part_too_large', message: string, details: ClientErrorDetails = {}) {
+    super(code, message, details);
+  }
 }
 
 /**
@@ -72,7 +81,7 @@ export class MultipartCutter {
     }
     const headEnd = buf.indexOf('\r\n\r\n');
     if (headEnd < 0) {
-      if (buf.length > MAX_HEAD_BYTES) throw new PartTooLarge(`a part head over ${MAX_HEAD_BYTES} bytes`);
+      if (buf.length > MAX_HEAD_BYTES) throw new PartTooLarge('part_too_large', `a part head over ${MAX_HEAD_BYTES} bytes`);
       this.#pending = Buffer.from(buf);
       return undefined;
     }
@@ -80,7 +89,7 @@ export class MultipartCutter {
     const length = /content-length:\s*(\d+)/i.exec(head)?.[1];
     this.#announced = length === undefined ? undefined : Number(length);
     if (this.#announced !== undefined && this.#announced > this.#maxPartBytes) {
-      throw new PartTooLarge(`a part of ${this.#announced} bytes (Content-Length), over ${this.#maxPartBytes}`);
+      throw new PartTooLarge('part_too_large', `a part of ${this.#announced} bytes (Content-Length), over ${this.#maxPartBytes}`);
     }
     this.#state = 'body';
     this.#part = Buffer.allocUnsafe(Math.min(this.#announced ?? 64 * 1024, this.#maxPartBytes));
@@ -102,7 +111,7 @@ export class MultipartCutter {
     this.#append(data, true);
     const at = this.#part.subarray(0, this.#partBytes).indexOf(this.#delimiter, this.#scanFrom);
     if (at < 0) {
-      if (this.#partBytes > this.#maxPartBytes) throw new PartTooLarge(`a part over ${this.#maxPartBytes} bytes (no Content-Length)`);
+      if (this.#partBytes > this.#maxPartBytes) throw new PartTooLarge('part_too_large', `a part over ${this.#maxPartBytes} bytes (no Content-Length)`);
       this.#scanFrom = Math.max(0, this.#partBytes - this.#delimiter.length + 1);
       return undefined;
     }
@@ -117,7 +126,7 @@ export class MultipartCutter {
   /** Copies bytes into the part, growing it by doubling; past the cap only by what one read may add. */
   #append(bytes: Buffer, mayPassCap = false): void {
     const needed = this.#partBytes + bytes.length;
-    if (needed > this.#maxPartBytes && !mayPassCap) throw new PartTooLarge(`a part over ${this.#maxPartBytes} bytes`);
+    if (needed > this.#maxPartBytes && !mayPassCap) throw new PartTooLarge('part_too_large', `a part over ${this.#maxPartBytes} bytes`);
     if (needed > this.#part.length) {
       const grown = Buffer.allocUnsafe(Math.max(needed, Math.min(this.#part.length * 2, this.#maxPartBytes)));
       this.#part.copy(grown, 0, 0, this.#partBytes);

@@ -31,7 +31,7 @@ export async function openVideoSource(o: OpenSourceOptions): Promise<VideoSource
   checkSource(o);
   const file = nonEmpty(o.file);
   const images = nonEmpty(o.images);
-  if (o.codec !== undefined && !CODECS.includes(o.codec)) throw new InputError('codec', 'codec must be VP8, VP9 or H264', 'VP8 | VP9 | H264');
+  if (o.codec !== undefined && !CODECS.includes(o.codec)) throw new InputError('invalid_input', 'codec must be VP8, VP9 or H264', { field: 'codec', limit: 'VP8 | VP9 | H264' });
   checkPositiveInt('width', o.width, 4096);
   checkPositiveInt('height', o.height, 4096);
   checkPositiveInt('fps', o.fps, 120);
@@ -53,7 +53,7 @@ export async function openVideoSource(o: OpenSourceOptions): Promise<VideoSource
     ffmpegPath = await findFfmpeg(o);
   } catch (err) {
     if (err instanceof FfmpegNotFoundError) {
-      throw new FfmpegNotFoundError([
+      throw FfmpegNotFoundError.from([
         ...err.tried,
         'without ffmpeg only an .ivf (VP8/VP9) or raw .h264 file can be published, as it is',
       ]);
@@ -71,19 +71,19 @@ export async function openVideoSource(o: OpenSourceOptions): Promise<VideoSource
 
 // An empty file or images string counts as not given (a form field left blank), never as a source.
 function checkSource(o: OpenSourceOptions): void {
-  if (!o || typeof o !== 'object') throw new InputError('options', 'openVideoSource needs an options object', 'an object');
+  if (!o || typeof o !== 'object') throw new InputError('invalid_input', 'openVideoSource needs an options object', { field: 'options', limit: 'an object' });
   for (const field of ['file', 'images'] as const) {
     const v = o[field];
-    if (v !== undefined && typeof v !== 'string') throw new InputError(field, `${field} must be a path string`, 'a non-empty string');
+    if (v !== undefined && typeof v !== 'string') throw new InputError('invalid_input', `${field} must be a path string`, { field, limit: 'a non-empty string' });
   }
   const given = (['file', 'images'] as const).filter((f) => nonEmpty(o[f]) !== undefined);
   const count = given.length + (o.testPattern === true ? 1 : 0);
   if (count === 1) return;
   const blank = (['file', 'images'] as const).find((f) => o[f] !== undefined && o[f]?.trim() === '');
   if (count === 0 && blank) {
-    throw new InputError(blank, `${blank} is empty: give a path, or use exactly one of file, images, testPattern`, 'a non-empty string');
+    throw new InputError('invalid_input', `${blank} is empty: give a path, or use exactly one of file, images, testPattern`, { field: blank, limit: 'a non-empty string' });
   }
-  throw new InputError('source', `give exactly one of file, images, testPattern (got ${count})`, 'exactly one');
+  throw new InputError('invalid_input', `give exactly one of file, images, testPattern (got ${count})`, { field: 'source', limit: 'exactly one' });
 }
 
 function nonEmpty(v: string | undefined): string | undefined {
@@ -96,5 +96,5 @@ function pick(o: OpenSourceOptions): EncodeSettings {
 
 function checkPositiveInt(field: string, v: number | undefined, max: number): void {
   if (v === undefined) return;
-  if (!Number.isInteger(v) || v <= 0 || v > max) throw new InputError(field, `${field} must be a whole number from 1 to ${max}`, `1..${max}`);
+  if (!Number.isInteger(v) || v <= 0 || v > max) throw new InputError('invalid_input', `${field} must be a whole number from 1 to ${max}`, { field, limit: `1..${max}` });
 }

@@ -10,6 +10,10 @@ import { publishFailure } from './errors';
 
 /** Options of a publisher; signaling options are those of SignalingSession minus role and video. */
 export interface PublisherOptions extends Omit<SessionOptions, 'role' | 'video'> {
+  /**
+   * The frames to send. The source stays its opener's: the publisher reads it, stops reading when it
+   * closes, and never closes it; whoever opened it closes it, after closing the publisher.
+   */
   source: VideoSource;
   /** Maximum video bit rate announced in connect, in kbps. */
   bitRateKbps?: number;
@@ -28,7 +32,7 @@ export interface PublisherEvents {
   connected: [ConnectedInfo];
   rejoining: [RejoiningInfo];
   keyframeRequest: [];
-  /** The source ran out (a file without loop); the publisher closes itself afterwards. */
+  /** The source ran out (a file without loop); the publisher closes itself afterwards (the source is still its opener's to close). */
   sourceEnded: [];
   error: [Error];
   closed: [{ error?: Error }];
@@ -67,7 +71,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
     super();
     this.#options = options;
     const source = options.source;
-    if (!source || typeof source.frames !== 'function') throw new InputError('source', 'source must be a VideoSource', 'a VideoSource');
+    if (!source || typeof source.frames !== 'function') throw new InputError('invalid_input', 'source must be a VideoSource', { field: 'source', limit: 'a VideoSource' });
     const video = options.bitRateKbps === undefined ? { codec_type: source.codec } : { codec_type: source.codec, bit_rate: options.bitRateKbps };
     this.#session = new SignalingSession({ ...options, role: 'upstream', video });
     this.#packetizer = packetizerFor(source.codec);
@@ -89,7 +93,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
   async start(): Promise<ConnectedInfo> {
     const info = await this.#session.start();
     // Closed while joining: no frame may be read from (no ffmpeg started for) a closed source.
-    if (this.#stopped) throw new SignalingError({ reason: 'CONNECTION-LOST', detail: 'the publisher was closed' });
+    if (this.#stopped) throw SignalingError.from({ reason: 'CONNECTION-LOST', detail: 'the publisher was closed' });
     this.#pump ??= this.#run().catch((err: unknown) => {
       this.#pumpError = publishFailure(err);
     });
@@ -97,7 +101,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
     return info;
   }
 
-  /** Stops sending, leaves the room, stops the source. Idempotent. */
+  /** Stops reading the source and sending, leaves the room. Idempotent. The source is left open: its opener closes it. */
   close(): Promise<void> {
     return this.#finish(undefined);
   }
@@ -105,8 +109,8 @@ export class Publisher extends EventEmitter<PublisherEvents> {
   #finish(error: Error | SignalingError | undefined): Promise<void> {
     this.#closing ??= (async () => {
       this.#stopped = true;
+      // Ends the pump's wait for a frame too, so a stalled source cannot hold the close up.
       this.#stop.abort();
-      await this.#options.source.close().catch(() => undefined);
       await this.#session.close();
       await this.#pump;
       if (error && this.listenerCount('error') > 0) this.#relay('error', error);
@@ -124,23 +128,43 @@ export class Publisher extends EventEmitter<PublisherEvents> {
     let startWall: number | undefined;
     let startTs = 0;
     const rtpBase = Math.floor(Math.random() * 0x7fffffff);
-    for await (const frame of this.#options.source.frames()) {
-      if (this.#stopped) break;
-      if (startWall === undefined) {
-        startWall = performance.now();
-        startTs = frame.timestamp;
+    const frames = this.#options.source.frames()[Symbol.asyncIterator]();
+    // A source may stall (a camera that sends nothing): the wait for its next frame ends at close().
+    const stopped = new Promise<IteratorReturnResult<undefined>>((resolve) => {
+      const done = (): void => resolve({ done: true, value: undefined });
+      if (this.#stop.signal.aborted) done();
+      else this.#stop.signal.addEventListener('abort', done, { once: true });
+    });
+    let exhausted = false;
+    try {
+      for (;;) {
+        const next = await Promise.race([frames.next(), stopped]);
+        if (this.#stopped) break;
+        if (next.done) {
+          exhausted = true;
+          break;
+        }
+        const frame = next.value;
+        if (startWall === undefined) {
+          startWall = performance.now();
+          startTs = frame.timestamp;
+        }
+        const dueMs = startWall + ((frame.timestamp - startTs) * 1000) / 90000;
+        const wait = dueMs - performance.now();
+        if (wait > 1) await sleep(wait, this.#stop.signal);
+        if (this.#stopped) break;
+        if (!this.#session.connected) {
+          this.stats.skipped++;
+          continue;
+        }
+        const packets: RtpPacket[] = this.#packetizer.packetize(frame.data, (rtpBase + frame.timestamp) >>> 0);
+        for (const p of packets) if (this.#session.writeVideoRtp(p)) this.stats.packets++;
+        this.stats.frames++;
       }
-      const dueMs = startWall + ((frame.timestamp - startTs) * 1000) / 90000;
-      const wait = dueMs - performance.now();
-      if (wait > 1) await sleep(wait, this.#stop.signal);
-      if (this.#stopped) break;
-      if (!this.#session.connected) {
-        this.stats.skipped++;
-        continue;
-      }
-      const packets: RtpPacket[] = this.#packetizer.packetize(frame.data, (rtpBase + frame.timestamp) >>> 0);
-      for (const p of packets) if (this.#session.writeVideoRtp(p)) this.stats.packets++;
-      this.stats.frames++;
+    } finally {
+      // Done reading: the iterator is told so, not awaited (it answers after a frame still awaited,
+      // which a stalled source may never give). Closing the source is its opener's.
+      if (!exhausted) void Promise.resolve(frames.return?.()).catch(() => undefined);
     }
     if (!this.#stopped) this.#relay('sourceEnded');
   }

@@ -1,3 +1,5 @@
+import { ClientError, errorBrand, type ClientErrorDetails } from '../errors';
+
 /** One RTSP message (request or response): its start line, headers, and its bytes as they came. */
 export interface RtspMessage {
   startLine: string;
@@ -15,8 +17,15 @@ const MAX_HEAD = 64 * 1024;
 const MAX_BODY = 1024 * 1024;
 
 /** Thrown when a peer sends what is not RTSP within the limits; the connection is ended. */
-export class RtspProtocolError extends Error {
+export class RtspProtocolError extends ClientError {
+  static override readonly brand: symbol = errorBrand('RtspProtocolError');
+
   override readonly name: string = 'RtspProtocolError';
+  declare readonly code: 'rtsp_protocol';
+
+  constructor(code: 'rtsp_protocol', message: string, details: ClientErrorDetails = {}) {
+    super(code, message, details);
+  }
 }
 
 /**
@@ -70,7 +79,7 @@ export class RtspReader {
     const text = data.subarray(0, MAX_HEAD + 4).toString('latin1');
     const end = /\r?\n\r?\n/.exec(text);
     if (!end) {
-      if (data.length > MAX_HEAD) throw new RtspProtocolError(`an RTSP message head over ${MAX_HEAD} bytes`);
+      if (data.length > MAX_HEAD) throw new RtspProtocolError('rtsp_protocol', `an RTSP message head over ${MAX_HEAD} bytes`);
       return undefined;
     }
     const head = text.slice(0, end.index);
@@ -81,7 +90,7 @@ export class RtspReader {
       if (colon > 0) headers.push([line.slice(0, colon).trim(), line.slice(colon + 1).trim()]);
     }
     const length = Number(headerValue(headers, 'content-length') ?? 0);
-    if (!Number.isInteger(length) || length < 0 || length > MAX_BODY) throw new RtspProtocolError(`an RTSP message body of ${headerValue(headers, 'content-length')} bytes (at most ${MAX_BODY})`);
+    if (!Number.isInteger(length) || length < 0 || length > MAX_BODY) throw new RtspProtocolError('rtsp_protocol', `an RTSP message body of ${headerValue(headers, 'content-length')} bytes (at most ${MAX_BODY})`);
     const bodyStart = end.index + end[0].length;
     if (data.length < bodyStart + length) return undefined;
     const body = Buffer.from(data.subarray(bodyStart, bodyStart + length));

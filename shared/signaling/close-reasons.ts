@@ -1,4 +1,4 @@
-import { ClientError, type ForeignCode } from '../errors';
+import { ClientError, errorBrand, type ClientErrorDetails, type ForeignCode } from '../errors';
 
 /**
  * What a client should do after a signaling failure:
@@ -66,7 +66,7 @@ export function isCloseReason(reason: string): reason is CloseReason {
   return Object.hasOwn(TABLE, reason);
 }
 
-/** What a SignalingError is built from. */
+/** What SignalingError.from builds a SignalingError from: the message is built from the table and the detail. */
 export interface SignalingErrorInit {
   reason: SignalingErrorCode;
   /** WebSocket close code, when the server closed the socket. */
@@ -77,8 +77,29 @@ export interface SignalingErrorInit {
   rejoin?: RejoinAdvice;
 }
 
+/** The details of a SignalingError. */
+export interface SignalingErrorDetails extends ClientErrorDetails {
+  /** WebSocket close code, when the server closed the socket. */
+  closeCode?: number;
+  /** Overrides the table's advice (e.g. a ticket request that cannot succeed). */
+  rejoin?: RejoinAdvice;
+}
+
+/** What the spec's table says a reason means (the unknown reason's meaning for one not in it). */
+function meaningOf(reason: SignalingErrorCode): string {
+  return (isCloseReason(reason) ? TABLE[reason] : TABLE['UNKNOWN-REASON']).meaning;
+}
+
 /** A signaling session ended; `reason` is the server's close reason or one of this client's own. */
 export class SignalingError extends ClientError {
+  static override readonly brand: symbol = errorBrand('SignalingError');
+
+  /** The error for a reason, with a message built from the spec's table and the detail. */
+  static from(init: SignalingErrorInit): SignalingError {
+    const detail = init.detail ? ` (${init.detail})` : '';
+    return new SignalingError(init.reason, `signaling ended: ${init.reason}: ${meaningOf(init.reason)}${detail}`, { closeCode: init.closeCode, rejoin: init.rejoin });
+  }
+
   override readonly name: string = 'SignalingError';
   declare readonly code: SignalingErrorCode;
   /** Close reason as sent by the server (e.g. 'RAPI-INVALID-TOKEN') or raised by the client. */
@@ -89,16 +110,16 @@ export class SignalingError extends ClientError {
   readonly rejoin: RejoinAdvice;
   readonly closeCode?: number;
 
-  constructor(init: SignalingErrorInit) {
-    const info: ReasonInfo = isCloseReason(init.reason) ? TABLE[init.reason] : TABLE['UNKNOWN-REASON'];
-    const detail = init.detail ? ` (${init.detail})` : '';
-    const rejoin = init.rejoin ?? info.rejoin;
-    // The close reason is the code; joining again is worth it unless the table says never.
-    super(`signaling ended: ${init.reason}: ${info.meaning}${detail}`, { code: init.reason, retryable: rejoin !== 'never' });
-    this.reason = init.reason;
+  /** The close reason is the code; the meaning and the rejoin advice default to the spec's table. */
+  constructor(code: SignalingErrorCode, message: string, details: SignalingErrorDetails = {}) {
+    const info: ReasonInfo = isCloseReason(code) ? TABLE[code] : TABLE['UNKNOWN-REASON'];
+    const rejoin = details.rejoin ?? info.rejoin;
+    // Joining again is worth it unless the advice says never.
+    super(code, message, { ...details, retryable: details.retryable ?? rejoin !== 'never' });
+    this.reason = code;
     this.meaning = info.meaning;
     this.rejoin = rejoin;
-    this.closeCode = init.closeCode;
+    this.closeCode = details.closeCode;
   }
 
   /** Safe fields only, for logs and host outputs. */
@@ -115,7 +136,7 @@ function cleanReason(text: string): string {
 /** Maps a WebSocket close the client did not ask for to a SignalingError. */
 export function errorFromClose(code: number, reasonText: string): SignalingError {
   const reason = cleanReason(reasonText.trim());
-  if (!reason) return new SignalingError({ reason: 'CONNECTION-LOST', closeCode: code, detail: `close code ${code}` });
-  if (isCloseReason(reason)) return new SignalingError({ reason, closeCode: code });
-  return new SignalingError({ reason, closeCode: code, detail: 'reason not in the spec' });
+  if (!reason) return SignalingError.from({ reason: 'CONNECTION-LOST', closeCode: code, detail: `close code ${code}` });
+  if (isCloseReason(reason)) return SignalingError.from({ reason, closeCode: code });
+  return SignalingError.from({ reason, closeCode: code, detail: 'reason not in the spec' });
 }

@@ -44,17 +44,17 @@ const MAX_BIT_RATE_KBPS = 1_000_000;
 
 /** Checks connect settings before anything is sent; throws InputError naming the field and the limit. */
 export function resolveConnectSettings(s: ConnectSettings): ResolvedConnectSettings {
-  if (!s || typeof s !== 'object') throw new InputError('settings', 'connect settings must be an object', 'an object');
+  if (!s || typeof s !== 'object') throw new InputError('invalid_input', 'connect settings must be an object', { field: 'settings', limit: 'an object' });
   if (!ROLES.includes(s.role)) {
-    throw new InputError('role', `role must be 'upstream' or 'downstream', got ${describe(s.role)}`, "'upstream' or 'downstream'");
+    throw new InputError('invalid_input', `role must be 'upstream' or 'downstream', got ${describe(s.role)}`, { field: 'role', limit: "'upstream' or 'downstream'" });
   }
   if (s.channelId !== undefined && (typeof s.channelId !== 'string' || s.channelId.length === 0 || s.channelId.length > 255)) {
-    throw new InputError('channel_id', 'channel_id must be a non-empty string of at most 255 characters', '1 to 255 characters');
+    throw new InputError('invalid_input', 'channel_id must be a non-empty string of at most 255 characters', { field: 'channel_id', limit: '1 to 255 characters' });
   }
   const video = resolveVideo(s.video);
   const audio = resolveAudio(s.audio);
   if (video === false && audio === false) {
-    throw new InputError('video', 'video and audio are both false: the connect would carry no media (NO-MEDIA)', 'video or audio enabled');
+    throw new InputError('invalid_input', 'video and audio are both false: the connect would carry no media (NO-MEDIA)', { field: 'video', limit: 'video or audio enabled' });
   }
   return { role: s.role, channelId: s.channelId, video, audio };
 }
@@ -62,15 +62,15 @@ export function resolveConnectSettings(s: ConnectSettings): ResolvedConnectSetti
 function resolveVideo(v: ConnectSettings['video']): boolean | VideoSettings {
   if (v === undefined) return { codec_type: 'VP8' };
   if (typeof v === 'boolean') return v;
-  if (!v || typeof v !== 'object') throw new InputError('video', 'video must be false, true or { codec_type, bit_rate? }', 'boolean or object');
+  if (!v || typeof v !== 'object') throw new InputError('invalid_input', 'video must be false, true or { codec_type, bit_rate? }', { field: 'video', limit: 'boolean or object' });
   if (!VIDEO_CODECS.includes(v.codec_type)) {
-    throw new InputError('video.codec_type', `video.codec_type must be VP8, VP9 or H264, got ${describe(v.codec_type)}`, 'VP8 | VP9 | H264');
+    throw new InputError('invalid_input', `video.codec_type must be VP8, VP9 or H264, got ${describe(v.codec_type)}`, { field: 'video.codec_type', limit: 'VP8 | VP9 | H264' });
   }
   if (v.bit_rate !== undefined && (!Number.isInteger(v.bit_rate) || v.bit_rate <= 0 || v.bit_rate > MAX_BIT_RATE_KBPS)) {
     throw new InputError(
-      'video.bit_rate',
+      'invalid_input',
       `video.bit_rate must be a positive integer number of kbps up to ${MAX_BIT_RATE_KBPS}, got ${describe(v.bit_rate)}`,
-      `integer 1..${MAX_BIT_RATE_KBPS} kbps`,
+      { field: 'video.bit_rate', limit: `integer 1..${MAX_BIT_RATE_KBPS} kbps` },
     );
   }
   return v.bit_rate === undefined ? { codec_type: v.codec_type } : { codec_type: v.codec_type, bit_rate: v.bit_rate };
@@ -79,9 +79,9 @@ function resolveVideo(v: ConnectSettings['video']): boolean | VideoSettings {
 function resolveAudio(a: ConnectSettings['audio']): boolean | AudioSettings {
   if (a === undefined) return false;
   if (typeof a === 'boolean') return a;
-  if (!a || typeof a !== 'object') throw new InputError('audio', 'audio must be false, true or { codec_type }', 'boolean or object');
+  if (!a || typeof a !== 'object') throw new InputError('invalid_input', 'audio must be false, true or { codec_type }', { field: 'audio', limit: 'boolean or object' });
   if (!AUDIO_CODECS.includes(a.codec_type)) {
-    throw new InputError('audio.codec_type', `audio.codec_type must be OPUS or PCMU, got ${describe(a.codec_type)}`, 'OPUS | PCMU');
+    throw new InputError('invalid_input', `audio.codec_type must be OPUS or PCMU, got ${describe(a.codec_type)}`, { field: 'audio.codec_type', limit: 'OPUS | PCMU' });
   }
   return { codec_type: a.codec_type };
 }

@@ -133,14 +133,14 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     const { timeouts } = this.#options;
     const ticket = this.#ticket;
     this.#signalingTimer = setTimeout(
-      () => this.#fail(new SignalingError({ reason: 'SIGNALING-TIMEOUT', detail: `${timeouts.signalingMs} ms` })),
+      () => this.#fail(SignalingError.from({ reason: 'SIGNALING-TIMEOUT', detail: `${timeouts.signalingMs} ms` })),
       timeouts.signalingMs,
     );
     let ws: WebSocket;
     try {
       ws = new WebSocket(ticket.url, { perMessageDeflate: false, handshakeTimeout: timeouts.signalingMs });
     } catch (err) {
-      this.#fail(new SignalingError({ reason: 'CONNECT-FAILED', detail: safeDetail(err), rejoin: 'never' }));
+      this.#fail(SignalingError.from({ reason: 'CONNECT-FAILED', detail: safeDetail(err), rejoin: 'never' }));
       return;
     }
     this.#ws = ws;
@@ -159,7 +159,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     ws.on('close', (code, reason) => {
       if (this.#finished) return;
       if (!opened) {
-        this.#fail(new SignalingError({ reason: 'CONNECT-FAILED', detail: socketError ?? `close code ${code}` }));
+        this.#fail(SignalingError.from({ reason: 'CONNECT-FAILED', detail: socketError ?? `close code ${code}` }));
       } else {
         this.#fail(errorFromClose(code, reason.toString()));
       }
@@ -201,7 +201,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     const ws = this.#ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) return;
     ws.send(text, (err) => {
-      if (err && !this.#finished) this.#fail(new SignalingError({ reason: 'CONNECTION-LOST', detail: safeDetail(err) }));
+      if (err && !this.#finished) this.#fail(SignalingError.from({ reason: 'CONNECTION-LOST', detail: safeDetail(err) }));
     });
   }
 
@@ -235,7 +235,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
     if (msg.type !== 'ping' && !this.#idleTimer) return;
     clearTimeout(this.#idleTimer);
     const ms = this.#options.timeouts.idleMs;
-    this.#idleTimer = setTimeout(() => this.#fail(new SignalingError({ reason: 'SERVER-SILENT', detail: `${ms} ms without a message` })), ms);
+    this.#idleTimer = setTimeout(() => this.#fail(SignalingError.from({ reason: 'SERVER-SILENT', detail: `${ms} ms without a message` })), ms);
   }
 
   // Offer and updates are applied one at a time, in arrival order.
@@ -245,7 +245,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
       try {
         await step();
       } catch (err) {
-        this.#fail(new SignalingError({ reason: 'PROTOCOL-ERROR', detail: safeDetail(err) }));
+        this.#fail(SignalingError.from({ reason: 'PROTOCOL-ERROR', detail: safeDetail(err) }));
       }
     });
   }
@@ -350,7 +350,7 @@ export class SignalingConnection extends EventEmitter<ConnectionEvents> {
       }
     } else if ((state === 'failed' || state === 'disconnected') && this.#isConnected && !this.#graceTimer) {
       const ms = this.#options.timeouts.iceGraceMs;
-      this.#graceTimer = setTimeout(() => this.#fail(new SignalingError({ reason: 'ICE-FAILED', detail: `${state} for ${ms} ms` })), ms);
+      this.#graceTimer = setTimeout(() => this.#fail(SignalingError.from({ reason: 'ICE-FAILED', detail: `${state} for ${ms} ms` })), ms);
     }
   }
 }

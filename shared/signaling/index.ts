@@ -10,9 +10,9 @@ export {
   type ListenerErrorInfo,
 } from './session';
 export { SignalingConnection, type ConnectionOptions, type ConnectionEvents, type ConnectionTimeouts } from './connection';
-export { SignalingError, CLOSE_REASONS, errorFromClose, isCloseReason, type CloseReason, type SignalingErrorCode, type RejoinAdvice, type SignalingErrorInit } from './close-reasons';
+export { SignalingError, CLOSE_REASONS, errorFromClose, isCloseReason, type CloseReason, type SignalingErrorCode, type RejoinAdvice, type SignalingErrorInit, type SignalingErrorDetails } from './close-reasons';
 export { resolveConnectSettings, type ConnectSettings, type Role, type VideoSettings, type AudioSettings, type AudioCodec } from './connect';
 export { rejoinDelay, type BackoffPolicy } from './backoff';
-export { disableWeriftSpeedups, weriftSpeedupsStatus, TESTED_WERIFT_VERSIONS, type WeriftSpeedupsStatus } from './werift-speedups';
+export { disableWeriftSpeedups, setWeriftSpeedups, weriftSpeedupsStatus, TESTED_WERIFT_VERSIONS, WERIFT_SPEEDUPS_ENV, type WeriftSpeedupsStatus } from './werift-speedups';
 export { ThreadSession, type ThreadSessionOptions } from './session-thread';
 export { setReceiveWorkers, receiveWorkers, receivePool, RECEIVE_WORKERS_ENV, type ReceivePool, type ReceiveWorkerInfo } from './receive-pool';

@@ -2,13 +2,15 @@
  * The process's receive workers: a few worker threads (about one per core), each running the
  * WebRTC receive path (ICE, DTLS, SRTP, RTP, depacketizing) of many signaling sessions. A thread
  * holds its own copy of werift and of this package's modules, which is most of what it costs: shared,
- * that is paid once per worker instead of once per watcher. Sessions with the werift speed-ups off
- * get workers of their own, in which the speed-ups were never applied.
+ * that is paid once per worker instead of once per watcher. Workers run the werift speed-ups as the
+ * process setting has them when they start (setWeriftSpeedups, VS_WERIFT_SPEEDUPS=0); sessions are
+ * seated in workers of the current setting only, and a worker of an earlier one ends with its sessions.
  */
 import { availableParallelism } from 'node:os';
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { InputError } from '../errors';
+import { weriftSpeedupsOn } from './werift-speedups/status';
 import type { FromWorker, ReceiveWorkerInit, ToWorker } from './session-thread-protocol';
 
 // Beside this file: the .js once built, the .ts when run from sources (see the worker's header).
@@ -16,7 +18,7 @@ const WORKER_FILE = join(__dirname, `receive-worker${extname(__filename)}`);
 
 /** The environment variable that sets the number of receive workers (a whole number, or `auto`). */
 export const RECEIVE_WORKERS_ENV = 'VS_RECEIVE_WORKERS';
-/** Most receive workers one process may be set to (per speed-up setting). */
+/** Most receive workers one process may be set to. */
 const MAX_WORKERS = 64;
 /**
  * Sessions a worker carries before another worker is started (while fewer than the pool's size run).
@@ -83,24 +85,24 @@ export class ReceivePool {
   #spreadAfter = DEFAULT_SPREAD_AFTER;
   #nextSid = 1;
 
-  /** Workers per speed-up setting: as set, else VS_RECEIVE_WORKERS, else one per core. */
+  /** Workers at most: as set, else VS_RECEIVE_WORKERS, else one per core. */
   get size(): number {
     return this.#size ?? workersFromEnv() ?? defaultWorkers();
   }
 
   /**
-   * Sets the number of workers (per speed-up setting), or 'auto' for one per core, and optionally the
+   * Sets the number of workers, or 'auto' for one per core, and optionally the
    * sessions a worker carries before another starts; workers above the count end as their sessions leave.
    */
   setSize(count: number | 'auto', spreadAfter = DEFAULT_SPREAD_AFTER): void {
-    if (!Number.isInteger(spreadAfter) || spreadAfter < 1) throw new InputError('spreadAfter', 'spreadAfter must be a whole number of sessions, at least 1', '>= 1');
+    if (!Number.isInteger(spreadAfter) || spreadAfter < 1) throw new InputError('invalid_input', 'spreadAfter must be a whole number of sessions, at least 1', { field: 'spreadAfter', limit: '>= 1' });
     this.#size = count === 'auto' ? undefined : checkCount(count, 'receiveWorkers');
     this.#spreadAfter = spreadAfter;
   }
 
   /** Throws the InputError of a bad VS_RECEIVE_WORKERS before any session is seated. */
   checkSettings(): void {
-    if (this.size < 1) throw new InputError('receiveWorkers', 'no receive workers', '>= 1');
+    if (this.size < 1) throw new InputError('invalid_input', 'no receive workers', { field: 'receiveWorkers', limit: '>= 1' });
   }
 
   /** The workers running now. */
@@ -109,10 +111,12 @@ export class ReceivePool {
   }
 
   /**
-   * Seats a session in the least busy worker of its speed-up setting, starting a new worker when
-   * every one carries `spreadAfter` sessions and there are fewer than `size`.
+   * Seats a session in the least busy worker, starting a new worker when every one carries
+   * `spreadAfter` sessions and there are fewer than `size`. Workers started before the process
+   * setting of the werift speed-ups changed take no new session.
    */
-  join(client: PoolClient, speedupsOff: boolean): PoolSeat {
+  join(client: PoolClient): PoolSeat {
+    const speedupsOff = !weriftSpeedupsOn();
     const same = this.#workers.filter((w) => w.speedupsOff === speedupsOff && !w.retiring);
     let worker = same.reduce<ReceiveWorker | undefined>((best, w) => (!best || w.clients.size < best.clients.size ? w : best), undefined);
     if (!worker || (worker.clients.size >= this.#spreadAfter && same.length < this.size)) {
@@ -183,7 +187,7 @@ function workersFromEnv(): number | undefined {
 
 function checkCount(count: number, field: string): number {
   if (!Number.isInteger(count) || count < 1 || count > MAX_WORKERS) {
-    throw new InputError(field, `${field} must be a whole number from 1 to ${MAX_WORKERS}, or 'auto' (one per core)`, `1-${MAX_WORKERS}`);
+    throw new InputError('invalid_input', `${field} must be a whole number from 1 to ${MAX_WORKERS}, or 'auto' (one per core)`, { field, limit: `1-${MAX_WORKERS}` });
   }
   return count;
 }
@@ -197,7 +201,7 @@ export function receivePool(): ReceivePool {
 }
 
 /**
- * Sets how many receive workers the face watchers of this process share (per speed-up setting): a
+ * Sets how many receive workers the face watchers of this process share: a
  * whole number, or 'auto' (one per core, the default; VS_RECEIVE_WORKERS sets it too); and how many
  * sessions a worker carries before the next one starts (default 8).
  */

@@ -23,8 +23,9 @@
 
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const speedups = require('./werift-speedups') as typeof import('./werift-speedups');
-  // Before werift's first connection here: a worker runs all its sessions one way.
-  if ((threads.workerData as Init).speedupsOff) speedups.disableWeriftSpeedups();
+  // Before werift's first connection here: a worker runs all its sessions one way, the host's
+  // process setting when the pool started it (set here explicitly: the variable may say otherwise).
+  speedups.setWeriftSpeedups(!(threads.workerData as Init).speedupsOff);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { SignalingSession } = require('./session') as typeof import('./session');
   // eslint-disable-next-line @typescript-eslint/no-require-imports

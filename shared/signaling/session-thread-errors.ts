@@ -18,10 +18,10 @@ export function wireError(err: unknown): WireError {
 export function fromWire(wire: WireError): Error {
   if (wire.kind === 'signaling') {
     const init: SignalingErrorInit = { reason: wire.reason ?? 'UNKNOWN-REASON', closeCode: wire.closeCode, rejoin: wire.rejoin as SignalingErrorInit['rejoin'] };
-    return new SignalingError(wire.detail ? { ...init, detail: wire.detail } : init);
+    return SignalingError.from(wire.detail ? { ...init, detail: wire.detail } : init);
   }
   // The name survives: the session words its TICKET-FAILED detail with it, and a TypeError means "never rejoin".
-  const error = wire.kind === 'client' ? new ClientError(wire.message, { code: wire.code ?? 'unknown', retryable: wire.retryable ?? false }) : wire.name === 'TypeError' ? new TypeError(wire.message) : new Error(wire.message);
+  const error = wire.kind === 'client' ? new ClientError(wire.code ?? 'unknown', wire.message, { retryable: wire.retryable ?? false }) : wire.name === 'TypeError' ? new TypeError(wire.message) : new Error(wire.message);
   if (wire.name && error.name !== wire.name) Object.defineProperty(error, 'name', { value: wire.name, enumerable: false, configurable: true, writable: true });
   return error;
 }

@@ -16,16 +16,17 @@ import { receivePool, type PoolSeat } from './receive-pool';
 import { DEFAULT_REJOIN, SignalingSession, type ConnectedInfo, type RejoinPolicy, type RemoteStreamInfo, type SessionEvents, type SessionOptions } from './session';
 import { fromWire, wireError } from './session-thread-errors';
 import type { FromWorker, WireError } from './session-thread-protocol';
-import { weriftSpeedupsStatus, type WeriftSpeedupsStatus } from './werift-speedups';
+import type { WeriftSpeedupsStatus } from './werift-speedups';
 
-/** Options of a session run in a worker: those of SignalingSession that are data, and the ticket source. */
 /** A worker that has carried a joined session this long (ms) has shown it works: its loss starts the count afresh. */
 const SETTLED_MS = 10_000;
 
+/**
+ * Options of a session run in a worker: those of SignalingSession that are data, and the ticket
+ * source. The worker runs the werift speed-ups as the process setting has them (setWeriftSpeedups).
+ */
 export type ThreadSessionOptions = Omit<SessionOptions, 'getTicket'> & {
   getTicket: (signal?: AbortSignal) => Promise<Ticket>;
-  /** The werift speed-ups in this session's worker (default: as this process has them). */
-  weriftSpeedups?: boolean;
 };
 
 /** How long close() waits for the worker to confirm before it lets the session go anyway. */
@@ -37,7 +38,6 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   /** Aborted by close(): a ticket request still retrying (a room refusing tickets) ends with the session. */
   readonly #stopping = new AbortController();
   readonly #data: Omit<SessionOptions, 'getTicket'>;
-  readonly #speedupsOff: boolean;
   readonly #rejoin?: RejoinPolicy;
   readonly #streams = new Map<string, RemoteStreamInfo>();
   #seat?: PoolSeat;
@@ -57,15 +57,13 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   /** Checks the options as SignalingSession does (InputError); no worker is used before start(). */
   constructor(options: ThreadSessionOptions) {
     super();
-    const { getTicket, weriftSpeedups, ...data } = options;
+    const { getTicket, ...data } = options;
     // The same checks, on this thread, so a bad option is refused before anything starts.
     new SignalingSession({ ...data, getTicket });
     receivePool().checkSettings();
     this.#getTicket = getTicket;
     this.#data = data;
     this.#rejoin = data.rejoin === false ? undefined : { ...DEFAULT_REJOIN, ...data.rejoin };
-    // A host that turned the speed-ups off has them off in its sessions' workers too.
-    this.#speedupsOff = weriftSpeedups === false || weriftSpeedupsStatus().reason === 'turned off';
   }
 
   /** Whether the werift speed-ups run in this session's worker, as the worker said once joined. */
@@ -87,7 +85,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   start(): Promise<ConnectedInfo> {
     if (this.#started) return this.#started;
     if (this.#closing || this.#ended) {
-      this.#started = Promise.reject(new SignalingError({ reason: 'CONNECTION-LOST', detail: 'the session was already closed' }));
+      this.#started = Promise.reject(SignalingError.from({ reason: 'CONNECTION-LOST', detail: 'the session was already closed' }));
     } else {
       this.#started = new Promise((resolve, reject) => (this.#settleStart = { resolve, reject }));
       this.#seatAndStart();
@@ -121,7 +119,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
   }
 
   #seatAndStart(): void {
-    const seat = receivePool().join({ onMessage: (m) => this.#onMessage(seat, m), onWorkerLost: (err) => this.#workerLost(seat, err) }, this.#speedupsOff);
+    const seat = receivePool().join({ onMessage: (m) => this.#onMessage(seat, m), onWorkerLost: (err) => this.#workerLost(seat, err) });
     this.#seat = seat;
     seat.send({ type: 'start', sid: seat.sid, options: this.#data });
   }
@@ -196,7 +194,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
       this.#gone?.();
       return;
     }
-    const error = new SignalingError({ reason: 'CONNECTION-LOST', detail: `receive worker lost: ${err.message}` });
+    const error = SignalingError.from({ reason: 'CONNECTION-LOST', detail: `receive worker lost: ${err.message}` });
     this.#dropStreams();
     // A worker that dies soon after each join (one that cannot run at all) is no passing fault: the
     // losses add up, the waits grow and the session ends, instead of rejoining at once for ever.
@@ -227,7 +225,7 @@ export class ThreadSession extends EventEmitter<SessionEvents> {
     this.#ended = true;
     clearTimeout(this.#moveTimer);
     this.#dropStreams();
-    this.#settleStart?.reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' }));
+    this.#settleStart?.reject(error ?? SignalingError.from({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' }));
     if (announce && error && this.listenerCount('error') > 0) emitGuarded(this, 'error', [error]);
     emitGuarded(this, 'closed', [{ error }]);
   }

@@ -142,16 +142,16 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     super();
     this.#options = options;
     this.#settings = resolveConnectSettings(options);
-    if (typeof options.getTicket !== 'function') throw new InputError('getTicket', 'getTicket must be a function returning a ticket', 'a function');
+    if (typeof options.getTicket !== 'function') throw new InputError('invalid_input', 'getTicket must be a function returning a ticket', { field: 'getTicket', limit: 'a function' });
     this.#rejoinPolicy = options.rejoin === false ? undefined : { ...DEFAULT_REJOIN, ...options.rejoin };
     if (this.#rejoinPolicy) checkPolicy(this.#rejoinPolicy);
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     for (const [k, v] of Object.entries(this.#timeouts)) {
-      if (!Number.isFinite(v) || v <= 0) throw new InputError(`timeouts.${k}`, `timeouts.${k} must be a positive number of ms`, '> 0 ms');
+      if (!Number.isFinite(v) || v <= 0) throw new InputError('invalid_input', `timeouts.${k} must be a positive number of ms`, { field: `timeouts.${k}`, limit: '> 0 ms' });
     }
     const retry = options.keyframeRetryMs;
     if (retry !== undefined && (!Number.isFinite(retry) || retry <= 0)) {
-      throw new InputError('keyframeRetryMs', 'keyframeRetryMs must be a positive number of ms', '> 0 ms');
+      throw new InputError('invalid_input', 'keyframeRetryMs must be a positive number of ms', { field: 'keyframeRetryMs', limit: '> 0 ms' });
     }
   }
 
@@ -162,7 +162,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   start(): Promise<ConnectedInfo> {
     if (this.#firstJoin) return this.#firstJoin;
     if (this.#stopped) {
-      this.#firstJoin = Promise.reject(new SignalingError({ reason: 'CONNECTION-LOST', detail: 'the session was already closed' }));
+      this.#firstJoin = Promise.reject(SignalingError.from({ reason: 'CONNECTION-LOST', detail: 'the session was already closed' }));
       this.#firstJoin.catch(() => undefined);
       return this.#firstJoin;
     }
@@ -173,7 +173,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     this.#loopDone = this.#loop().catch((err: unknown) => {
       // Only a bug gets here; the session still ends with a typed error instead of an unhandled rejection.
       this.#stopped = true;
-      this.#finish(new SignalingError({ reason: 'CONNECTION-LOST', detail: `internal error: ${describeError(err)}`, rejoin: 'never' }));
+      this.#finish(SignalingError.from({ reason: 'CONNECTION-LOST', detail: `internal error: ${describeError(err)}`, rejoin: 'never' }));
     });
     return this.#firstJoin;
   }
@@ -201,7 +201,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
    */
   requestKeyframe(streamId?: string): void {
     if (streamId !== undefined && typeof streamId !== 'string') {
-      throw new InputError('streamId', 'streamId must be a string (a stream id from streamAdded) or omitted', 'a string');
+      throw new InputError('invalid_input', 'streamId must be a string (a stream id from streamAdded) or omitted', { field: 'streamId', limit: 'a string' });
     }
     for (const r of this.#receivers.values()) if (streamId === undefined || r.streamId === streamId) r.requestKeyframe();
   }
@@ -240,7 +240,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       this.#failures++;
       const startLimit = this.#rejoinPolicy.startAttempts ?? Number.POSITIVE_INFINITY;
       if (this.#joins === 0 && this.#failures >= startLimit) {
-        lastError = new SignalingError({
+        lastError = SignalingError.from({
           reason: error.reason,
           closeCode: error.closeCode,
           rejoin: error.rejoin,
@@ -249,7 +249,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
         break;
       }
       if (this.#failures > this.#rejoinPolicy.maxAttempts) {
-        lastError = new SignalingError({
+        lastError = SignalingError.from({
           reason: error.reason,
           closeCode: error.closeCode,
           rejoin: error.rejoin,
@@ -272,7 +272,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     if (this.#closedEmitted) return;
     this.#closedEmitted = true;
     this.#clearReceivers();
-    this.#settleFirstJoin?.reject(error ?? new SignalingError({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' }));
+    this.#settleFirstJoin?.reject(error ?? SignalingError.from({ reason: 'CONNECTION-LOST', detail: 'closed before the first join' }));
     if (error && this.listenerCount('error') > 0) this.#safeEmit('error', error);
     this.#safeEmit('closed', { error });
   }
@@ -285,7 +285,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
   }
 
   async #attempt(): Promise<SignalingError> {
-    const closed = (): SignalingError => new SignalingError({ reason: 'CONNECTION-LOST', detail: 'session closed' });
+    const closed = (): SignalingError => SignalingError.from({ reason: 'CONNECTION-LOST', detail: 'session closed' });
     let ticket: Ticket;
     try {
       const got = await abortable(this.#options.getTicket(this.#stopping.signal), this.#stopping.signal);
@@ -297,7 +297,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
     } catch (err) {
       // getTicket is the host's code: it may reject with anything, undefined and null included.
       const retryable = (err as { retryable?: unknown } | null | undefined)?.retryable;
-      return new SignalingError({
+      return SignalingError.from({
         reason: 'TICKET-FAILED',
         detail: describeError(err),
         rejoin: retryable === false || err instanceof TypeError || err instanceof InputError ? 'never' : 'backoff',
@@ -430,15 +430,15 @@ function describeError(err: unknown): string {
 }
 
 function checkPolicy(p: RejoinPolicy): void {
-  if (!Number.isFinite(p.baseDelayMs) || p.baseDelayMs < 0) throw new InputError('rejoin.baseDelayMs', 'rejoin.baseDelayMs must be a number >= 0', '>= 0 ms');
+  if (!Number.isFinite(p.baseDelayMs) || p.baseDelayMs < 0) throw new InputError('invalid_input', 'rejoin.baseDelayMs must be a number >= 0', { field: 'rejoin.baseDelayMs', limit: '>= 0 ms' });
   if (!Number.isFinite(p.maxDelayMs) || p.maxDelayMs < p.baseDelayMs) {
-    throw new InputError('rejoin.maxDelayMs', 'rejoin.maxDelayMs must be a number >= rejoin.baseDelayMs', '>= baseDelayMs');
+    throw new InputError('invalid_input', 'rejoin.maxDelayMs must be a number >= rejoin.baseDelayMs', { field: 'rejoin.maxDelayMs', limit: '>= baseDelayMs' });
   }
   if (!(p.maxAttempts >= 0) || (Number.isFinite(p.maxAttempts) && !Number.isInteger(p.maxAttempts))) {
-    throw new InputError('rejoin.maxAttempts', 'rejoin.maxAttempts must be a whole number >= 0 (or Infinity)', 'integer >= 0');
+    throw new InputError('invalid_input', 'rejoin.maxAttempts must be a whole number >= 0 (or Infinity)', { field: 'rejoin.maxAttempts', limit: 'integer >= 0' });
   }
   const s = p.startAttempts;
   if (s !== undefined && (!(s >= 1) || (Number.isFinite(s) && !Number.isInteger(s)))) {
-    throw new InputError('rejoin.startAttempts', 'rejoin.startAttempts must be a whole number >= 1 (or Infinity)', 'integer >= 1');
+    throw new InputError('invalid_input', 'rejoin.startAttempts must be a whole number >= 1 (or Infinity)', { field: 'rejoin.startAttempts', limit: 'integer >= 1' });
   }
 }

@@ -24,7 +24,7 @@ export class StreamingClient extends StreamingApi {
 }
 
 function parts(options: StreamingClientOptions): StreamingApiParts {
-  if (!options || typeof options !== 'object') throw new InputError('options', 'StreamingClient needs options', 'object');
+  if (!options || typeof options !== 'object') throw new InputError('invalid_input', 'StreamingClient needs options', { field: 'options', limit: 'object' });
   const { tokens, owned, transport } = clientTokens(options, STREAMING_SCOPES);
   return {
     sfuUrl: options.sfuUrl,

@@ -2,7 +2,7 @@ import { ApiError } from '../errors';
 import type { Room, Ticket, TicketDirection } from './types';
 
 function invalid(operation: string, what: string): ApiError {
-  return new ApiError({
+  return ApiError.from({
     operation,
     status: 200,
     serviceMessage: `unexpected response: ${what}`,

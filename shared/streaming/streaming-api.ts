@@ -34,7 +34,7 @@ export class StreamingApi {
   #closed?: Promise<void>;
 
   constructor(parts: StreamingApiParts) {
-    if (!parts || typeof parts !== 'object') throw new InputError('options', 'StreamingApi needs options', 'object');
+    if (!parts || typeof parts !== 'object') throw new InputError('invalid_input', 'StreamingApi needs options', { field: 'options', limit: 'object' });
     this.sfuUrl = parts.sfuUrl;
     this.#http = new HttpCore({
       baseUrl: parts.sfuUrl,
@@ -52,7 +52,7 @@ export class StreamingApi {
 
   /** Lists rooms: 'all' (default) or only those streaming now ('onair'). */
   async listRooms(state: RoomState = 'all', options: StreamingCallOptions = {}): Promise<Room[]> {
-    if (!STATES.includes(state)) throw new InputError('state', `state must be 'all' or 'onair', got ${JSON.stringify(String(state)).slice(0, 40)}`, "'all' | 'onair'");
+    if (!STATES.includes(state)) throw new InputError('invalid_input', `state must be 'all' or 'onair', got ${JSON.stringify(String(state)).slice(0, 40)}`, { field: 'state', limit: "'all' | 'onair'" });
     const body = await this.#request({ method: 'GET', path: '/v1/rooms', query: { state }, operation: 'listRooms' }, options);
     return parseRooms(body, 'listRooms');
   }
@@ -100,7 +100,7 @@ export class StreamingApi {
   async createTicket(roomId: string, direction: TicketDirection = 'down', options: StreamingCallOptions = {}): Promise<Ticket> {
     const id = roomPath(roomId);
     if (!DIRECTIONS.includes(direction)) {
-      throw new InputError('direction', `direction must be 'up' or 'down', got ${JSON.stringify(String(direction)).slice(0, 40)}`, "'up' | 'down'");
+      throw new InputError('invalid_input', `direction must be 'up' or 'down', got ${JSON.stringify(String(direction)).slice(0, 40)}`, { field: 'direction', limit: "'up' | 'down'" });
     }
     const body = await this.#request(
       {
@@ -134,7 +134,7 @@ export class StreamingApi {
 }
 
 function roomLimitError(err: ApiError): ApiError {
-  return new ApiError({
+  return ApiError.from({
     operation: 'createRoom',
     status: 429,
     serviceMessage: err.serviceMessage,
@@ -146,10 +146,10 @@ function roomLimitError(err: ApiError): ApiError {
 }
 
 function roomPath(value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new InputError('roomId', 'roomId is required (non-empty string)', 'non-empty string');
-  if (value.length > MAX_ID_LENGTH) throw new InputError('roomId', `roomId is longer than ${MAX_ID_LENGTH} characters`, `${MAX_ID_LENGTH} characters`);
+  if (typeof value !== 'string' || value.trim() === '') throw new InputError('invalid_input', 'roomId is required (non-empty string)', { field: 'roomId', limit: 'non-empty string' });
+  if (value.length > MAX_ID_LENGTH) throw new InputError('invalid_input', `roomId is longer than ${MAX_ID_LENGTH} characters`, { field: 'roomId', limit: `${MAX_ID_LENGTH} characters` });
   if (/[/\\]/.test(value) || value === '.' || value === '..' || [...value].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
-    throw new InputError('roomId', 'roomId must be a single path segment without control characters', 'a single path segment');
+    throw new InputError('invalid_input', 'roomId must be a single path segment without control characters', { field: 'roomId', limit: 'a single path segment' });
   }
   return encodeURIComponent(value);
 }

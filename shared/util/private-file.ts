@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { access, link, lstat, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { ClientError, InputError } from '../errors';
+import { ClientError, errorBrand, InputError, type ClientErrorDetails } from '../errors';
 import { trustProblem } from './trust';
 
 /** 0 where the platform has no such flag (Windows): there the checks by owner and mode are skipped too. */
@@ -119,16 +119,20 @@ export class PrivateFile {
   }
 
   #refused(why: string, expected: string): InputError {
-    return new InputError(this.#label.field, `${this.#label.name}${why}`, expected);
+    return new InputError('invalid_input', `${this.#label.name}${why}`, { field: this.#label.field, limit: expected });
   }
 }
 
 /** Waiting for a lock another process holds took too long. */
 export class FileLockError extends ClientError {
-  override readonly name: string = 'FileLockError';
+  static override readonly brand: symbol = errorBrand('FileLockError');
 
-  constructor(message: string) {
-    super(message, { code: 'file_locked', retryable: true });
+  override readonly name: string = 'FileLockError';
+  declare readonly code: 'file_locked';
+
+  /** Retryable unless details say otherwise: the other writer lets go in time. */
+  constructor(code: 'file_locked', message: string, details: ClientErrorDetails = {}) {
+    super(code, message, { ...details, retryable: details.retryable ?? true });
   }
 }
 
@@ -158,7 +162,7 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>, o: {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     await breakIfStale(lock, staleMs);
-    if (Date.now() > giveUpAt) throw new FileLockError(`${o.name ?? file} is locked by another writer (${path.basename(lock)}) for longer than ${Math.round((o.waitMs ?? LOCK_WAIT_MS) / 1000)} s`);
+    if (Date.now() > giveUpAt) throw new FileLockError('file_locked', `${o.name ?? file} is locked by another writer (${path.basename(lock)}) for longer than ${Math.round((o.waitMs ?? LOCK_WAIT_MS) / 1000)} s`);
     await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS + Math.random() * LOCK_RETRY_MS));
   }
   try {

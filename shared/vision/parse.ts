@@ -21,7 +21,7 @@ class Reader {
   constructor(readonly operation: string) {}
 
   fail(what: string): never {
-    throw new ApiError({
+    throw ApiError.from({
       operation: this.operation,
       status: 200,
       serviceMessage: what,

@@ -61,7 +61,7 @@ export class VisionApi {
   #closed?: Promise<void>;
 
   constructor(parts: VisionApiParts) {
-    if (!parts || typeof parts !== 'object') throw new InputError('options', 'VisionApi needs options', 'object');
+    if (!parts || typeof parts !== 'object') throw new InputError('invalid_input', 'VisionApi needs options', { field: 'options', limit: 'object' });
     this.#http = new HttpCore({
       baseUrl: parts.visionUrl,
       baseUrlField: 'visionUrl',
@@ -102,7 +102,7 @@ export class VisionApi {
     const signal = callSignal(options);
     if (s.kind === 'url' && t.kind === 'bytes') s = await this.#fetchImage(s.url, 'source', t.bytes.length, signal, operation);
     if (t.kind === 'url' && s.kind === 'bytes') t = await this.#fetchImage(t.url, 'target', s.bytes.length, signal, operation);
-    if (s.kind !== 'bytes' || t.kind !== 'bytes') throw new ClientError(`${operation}: internal error, an image is still a URL`, { code: 'internal' });
+    if (s.kind !== 'bytes' || t.kind !== 'bytes') throw new ClientError('internal', `${operation}: internal error, an image is still a URL`);
     checkTotal(s.bytes.length + t.bytes.length);
     const form = new FormData();
     appendFile(form, 'source', s);
@@ -114,7 +114,7 @@ export class VisionApi {
   async compareWithCollection(collectionId: string, image: ImageInput, options: CompareWithCollectionOptions = {}): Promise<CollectionCompareResult> {
     const id = pathId(collectionId, 'collectionId');
     // When omitted, max_results is not sent: the service applies its documented default of 10.
-    if (options === null || typeof options !== 'object') throw new InputError('options', 'options must be an object', '{ maxResults?, signal? }');
+    if (options === null || typeof options !== 'object') throw new InputError('invalid_input', 'options must be an object', { field: 'options', limit: '{ maxResults?, signal? }' });
     const maxResults = checkMaxResults(options.maxResults);
     const img = resolveImage(image, 'image');
     const operation = 'compareWithCollection';
@@ -243,6 +243,6 @@ function appendFile(form: FormData, name: string, img: ResolvedImage & { kind: '
 
 function checkTotal(total: number): void {
   if (total >= MAX_IMAGE_BYTES) {
-    throw new InputError('source+target', `source and target together are ${total} bytes; the service takes ${IMAGE_LIMIT_TEXT} in total`, `${IMAGE_LIMIT_TEXT} in total`);
+    throw new InputError('invalid_input', `source and target together are ${total} bytes; the service takes ${IMAGE_LIMIT_TEXT} in total`, { field: 'source+target', limit: `${IMAGE_LIMIT_TEXT} in total` });
   }
 }

@@ -33,7 +33,7 @@ export class VisionClient extends VisionApi {
 }
 
 function parts(options: VisionClientOptions): VisionApiParts {
-  if (!options || typeof options !== 'object') throw new InputError('options', 'VisionClient needs options', 'object');
+  if (!options || typeof options !== 'object') throw new InputError('invalid_input', 'VisionClient needs options', { field: 'options', limit: 'object' });
   const { tokens, owned, transport } = clientTokens(options, VISION_SCOPES);
   const dispatcher = options.dispatcher;
   const downloadTimeoutMs = options.downloadTimeoutMs ?? IMAGE_DOWNLOAD_TIMEOUT_MS;

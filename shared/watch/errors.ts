@@ -1,4 +1,4 @@
-import { ClientError } from '../errors';
+import { ClientError, errorBrand, type ClientErrorDetails } from '../errors';
 
 /** Codes of WatchError: what part of the watcher failed. */
 export const WATCH_ERROR_CODES = ['stopped', 'start_failed', 'decode_failed', 'analysis_failed', 'quota_exceeded', 'api_failed'] as const;
@@ -8,12 +8,14 @@ export type WatchErrorCode = (typeof WATCH_ERROR_CODES)[number];
 
 /** A failure of the watcher itself (not of an API call or of signaling). */
 export class WatchError extends ClientError {
+  static override readonly brand: symbol = errorBrand('WatchError');
+
   override readonly name: string = 'WatchError';
   declare readonly code: WatchErrorCode;
 
-  /** retryable: whether waiting could help. */
-  constructor(code: WatchErrorCode, message: string, options: { retryable?: boolean } = {}) {
-    super(message, { code, retryable: options.retryable ?? false });
+  /** details.retryable: whether waiting could help. */
+  constructor(code: WatchErrorCode, message: string, details: ClientErrorDetails = {}) {
+    super(code, message, details);
   }
 }
 

@@ -46,3 +46,4 @@ export {
   type ImportResult,
 } from '../people';
 export { setReceiveWorkers, receiveWorkers, type ReceiveWorkerInfo } from '../signaling/receive-pool';
+export { setWeriftSpeedups, disableWeriftSpeedups } from '../signaling/werift-speedups/status';

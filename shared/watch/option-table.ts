@@ -251,13 +251,6 @@ export const WATCH_OPTIONS = [
     inMs: { name: 'quotaPauseMs', per: 1000 },
   },
   {
-    name: 'weriftSpeedups',
-    label: 'WebRTC Speed-Ups',
-    help: "Whether this watcher's WebRTC receive path runs with the package's measured werift speed-ups (off: werift as published)",
-    kind: 'boolean',
-    default: true,
-  },
-  {
     name: 'jpegQuality',
     label: 'JPEG Quality',
     help: 'Quality (1 to 100) of snapshots and face crops',

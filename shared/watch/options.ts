@@ -32,7 +32,7 @@ export interface WatchOptions extends OptionValues {
    * Signaling tweaks passed to the session (rejoin policy, timeouts), and where the WebRTC receive
    * path runs: `thread: 'worker'` (default) one of the process's shared receive workers, which
    * leaves the host's event loop and the host's own werift alone; 'main' this thread (see the streaming README).
-   * With 'main', `weriftSpeedups: false` turns the speed-ups off for the whole process.
+   * The werift speed-ups are a process setting (setWeriftSpeedups, VS_WERIFT_SPEEDUPS=0), not an option.
    */
   session?: { rejoin?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number; startAttempts?: number }; timeouts?: Record<string, number>; thread?: 'main' | 'worker' };
 }
@@ -50,10 +50,10 @@ export interface ResolvedWatchOptions extends ResolvedOptionValues {
 
 /** Checks every option up front; a bad one throws an InputError naming it and its limit. */
 export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
-  if (!o || typeof o !== 'object') throw new InputError('options', 'FaceWatcher needs an options object', 'an object');
-  if (!o.vision || typeof o.vision !== 'object') throw new InputError('vision', 'vision must be a VisionClient or its options', 'an object');
-  if (!o.streaming || typeof o.streaming !== 'object') throw new InputError('streaming', 'streaming must be a StreamingClient or its options', 'an object');
-  if (o.ffmpegPath !== undefined && (typeof o.ffmpegPath !== 'string' || o.ffmpegPath === '')) throw new InputError('ffmpegPath', 'ffmpegPath must be a path', 'a non-empty string');
+  if (!o || typeof o !== 'object') throw new InputError('invalid_input', 'FaceWatcher needs an options object', { field: 'options', limit: 'an object' });
+  if (!o.vision || typeof o.vision !== 'object') throw new InputError('invalid_input', 'vision must be a VisionClient or its options', { field: 'vision', limit: 'an object' });
+  if (!o.streaming || typeof o.streaming !== 'object') throw new InputError('invalid_input', 'streaming must be a StreamingClient or its options', { field: 'streaming', limit: 'an object' });
+  if (o.ffmpegPath !== undefined && (typeof o.ffmpegPath !== 'string' || o.ffmpegPath === '')) throw new InputError('invalid_input', 'ffmpegPath must be a path', { field: 'ffmpegPath', limit: 'a non-empty string' });
   return {
     ...resolveTable(o),
     roomId: id(o.roomId, 'roomId'),
@@ -106,7 +106,7 @@ function num(v: unknown, spec: OptionSpec): number {
   const max = spec.max ?? Number.POSITIVE_INFINITY;
   const limit = rangeText(spec);
   if (typeof v !== 'number' || Number.isNaN(v) || v < min || v > max) {
-    throw new InputError(name, `${name} must be a number in ${limit}, got ${JSON.stringify(v)?.slice(0, 40)}`, limit);
+    throw new InputError('invalid_input', `${name} must be a number in ${limit}, got ${JSON.stringify(v)?.slice(0, 40)}`, { field: name, limit });
   }
   return v;
 }
@@ -118,7 +118,7 @@ function choice(v: unknown, spec: OptionSpec): string {
   const values = (spec.choices ?? []).map((c) => c.value);
   if (typeof v !== 'string' || !values.includes(v)) {
     const limit = values.map((x) => `'${x}'`).join(' | ');
-    throw new InputError(name, `${name} must be one of ${values.join(', ')}, got ${JSON.stringify(v)?.slice(0, 40)}`, limit);
+    throw new InputError('invalid_input', `${name} must be one of ${values.join(', ')}, got ${JSON.stringify(v)?.slice(0, 40)}`, { field: name, limit });
   }
   return v;
 }
@@ -128,7 +128,7 @@ function choiceList(v: unknown, spec: OptionSpec): ReadonlySet<string> {
   const values = (spec.choices ?? []).map((c) => c.value);
   const list = v === undefined ? spec.default : v;
   if (!Array.isArray(list) || list.some((e) => !values.includes(e as string))) {
-    throw new InputError(spec.name, `${spec.name} must list some of ${values.join(', ')}`, values.join(' | '));
+    throw new InputError('invalid_input', `${spec.name} must list some of ${values.join(', ')}`, { field: spec.name, limit: values.join(' | ') });
   }
   return new Set(list as string[]);
 }
@@ -137,7 +137,7 @@ function choiceList(v: unknown, spec: OptionSpec): ReadonlySet<string> {
 function stringList(v: unknown, name: string): ReadonlySet<string> | undefined {
   if (v === undefined) return undefined;
   if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || s.length === 0 || s.length > 255)) {
-    throw new InputError(name, `${name} must be a list of ids (non-empty strings)`, 'strings of 1 to 255 characters');
+    throw new InputError('invalid_input', `${name} must be a list of ids (non-empty strings)`, { field: name, limit: 'strings of 1 to 255 characters' });
   }
   return v.length > 0 ? new Set(v as string[]) : undefined;
 }
@@ -146,9 +146,9 @@ function stringList(v: unknown, name: string): ReadonlySet<string> | undefined {
 function labelMap(v: unknown, name: string): ReadonlyMap<string, string> {
   const labels = new Map<string, string>();
   if (v === undefined) return labels;
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new InputError(name, `${name} must be an object of id -> name`, 'an object of strings');
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new InputError('invalid_input', `${name} must be an object of id -> name`, { field: name, limit: 'an object of strings' });
   for (const [k, text] of Object.entries(v)) {
-    if (typeof text !== 'string') throw new InputError(`${name}.${k}`.slice(0, 80), `every value of ${name} must be a string`, 'a string');
+    if (typeof text !== 'string') throw new InputError('invalid_input', `every value of ${name} must be a string`, { field: `${name}.${k}`.slice(0, 80), limit: 'a string' });
     labels.set(k, text);
   }
   return labels;
@@ -157,19 +157,19 @@ function labelMap(v: unknown, name: string): ReadonlyMap<string, string> {
 function store(v: unknown): VisitorStore | undefined {
   if (v === undefined) return undefined;
   const s = v as Partial<VisitorStore>;
-  if (!s || typeof s.load !== 'function' || typeof s.save !== 'function') throw new InputError('visitorStore', 'visitorStore must have load() and save()', '{ load(), save(document) }');
+  if (!s || typeof s.load !== 'function' || typeof s.save !== 'function') throw new InputError('invalid_input', 'visitorStore must have load() and save()', { field: 'visitorStore', limit: '{ load(), save(document) }' });
   return s as VisitorStore;
 }
 
 function peopleStore(v: unknown): PeopleStore | undefined {
   if (v === undefined) return undefined;
   const s = v as Partial<PeopleStore>;
-  if (!s || typeof s.load !== 'function' || typeof s.update !== 'function') throw new InputError('people', 'people must be a people store, with load() and update()', '{ load(), update(change) }');
+  if (!s || typeof s.load !== 'function' || typeof s.update !== 'function') throw new InputError('invalid_input', 'people must be a people store, with load() and update()', { field: 'people', limit: '{ load(), update(change) }' });
   return s as PeopleStore;
 }
 
 function id(v: unknown, field: string): string {
-  if (typeof v !== 'string' || v.trim() === '' || v.length > 256) throw new InputError(field, `${field} must be a non-empty id`, '1 to 256 characters');
+  if (typeof v !== 'string' || v.trim() === '' || v.length > 256) throw new InputError('invalid_input', `${field} must be a non-empty id`, { field, limit: '1 to 256 characters' });
   return v;
 }
 

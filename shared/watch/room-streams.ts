@@ -3,7 +3,7 @@ import type { ClientError } from '../errors';
 import type { VideoCodec } from '../frames/types';
 import { SignalingSession } from '../signaling/session';
 import { ThreadSession } from '../signaling/session-thread';
-import { disableWeriftSpeedups, weriftSpeedupsStatus, type WeriftSpeedupsStatus } from '../signaling/werift-speedups';
+import { weriftSpeedupsStatus, type WeriftSpeedupsStatus } from '../signaling/werift-speedups';
 import type { StreamingClient } from '../streaming';
 import type { AnalysisContext } from './analyse';
 import { asClientError } from './errors';
@@ -75,8 +75,7 @@ export class RoomStreams {
       loopbackOnly: this.#o.loopbackOnly,
       ...tweaks,
     };
-    if (thread === 'main' && !this.#o.weriftSpeedups) disableWeriftSpeedups();
-    const session = thread === 'main' ? new SignalingSession(settings) : new ThreadSession({ ...settings, weriftSpeedups: this.#o.weriftSpeedups });
+    const session = thread === 'main' ? new SignalingSession(settings) : new ThreadSession(settings);
     this.#session = session;
     this.#wire(session);
     await session.start();
@@ -102,11 +101,11 @@ export class RoomStreams {
     return Object.fromEntries([...this.#streams].map(([id, s]) => [id, { ...s.meter.snapshot(), codec: this.#codecs.get(id), decoder: this.#backend }]));
   }
 
-  /** Whether the werift speed-ups run on the receive path: the receive thread's own answer, else this process's. */
+  /** Whether the werift speed-ups run on the receive path: the receive thread's own answer, else this thread's. */
   weriftStatus(): WeriftSpeedupsStatus {
     const session = this.#session;
     if (session instanceof ThreadSession && session.weriftStatus) return session.weriftStatus;
-    return this.#o.weriftSpeedups ? weriftSpeedupsStatus() : { ...weriftSpeedupsStatus(), enabled: false, reason: 'turned off' };
+    return weriftSpeedupsStatus();
   }
 
   /** Leaves the room, then closes every stream (decoders, analyses in flight). Idempotent. */

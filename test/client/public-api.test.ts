@@ -55,13 +55,13 @@ describe('one error base', () => {
       const publish = await caught(() => new IvfFileSource(join(tmp, 'short.ivf')).open());
       const ffmpeg = await caught(() => findFfmpeg({ ffmpegPath: join(tmp, 'missing-ffmpeg') }));
       const errors: ClientError[] = [
-        new ApiError({ operation: 'x', status: 503, serviceMessage: 'down', retryable: true }),
-        new InputError('image', 'image is empty', 'non-empty'),
+        ApiError.from({ operation: 'x', status: 503, serviceMessage: 'down', retryable: true }),
+        new InputError('invalid_input', 'image is empty', { field: 'image', limit: 'non-empty' }),
         errorFromClose(1008, 'RAPI-INVALID-TOKEN'),
         ffmpeg as ClientError,
         publish as ClientError,
-        new DecoderUnavailableError('H264', 'wasm', 'h264decoder is not installed'),
-        new DecoderFailedError('VP8', 'ffmpeg', 'the child exited'),
+        DecoderUnavailableError.from('H264', 'wasm', 'h264decoder is not installed'),
+        DecoderFailedError.from('VP8', 'ffmpeg', 'the child exited'),
       ];
       expect(publish).toBeInstanceOf(PublishError);
       expect(ffmpeg).toBeInstanceOf(FfmpegNotFoundError);
@@ -76,7 +76,7 @@ describe('one error base', () => {
       expect(errors.map((e) => e.code)).toEqual(['http_503', 'invalid_input', 'RAPI-INVALID-TOKEN', 'ffmpeg_not_found', 'source_failed', 'decoder_unavailable', 'decoder_failed']);
       expect(errors[0]).toMatchObject({ status: 503, retryable: true });
       expect(errors[2]).toMatchObject({ retryable: true, rejoin: 'new-ticket' });
-      expect(new SignalingError({ reason: 'FAILURE-SDP-PARSE' }).retryable).toBe(false);
+      expect(SignalingError.from({ reason: 'FAILURE-SDP-PARSE' }).retryable).toBe(false);
       expect(isClientError(new Error('plain'))).toBe(false);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
@@ -84,8 +84,8 @@ describe('one error base', () => {
   });
 
   it('isAbortError knows the abort error and nothing else', () => {
-    expect(isAbortError(new ApiError({ operation: 'x', serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false }))).toBe(true);
-    expect(isAbortError(new ApiError({ operation: 'x', serviceMessage: 'closed', code: 'closed', retryable: false }))).toBe(false);
+    expect(isAbortError(ApiError.from({ operation: 'x', serviceMessage: 'aborted by the caller', code: 'ABORTED', retryable: false }))).toBe(true);
+    expect(isAbortError(ApiError.from({ operation: 'x', serviceMessage: 'closed', code: 'closed', retryable: false }))).toBe(false);
     expect(isAbortError(Object.assign(new Error('x'), { name: 'AbortError' }))).toBe(false);
   });
 });

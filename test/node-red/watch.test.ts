@@ -61,6 +61,16 @@ function flow(watch: Record<string, unknown>): object[] {
 
 
 
+it('a flow from before that turned the WebRTC speed-ups off still deploys, with one warning that they are the process setting VS_WERIFT_SPEEDUPS=0 now', async () => {
+  await helper.load([configNode, watchNode], flow({ roomId: 'not-started', autoStart: false, weriftSpeedups: false }), configCredentials(h.sandbox));
+  expect(helper.getNode('w')).toBeDefined();
+  // The warning is given while the node is made, before a listener could be added: the runtime's log has it.
+  const log = (helper as unknown as { _logSpy: { args: [{ level: number; id?: string; msg: unknown }][] } })._logSpy;
+  const warnings = log.args.map(([entry]) => entry).filter((entry) => entry.id === 'w' && /speed-ups/.test(String(entry.msg)));
+  expect(warnings).toHaveLength(1);
+  expect(String(warnings[0].msg)).toMatch(/process setting.*VS_WERIFT_SPEEDUPS=0/);
+});
+
 it('starts on deploy, sends a match with its snapshots and label, shows its state, and stops on a control message', async () => {
   const room = await h.streaming.createRoom();
   const statusCalls: Record<string, unknown>[] = [];

@@ -78,6 +78,8 @@ test('without re-encoding: an IVF file and a raw H264 file are published as they
     const source = await openVideoSource({ file, loop: true, ffmpegPath: '/nonexistent/ffmpeg' });
     expect(source.constructor.name).toMatch(/FileSource$/);
     expect(source.codec).toBe(codec);
+    // Closers run last first: the publisher closes, then the source it was given.
+    closers.push(() => source.close());
     const pub = new Publisher({ source, getTicket: h.client.ticketSource(room.id, 'up'), loopbackOnly: true, rejoin: FAST_REJOIN });
     closers.push(() => pub.close());
     await pub.start();
@@ -138,6 +140,7 @@ test('a file publisher without loop ends by itself and leaves the room', async (
   expect(await closed).toEqual({ error: undefined });
   expect(pub.stats.frames).toBe(15);
   await pub.close();
+  await source.close();
   let room2 = await h.client.getRoom(room.id);
   for (let i = 0; i < 50 && room2.up_count !== 0; i++) {
     await new Promise((r) => setTimeout(r, 20));

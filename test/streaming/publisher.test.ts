@@ -6,8 +6,8 @@ import path from 'node:path';
 import { InputError } from '../../shared/errors';
 import { FfmpegNotFoundError, executableCopy, findFfmpeg } from '../../shared/media';
 import { ivfFileHeader } from '../../shared/frames';
-import { ffmpegArgs, ffmpegEncoders, openVideoSource, Publisher } from '../../shared/publish';
-import { decodeFrames, runFfmpeg, testFfmpeg } from './support/ffmpeg';
+import { CameraPublisher, ffmpegArgs, ffmpegEncoders, IvfFileSource, openVideoSource, Publisher, type SourceFrame, type VideoSource } from '../../shared/publish';
+import { decodeFrames, encodeTestPattern, runFfmpeg, testFfmpeg } from './support/ffmpeg';
 import { startHarness, waitFor, type StreamingHarness } from './support/harness';
 import { FAST_REJOIN, Viewer } from './support/peers';
 
@@ -174,6 +174,7 @@ describe('publishing an image sequence', () => {
     } finally {
       await viewer.close();
       await pub.close();
+      await source.close();
     }
   });
 
@@ -212,6 +213,67 @@ describe('publishing an image sequence', () => {
     } finally {
       await viewer.close();
       await pub.close();
+      await source.close();
+    }
+  });
+});
+
+describe('the source is its opener\'s', () => {
+  let h: StreamingHarness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  /** A source that gives one frame and then stalls until it is closed, counting its closes. */
+  function stallingSource(): VideoSource & { closes: number; reads: number } {
+    let release: (() => void) | undefined;
+    const closed = new Promise<void>((resolve) => (release = resolve));
+    return {
+      codec: 'VP8',
+      closes: 0,
+      reads: 0,
+      async *frames(): AsyncGenerator<SourceFrame> {
+        this.reads++;
+        yield { data: Buffer.from([0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a]), timestamp: 0 };
+        await closed;
+      },
+      async close() {
+        this.closes++;
+        release?.();
+      },
+    };
+  }
+
+  test('the publisher stops reading a stalled source at close() and never closes it', async () => {
+    const room = await h.client.createRoom();
+    const source = stallingSource();
+    const pub = new Publisher({ source, getTicket: h.client.ticketSource(room.id, 'up'), loopbackOnly: true, rejoin: FAST_REJOIN });
+    const closed = new Promise<{ error?: Error }>((resolve) => pub.once('closed', resolve));
+    await pub.start();
+    await waitFor('the first frame read', () => source.reads === 1, 5000);
+    await pub.close();
+    expect(await closed).toEqual({ error: undefined });
+    expect(source.closes).toBe(0);
+    await source.close();
+    expect(source.closes).toBe(1);
+  });
+
+  test('a camera publisher closes the source it opened once, at stop()', async () => {
+    const ivf = path.join(dir, 'owned.ivf');
+    await writeFile(ivf, await encodeTestPattern({ codec: 'VP8', frames: 20, gop: 5 }));
+    const room = await h.client.createRoom();
+    const closes = jest.spyOn(IvfFileSource.prototype, 'close');
+    try {
+      const cam = new CameraPublisher({ source: ivf, codec: 'VP8', getTicket: h.client.ticketSource(room.id, 'up'), loopbackOnly: true });
+      await cam.start();
+      expect(closes).toHaveBeenCalledTimes(0);
+      await cam.stop();
+      expect(closes).toHaveBeenCalledTimes(1);
+    } finally {
+      closes.mockRestore();
     }
   });
 });

@@ -96,21 +96,6 @@ test('a ticket failure keeps its kind across the thread: a deleted room is not j
   expect(error.message).toMatch(/ApiError: createTicket failed.*404/);
 });
 
-test('the speed-ups can be turned off for one session: its thread says so, this process keeps its own setting', async () => {
-  const here = weriftSpeedupsStatus();
-  const room = await h.client.createRoom();
-  const pub = await startPublisher(h.client, room.id);
-  closers.push(() => pub.close());
-  const session = new ThreadSession({ role: 'downstream', channelId: room.id, video: { codec_type: 'VP8' }, audio: false, getTicket: h.client.ticketSource(room.id, 'down'), loopbackOnly: true, weriftSpeedups: false });
-  closers.push(() => session.close());
-  let frames = 0;
-  session.on('frame', () => frames++);
-  await session.start();
-  expect(session.weriftStatus).toMatchObject({ enabled: false, reason: 'turned off' });
-  await waitFor('frames on werift as published', () => frames >= 10, 15_000);
-  expect(weriftSpeedupsStatus()).toEqual(here);
-});
-
 /** A viewer of a room with a publisher in it, counting what it gets. */
 async function watched(options: Partial<ThreadSessionOptions> = {}) {
   const room = await h.client.createRoom();
@@ -166,25 +151,6 @@ test('a worker that dies ends only its own sessions, which go on in another work
   // The other worker's session noticed nothing.
   expect(b.seen).toMatchObject({ rejoining: 0, removed: 0, closed: 0, joins: 1 });
   expect(receiveWorkers().map((w) => w.threadId)).not.toContain(lost);
-});
-
-test('a session with the speed-ups off runs in a worker where they were never applied', async () => {
-  setReceiveWorkers(1);
-  const on = await watched();
-  const off = await watched({ weriftSpeedups: false });
-  await waitFor('frames in both sessions', () => on.seen.frames >= 10 && off.seen.frames >= 10, 15_000);
-  expect(off.session.weriftStatus).toMatchObject({ enabled: false, reason: 'turned off' });
-  const worker = (s: ThreadSession) => receiveWorkers().find((w) => w.threadId === s.workerThreadId)!;
-  expect(worker(off.session)).toMatchObject({ weriftSpeedups: false, applied: [] });
-  if (weriftSpeedupsStatus().enabled) {
-    // This process has them on: the two sessions cannot share a worker.
-    expect(on.session.workerThreadId).not.toBe(off.session.workerThreadId);
-    expect(worker(on.session)).toMatchObject({ weriftSpeedups: true });
-    expect(worker(on.session).applied).toEqual(expect.arrayContaining(['srtpKeyObjects', 'fastGetBit', 'plainRtpObjects', 'leanEvents', 'firstCodecMemo', 'nackLoopEnds', 'quietPerPacket']));
-  } else {
-    // Turned off for the process (VS_WERIFT_SPEEDUPS=0): every session is in an unpatched worker.
-    expect(on.session.workerThreadId).toBe(off.session.workerThreadId);
-  }
 });
 
 test('the number of receive workers is checked: a bad setting is refused with an error naming it, before anything starts', () => {

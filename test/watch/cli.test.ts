@@ -173,7 +173,7 @@ test('Ctrl-C stops cleanly with exit 0; --base64 puts the snapshot inline', asyn
     VS_CLIENT_ID: 'sandbox-client',
     VS_COLLECTION: collectionId,
     VS_LOOPBACK: '1',
-    // werift as published, for this watcher: the rest of the run must not change.
+    // werift as published: a process setting, and the command is a process of its own.
     VS_WERIFT_SPEEDUPS: '0',
   });
   await waitFor('a match line', () => r.lines.some((l) => l.event === 'match'), 90_000);
@@ -191,7 +191,7 @@ test('--help documents every flag and the secret variable; bad or missing settin
   const help = run(['watch', '--help'], {});
   expect(await help.exit).toBe(0);
   const text = help.stdout();
-  for (const flag of ['--auth-url', '--vision-url', '--sfu-url', '--client-id', '--room', '--collection', '--threshold', '--cooldown', '--fps', '--labels', '--snapshots', '--base64', '--duration']) {
+  for (const flag of ['--auth-url', '--vision-url', '--sfu-url', '--client-id', '--room', '--collection', '--threshold', '--cooldown', '--fps', '--labels', '--snapshots', '--base64', '--duration', '--werift-speedups']) {
     expect(text).toContain(flag);
   }
   expect(text).toContain('VS_CLIENT_SECRET');

@@ -103,7 +103,7 @@ function fixtures(): Record<HostEvent['event'], HostEvent> {
     publishers_in_other_codecs: num(),
     detail: text('detail'),
     reason: 'session_lost',
-    error: new ClientError(text('message'), { code: text('code'), retryable: true, status: 503 }),
+    error: new ClientError(text('code'), text('message'), { retryable: true, status: 503 }),
     present: [presentEntry(), presentEntry()],
     time: text('time'),
   };

@@ -13,7 +13,7 @@ import { useQuietPerPacketCalls } from './quiet-per-packet';
 import { useKeyObjectsForSrtp } from './srtp-key-objects';
 import { weriftSpeedupsStatus } from './status';
 
-export { TESTED_WERIFT_VERSIONS, disableWeriftSpeedups, weriftSpeedupsStatus, type WeriftSpeedupsStatus } from './status';
+export { TESTED_WERIFT_VERSIONS, WERIFT_SPEEDUPS_ENV, disableWeriftSpeedups, setWeriftSpeedups, weriftSpeedupsOn, weriftSpeedupsStatus, type WeriftSpeedupsStatus } from './status';
 export { appliedSpeedups };
 export { fastGetBit, useFastGetBit } from './fast-get-bit';
 export { useFirstCodecMemo } from './first-codec-memo';

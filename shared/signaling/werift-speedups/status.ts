@@ -15,31 +15,47 @@ export interface WeriftSpeedupsStatus {
   reason?: string;
 }
 
-let switchedOff = false;
+/** The environment variable that turns the speed-ups off for the process: `VS_WERIFT_SPEEDUPS=0` (or off, false, no). */
+export const WERIFT_SPEEDUPS_ENV = 'VS_WERIFT_SPEEDUPS';
+
+/** The setting made by setWeriftSpeedups; undefined: the environment's. */
+let setting: boolean | undefined;
 
 /**
- * Turns the speed-ups off for this thread (the command line does it for VS_WERIFT_SPEEDUPS=0), for
- * the connections made after it. Once a connection of this thread has applied them they cannot be
- * taken back out of werift: then it throws an InputError instead of reporting an off that is not
- * true (a face watcher's receive worker is another thread, with a werift of its own).
+ * Sets the werift speed-ups of this process, for the connections made after it: a process setting,
+ * as werift is one per thread and the receive workers are shared by every watcher of the process
+ * (VS_WERIFT_SPEEDUPS=0 sets it off too; this call wins over the variable). New receive workers follow
+ * it; workers already running keep theirs for their sessions. Once a connection of this thread has
+ * applied the speed-ups they cannot be taken back out of its werift: turning them off then throws an
+ * InputError instead of reporting an off that is not true.
  */
-export function disableWeriftSpeedups(): void {
-  if (switchedOff) return;
+export function setWeriftSpeedups(on: boolean): void {
+  if (typeof on !== 'boolean') throw new InputError('invalid_input', 'setWeriftSpeedups takes true or false', { field: 'weriftSpeedups', limit: 'true | false' });
   const applied = appliedSpeedups();
-  if (applied.length > 0) {
+  if (!on && weriftSpeedupsOn() && applied.length > 0) {
     throw new InputError(
-      'weriftSpeedups',
-      `the werift speed-ups cannot be turned off on this thread: a connection made here already applied them (${applied.join(', ')}); turn them off before the first connection, or run the watcher's receive path in a worker (session.thread: 'worker')`,
-      'off before the first connection',
+      'invalid_input',
+      `the werift speed-ups cannot be turned off on this thread: a connection made here already applied them (${applied.join(', ')}); turn them off before the first connection (setWeriftSpeedups(false), or ${WERIFT_SPEEDUPS_ENV}=0 when the process starts)`,
+      { field: 'weriftSpeedups', limit: 'off before the first connection' },
     );
   }
-  switchedOff = true;
+  setting = on;
+}
+
+/** Turns the speed-ups off for this process (setWeriftSpeedups(false)); throws the same InputError once they are applied on this thread. */
+export function disableWeriftSpeedups(): void {
+  setWeriftSpeedups(false);
+}
+
+/** The process setting: on unless setWeriftSpeedups(false) or VS_WERIFT_SPEEDUPS=0 turned the speed-ups off. */
+export function weriftSpeedupsOn(): boolean {
+  return setting ?? !/^(0|off|false|no)$/i.test(process.env[WERIFT_SPEEDUPS_ENV]?.trim() ?? '');
 }
 
 /** Whether the speed-ups run here: off when switched off, or when the installed werift is not one they were tested with. */
 export function weriftSpeedupsStatus(): WeriftSpeedupsStatus {
   const version = weriftVersion();
-  if (switchedOff) return { version, enabled: false, reason: 'turned off' };
+  if (!weriftSpeedupsOn()) return { version, enabled: false, reason: 'turned off' };
   if (!version || !TESTED_WERIFT_VERSIONS.includes(version)) {
     return { version, enabled: false, reason: `werift ${version ?? '(unknown version)'} is not one the speed-ups were tested with (${TESTED_WERIFT_VERSIONS.join(', ')})` };
   }

@@ -1,5 +1,5 @@
 import { SignalingSession, type SessionOptions } from '../../../shared/signaling';
-import { Publisher, openVideoSource, type OpenSourceOptions } from '../../../shared/publish';
+import { Publisher, openVideoSource, type OpenSourceOptions, type VideoSource } from '../../../shared/publish';
 import type { EncodedFrame, VideoCodec } from '../../../shared/frames';
 import type { StreamingClient } from '../../../shared/streaming';
 
@@ -14,10 +14,24 @@ export async function startPublisher(
   extra: Partial<ConstructorParameters<typeof Publisher>[0]> = {},
 ): Promise<Publisher> {
   const src = await openVideoSource({ testPattern: true, codec: 'VP8', width: 320, height: 240, fps: 30, gop: 15, ...source });
-  const pub = new Publisher({ source: src, getTicket: client.ticketSource(roomId, 'up'), loopbackOnly: true, rejoin: FAST_REJOIN, ...extra });
+  const pub = closingItsSource(new Publisher({ source: src, getTicket: client.ticketSource(roomId, 'up'), loopbackOnly: true, rejoin: FAST_REJOIN, ...extra }), src);
   pub.on('error', () => undefined);
   await pub.start();
   return pub;
+}
+
+/**
+ * A publisher of a source the test support opened: the support is the source's opener, so the
+ * publisher's close() closes the source after it, and a publisher that ends by itself lets it go too.
+ */
+export function closingItsSource(publisher: Publisher, source: VideoSource): Publisher {
+  const close = publisher.close.bind(publisher);
+  publisher.close = async () => {
+    await close();
+    await source.close();
+  };
+  publisher.on('closed', () => void source.close().catch(() => undefined));
+  return publisher;
 }
 
 /** A viewer that records every frame it receives. */

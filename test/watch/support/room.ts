@@ -9,6 +9,7 @@ import { VisionClient } from '../../../shared/vision';
 import type { WatchEvent } from '../../../shared/watch';
 import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../../support/images';
 import { encodeClip, loadPeople, type People, type Segment } from './clip';
+import { closingItsSource } from '../../streaming/support/peers';
 
 /** A sandbox with a vision and a streaming client logged in to it. */
 export interface WatchHarness {
@@ -45,7 +46,7 @@ export async function startWatchHarness(): Promise<WatchHarness> {
 /** Publishes a clip file (looped) into a room over loopback WebRTC. */
 export async function publishClip(h: WatchHarness, roomId: string, file: string, fps = 10): Promise<Publisher> {
   const source = await openVideoSource({ file, loop: true, fps });
-  const publisher = new Publisher({ source, getTicket: h.streaming.ticketSource(roomId, 'up'), loopbackOnly: true, rejoin: { baseDelayMs: 50, maxDelayMs: 300 } });
+  const publisher = closingItsSource(new Publisher({ source, getTicket: h.streaming.ticketSource(roomId, 'up'), loopbackOnly: true, rejoin: { baseDelayMs: 50, maxDelayMs: 300 } }), source);
   await publisher.start();
   return publisher;
 }
