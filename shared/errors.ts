@@ -77,6 +77,22 @@ export class ClientError extends Error {
   }
 }
 
+/**
+ * The base of an error class with codes of its own and no other fields: its name and brand, its
+ * code typed, built as `(code, message, details)`. E.g. `class PeopleError extends codedError<PeopleErrorCode>('PeopleError') {}`.
+ */
+export function codedError<Code extends string>(className: string) {
+  return class extends ClientError {
+    static override readonly brand: symbol = errorBrand(className);
+    override readonly name: string = className;
+    declare readonly code: Code;
+
+    constructor(code: Code, message: string, details: ClientErrorDetails = {}) {
+      super(code, message, details);
+    }
+  };
+}
+
 /** Longest service message kept on an error; bodies can be arbitrarily large. */
 export const MAX_SERVICE_MESSAGE = 500;
 

@@ -1,19 +1,10 @@
-import { ClientError, errorBrand, type ClientErrorDetails } from '../errors';
+import { ClientError, codedError } from '../errors';
 
 /** Codes of PublishError: what part of publishing failed. */
 export type PublishErrorCode = 'source_failed' | 'source_in_use' | 'no_frames' | 'encoder_missing' | 'publish_failed' | 'camera_refused' | 'stopped';
 
 /** Publishing failed: the video source (file, ffmpeg) or the pump feeding the room. */
-export class PublishError extends ClientError {
-  static override readonly brand: symbol = errorBrand('PublishError');
-
-  override readonly name: string = 'PublishError';
-  declare readonly code: PublishErrorCode;
-
-  constructor(code: PublishErrorCode, message: string, details: ClientErrorDetails = {}) {
-    super(code, message, details);
-  }
-}
+export class PublishError extends codedError<PublishErrorCode>('PublishError') {}
 
 /** Wraps anything the publishing pump threw into a ClientError (ClientErrors pass through). */
 export function publishFailure(err: unknown): ClientError {

@@ -1,4 +1,4 @@
-import { ClientError, errorBrand, type ClientErrorDetails } from '../errors';
+import { ClientError, codedError } from '../errors';
 
 /** Codes of WatchError: what part of the watcher failed. */
 export const WATCH_ERROR_CODES = ['stopped', 'start_failed', 'decode_failed', 'analysis_failed', 'quota_exceeded', 'api_failed'] as const;
@@ -7,17 +7,7 @@ export const WATCH_ERROR_CODES = ['stopped', 'start_failed', 'decode_failed', 'a
 export type WatchErrorCode = (typeof WATCH_ERROR_CODES)[number];
 
 /** A failure of the watcher itself (not of an API call or of signaling). */
-export class WatchError extends ClientError {
-  static override readonly brand: symbol = errorBrand('WatchError');
-
-  override readonly name: string = 'WatchError';
-  declare readonly code: WatchErrorCode;
-
-  /** details.retryable: whether waiting could help. */
-  constructor(code: WatchErrorCode, message: string, details: ClientErrorDetails = {}) {
-    super(code, message, details);
-  }
-}
+export class WatchError extends codedError<WatchErrorCode>('WatchError') {}
 
 /** Wraps anything thrown into a ClientError (the package never lets a plain Error out of an event). */
 export function asClientError(err: unknown, code: WatchErrorCode): ClientError {

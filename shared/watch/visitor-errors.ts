@@ -1,4 +1,4 @@
-import { ClientError, errorBrand, type ClientErrorDetails } from '../errors';
+import { codedError } from '../errors';
 
 /** Codes of VisitorError: what the visitor book could not do. */
 export const VISITOR_ERROR_CODES = ['visitors_collection_full', 'visitor_enrol_failed', 'visitor_remove_failed', 'visitor_store_failed', 'visitor_store_mismatch', 'visitor_store_untrusted'] as const;
@@ -7,17 +7,7 @@ export const VISITOR_ERROR_CODES = ['visitors_collection_full', 'visitor_enrol_f
 export type VisitorErrorCode = (typeof VISITOR_ERROR_CODES)[number];
 
 /** A failure of the visitor book (enrolling, removing or storing visitors); the watcher goes on. */
-export class VisitorError extends ClientError {
-  static override readonly brand: symbol = errorBrand('VisitorError');
-
-  override readonly name: string = 'VisitorError';
-  declare readonly code: VisitorErrorCode;
-
-  /** details.status: the API's, when an API call failed. */
-  constructor(code: VisitorErrorCode, message: string, details: ClientErrorDetails = {}) {
-    super(code, message, details);
-  }
-}
+export class VisitorError extends codedError<VisitorErrorCode>('VisitorError') {}
 
 /** True for a code of the visitors family. */
 export function isVisitorErrorCode(code: string): code is VisitorErrorCode {

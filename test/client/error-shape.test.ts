@@ -77,7 +77,7 @@ describe('every error class takes (code, message, details)', () => {
 
   it('each class has a brand of its own', () => {
     const brands = [...classes.values()].map((cls) => {
-      expect(Object.hasOwn(cls, 'brand')).toBe(true);
+      expect(cls.brand).toBe(Symbol.for(`n8n-nodes-vision-streaming.${cls.name}`));
       return cls.brand;
     });
     expect(new Set(brands).size).toBe(brands.length);
