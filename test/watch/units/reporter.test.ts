@@ -109,6 +109,13 @@ test('an API fault is reported once per stream and code in 30 s, and counted on 
   r.apiFailed(serverError(), 'cam');
   expect(errors()).toHaveLength(4);
   expect(streams.get('cam')!.meter.counters.events.error).toBe(3);
+  // A failure the watcher survives changes no state: it goes on watching.
+  expect(r.state).toBe('idle');
+  r.setState('watching');
+  r.error(new ClientError('EACCES: permission denied', { code: 'visitor_store_failed' }), 'visitors');
+  expect(r.state).toBe('watching');
+  expect(errors().at(-1)).toMatchObject({ source: 'visitors', error: { code: 'visitor_store_failed' } });
+  expect(errors().at(-1)).not.toHaveProperty('stream_id');
 });
 
 test('a spent quota: one error, the paused status with its length, no analysis while paused, and watching again by itself', () => {
