@@ -1,5 +1,6 @@
 import type { Picture } from '../../../shared/decode';
 import { PeopleIndex } from '../../../shared/people/people-index';
+import { ClientError } from '../../../shared/errors';
 import type { VisionClient } from '../../../shared/vision';
 import type { CollectionMatch } from '../../../shared/vision/types';
 import { analyseSample, type AnalysisContext, type StreamState } from '../../../shared/watch/analyse';
@@ -7,11 +8,13 @@ import { CallBudget } from '../../../shared/watch/budget';
 import { ChangeGate } from '../../../shared/watch/change-gate';
 import { Cooldown } from '../../../shared/watch/cooldown';
 import { DEFAULT_CROP_RULE } from '../../../shared/watch/crop-geometry';
-import type { ArrivedEvent, LeftEvent, MatchEvent, UnknownEvent, WatchEvent } from '../../../shared/watch/events';
+import type { ArrivedEvent, ErrorEvent, LeftEvent, MatchEvent, StatusEvent, UnknownEvent, WatchEvent } from '../../../shared/watch/events';
 import type { Box } from '../../../shared/watch/geometry';
 import type { WatchOptions } from '../../../shared/watch/options';
 import { isMuted } from '../../../shared/watch/people-view';
 import { Presence } from '../../../shared/watch/presence';
+import { WatchReporter } from '../../../shared/watch/reporter';
+import { Timers } from '../../../shared/watch/timers';
 import { StreamMeter } from '../../../shared/watch/stats';
 import { Tracker } from '../../../shared/watch/tracker';
 import { leftEvent } from '../../../shared/watch/visit-events';
@@ -58,9 +61,11 @@ function scene(options: Partial<WatchOptions> = {}, visitorStore?: VisitorStore)
   const calls = { detect: 0, compare: 0, addFace: 0, removed: [] as string[] };
   let faces: Box[] = [];
   let answer: (call: number) => Answer = () => STRANGER;
+  let detectFault: Error | undefined;
   const vision = {
     detectFaces: async () => {
       calls.detect++;
+      if (detectFault) throw detectFault;
       return faces.map((location) => ({ direction: 'front', location }));
     },
     compareWithCollection: async () => {
@@ -74,15 +79,17 @@ function scene(options: Partial<WatchOptions> = {}, visitorStore?: VisitorStore)
   } as unknown as VisionClient;
   const visitors = o.rememberVisitors ? new VisitorBook({ collectionId: o.collectionId, retentionMs: o.visitorRetentionMs, max: o.maxVisitors, labels: o.labels }, vision, visitorStore ?? new MemoryVisitorStore(), (e) => visitorErrors.push(e)) : undefined;
   const presence = new Presence(o.leftAfterMs);
+  // The watcher's reporter answers these; a test may put one in.
+  const hooks: Pick<AnalysisContext, 'paused' | 'apiFailed' | 'apiSucceeded'> = { paused: () => false, apiFailed: (err) => void failures.push(err), apiSucceeded: () => undefined };
   const ctx: AnalysisContext = {
     o,
     vision,
     budget: new CallBudget(o.budgetPerSecond),
     cooldown: new Cooldown(o.cooldownMs),
     cropRule: { ...DEFAULT_CROP_RULE, minFaceSize: o.minFaceSize },
-    paused: () => false,
-    apiFailed: (err) => failures.push(err),
-    apiSucceeded: () => undefined,
+    paused: () => hooks.paused(),
+    apiFailed: (err, streamId) => hooks.apiFailed(err, streamId),
+    apiSucceeded: () => hooks.apiSucceeded(),
     emit: (e) => events.push(e),
     ended: (visit) => events.push(leftEvent(visit, 'recognised', o.roomId)),
     muted: (faceId, person) => isMuted(o, faceId, person),
@@ -103,6 +110,7 @@ function scene(options: Partial<WatchOptions> = {}, visitorStore?: VisitorStore)
   return {
     o,
     ctx,
+    hooks,
     events,
     failures,
     visitorErrors,
@@ -110,6 +118,10 @@ function scene(options: Partial<WatchOptions> = {}, visitorStore?: VisitorStore)
     visitors,
     presence,
     streams,
+    /** detect_faces fails with this from now on (undefined: it works again). */
+    failDetect(error: Error | undefined) {
+      detectFault = error;
+    },
     /** The compare's answers from now on, by call number. */
     answer(fn: (call: number) => Answer) {
       answer = fn;
@@ -453,5 +465,51 @@ describe('two streams', () => {
     expect(arrivals(s.events)).toHaveLength(7);
     expect(new Set([...matches(s.events), ...unknowns(s.events)].map((e) => e.stream_id))).toEqual(new Set(['front', 'garage']));
     expect(departures(s.events).filter((l) => l.reason === 'stopped')).toHaveLength(before);
+  });
+});
+
+describe('sizes and pauses', () => {
+  test('a face below minFaceSize is skipped and counted, not compared; the other face of the frame is', async () => {
+    const s = scene({ minFaceSize: 110 });
+    s.answer(() => STRANGER);
+    // A's face about 80 px beside B's at 150 px, in one frame.
+    await s.during(2, [{ left: 130, top: 180, right: 210, bottom: 260 }, { left: 375, top: 145, right: 525, bottom: 295 }]);
+    expect(matches(s.events)).toEqual([]);
+    expect(unknowns(s.events)).toHaveLength(1);
+    expect(unknowns(s.events)[0].location.left).toBeGreaterThan(320);
+    const f = s.counters().faces;
+    expect(f.skippedSmall).toBeGreaterThan(0);
+    expect(f.compared).toBe(1);
+    expect(s.calls.compare).toBe(1);
+  });
+
+  test('a spent quota pauses analysis with one error event naming the stream, and analysis resumes by itself', async () => {
+    const s = scene({ quotaPauseSeconds: 1.5 });
+    const timers = new Timers();
+    const meter = { meter: s.streams.get('cam')!.meter } as never;
+    const reporter = new WatchReporter(s.o, (e) => s.events.push(e), { streams: () => new Map([['cam', meter]]), decoder: () => undefined, present: () => [] }, timers);
+    Object.assign(s.hooks, { paused: () => reporter.paused(), apiFailed: (err: unknown, id: string) => reporter.apiFailed(err, id), apiSucceeded: () => reporter.apiSucceeded() });
+    reporter.setState('watching');
+    s.failDetect(new ClientError('quota spent', { code: 'limit_exceeded', status: 429, retryable: false }));
+    await s.sample([AT]);
+    const errors = () => s.events.filter((e): e is ErrorEvent => e.event === 'error');
+    const states = () => s.events.filter((e): e is StatusEvent => e.event === 'status').map((e) => e.state);
+    expect(states()).toEqual(['watching', 'paused']);
+    expect(errors()).toHaveLength(1);
+    expect(errors()[0]).toMatchObject({ source: 'api', stream_id: 'cam', error: { status: 429, retryable: false } });
+    const callsWhenPaused = s.calls.detect;
+    // The fault is over, but the pause holds: the samples within it are skipped and counted.
+    s.failDetect(undefined);
+    s.answer(() => A());
+    await s.sample([AT]);
+    await s.sample([AT]);
+    expect(s.calls.detect).toBe(callsWhenPaused);
+    expect(s.counters().samples.skippedPaused).toBe(2);
+    await s.sample([AT]);
+    expect(states()).toEqual(['watching', 'paused', 'watching']);
+    expect(s.calls.detect).toBe(callsWhenPaused + 1);
+    expect(matches(s.events)).toHaveLength(1);
+    expect(errors()).toHaveLength(1);
+    timers.close();
   });
 });
