@@ -16,6 +16,7 @@ import { Presence } from '../../../shared/watch/presence';
 import { WatchReporter } from '../../../shared/watch/reporter';
 import { Timers } from '../../../shared/watch/timers';
 import { StreamMeter } from '../../../shared/watch/stats';
+import type { StreamWatch } from '../../../shared/watch/stream-watch';
 import { Tracker } from '../../../shared/watch/tracker';
 import { leftEvent } from '../../../shared/watch/visit-events';
 import { VisitorError } from '../../../shared/watch/visitor-errors';
@@ -40,18 +41,20 @@ const STRANGER: CollectionMatch[] = [{ faceId: 'face-a', score: 0.21 }];
 /** A compare's answer: the collection's faces, most similar first, or the error the service gave. */
 type Answer = CollectionMatch[] | Error;
 
-let seed = 1;
-/** A 640x480 colour picture of noise, the `n`th of its stream: twice as bright every other time, so the change gate lets each through. */
-function picture(n: number): Picture {
+/**
+ * The two pictures samples alternate: 640x480, reddish (a face in them is not greyscale), with faint
+ * stripes, one twice as bright as the other so that the change gate lets every sample through. Plain
+ * on purpose and made once: what is in them does not matter to the fake service.
+ */
+const PICTURES = [0, 100].map((level): Picture => {
   const data = new Uint8Array(640 * 480 * 3);
-  const level = n % 2 === 0 ? 0 : 128;
-  let x = seed++ * 2654435761;
-  for (let i = 0; i < data.length; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    data[i] = level + (x >>> 26) * 2;
-  }
+  const tint = [90, 30, 50];
+  for (let i = 0; i < data.length; i++) data[i] = level + tint[i % 3] + (Math.floor(i / 1920) % 8);
   return { width: 640, height: 480, format: 'rgb', data, timestamp: 0 };
-}
+});
+
+/** The `n`th picture of a stream (the analysis reads pictures, never writes them). */
+const picture = (n: number): Picture => PICTURES[n % 2];
 
 function scene(options: Partial<WatchOptions> = {}, visitorStore?: VisitorStore) {
   const o = watchOptions({ cooldownSeconds: 600, leftAfterSeconds: 2, budgetPerSecond: 50, ...options });
@@ -486,8 +489,9 @@ describe('sizes and pauses', () => {
   test('a spent quota pauses analysis with one error event naming the stream, and analysis resumes by itself', async () => {
     const s = scene({ quotaPauseSeconds: 1.5 });
     const timers = new Timers();
-    const meter = { meter: s.streams.get('cam')!.meter } as never;
-    const reporter = new WatchReporter(s.o, (e) => s.events.push(e), { streams: () => new Map([['cam', meter]]), decoder: () => undefined, present: () => [] }, timers);
+    // The reporter reads only the stream's meter.
+    const cam = { meter: s.streams.get('cam')!.meter } as unknown as StreamWatch;
+    const reporter = new WatchReporter(s.o, (e) => s.events.push(e), { streams: () => new Map([['cam', cam]]), decoder: () => undefined, present: () => [] }, timers);
     Object.assign(s.hooks, { paused: () => reporter.paused(), apiFailed: (err: unknown, id: string) => reporter.apiFailed(err, id), apiSucceeded: () => reporter.apiSucceeded() });
     reporter.setState('watching');
     s.failDetect(new ClientError('quota spent', { code: 'limit_exceeded', status: 429, retryable: false }));
