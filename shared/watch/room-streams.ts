@@ -1,8 +1,8 @@
 import { createDecoder, decoderAvailability, type DecoderBackend, type FrameDecoder } from '../decode';
 import type { ClientError } from '../errors';
 import type { VideoCodec } from '../frames/types';
-import { SignalingSession } from '../signaling/session';
-import { ThreadSession } from '../signaling/session-thread';
+import { SignalingSession, type SessionEvents } from '../signaling/session';
+import { ThreadSession, type ThreadSessionOptions } from '../signaling/session-thread';
 import { weriftSpeedupsStatus, type WeriftSpeedupsStatus } from '../signaling/werift-speedups';
 import type { StreamingClient } from '../streaming';
 import type { AnalysisContext } from './analyse';
@@ -28,6 +28,18 @@ export interface RoomStreamsHooks {
   lost(error: ClientError): void;
 }
 
+/** What the room's streams use of their viewing session. */
+export interface RoomSession {
+  on<K extends keyof SessionEvents>(event: K, listener: (...args: SessionEvents[K]) => void): unknown;
+  start(): Promise<unknown>;
+  close(): Promise<void>;
+  requestKeyframe(streamId?: string): void;
+  readonly streams: ReadonlyMap<string, unknown>;
+}
+
+/** Makes the viewing session from its settings; tests give a fake, so the streams' bookkeeping is checked without WebRTC. */
+export type OpenSession = (settings: ThreadSessionOptions) => RoomSession;
+
 /**
  * The room as a set of streams: the viewing session (in a receive thread, or on this one), the
  * streams it announces (each a StreamWatch, with its decoder), their codec checks, and the grace
@@ -45,15 +57,18 @@ export class RoomStreams {
   /** Streams whose codec no decoder handles (or is being checked): their frames are ignored. */
   readonly #unsupported = new Set<string>();
   readonly #seen = new Set<string>();
-  #session?: SignalingSession | ThreadSession;
+  readonly #open?: OpenSession;
+  #session?: RoomSession;
   #backend?: DecoderBackend;
 
-  constructor(o: ResolvedWatchOptions, streaming: StreamingClient, ctx: AnalysisContext, hooks: RoomStreamsHooks, timers: Timers) {
+  /** `open` replaces the real session (the default, SignalingSession or ThreadSession by `o.session.thread`). */
+  constructor(o: ResolvedWatchOptions, streaming: StreamingClient, ctx: AnalysisContext, hooks: RoomStreamsHooks, timers: Timers, open?: OpenSession) {
     this.#o = o;
     this.#streaming = streaming;
     this.#ctx = ctx;
     this.#hooks = hooks;
     this.#timers = timers;
+    this.#open = open;
   }
 
   /** The decoder backend for the watched codec; throws a ClientError when none can decode it. */
@@ -75,7 +90,7 @@ export class RoomStreams {
       loopbackOnly: this.#o.loopbackOnly,
       ...tweaks,
     };
-    const session = thread === 'main' ? new SignalingSession(settings) : new ThreadSession(settings);
+    const session: RoomSession = this.#open ? this.#open(settings) : thread === 'main' ? new SignalingSession(settings) : new ThreadSession(settings);
     this.#session = session;
     this.#wire(session);
     await session.start();
@@ -116,7 +131,7 @@ export class RoomStreams {
     await Promise.all([...this.#streams.values()].map((s) => s.close()));
   }
 
-  #wire(session: SignalingSession | ThreadSession): void {
+  #wire(session: RoomSession): void {
     session.on('streamAdded', ({ streamId, codec }) => void this.#added(streamId, codec));
     session.on('streamRemoved', ({ streamId }) => this.#removed(streamId));
     session.on('frame', (frame) => {

@@ -1,10 +1,11 @@
 import type { Publisher } from '../../shared/publish';
-import { FaceWatcher, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
+import { FaceWatcher, type MatchEvent, type StatusEvent, type UnknownEvent } from '../../shared/watch';
 import { collect, during, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
 
 // The standard clip (A 3 s, B 3 s, nobody 2 s, looped) with a quarter of the vision calls failing
 // (throttling and server errors) and two dropped signaling sockets: the viewer's own, then every
-// socket of the room (the publisher rejoins too, under a new stream id).
+// socket of the room (the publisher rejoins too, under a new stream id). A spent quota's pause is
+// checked on a fake clock in units/reporter.test.ts and units/visits.test.ts.
 
 let h: WatchHarness;
 let clip: string;
@@ -80,25 +81,3 @@ test('25% API faults and two dropped sockets: no event lost, none duplicated', a
   const made = watcher.stats.api.detect + watcher.stats.api.compare;
   expect(seen.detect_faces + seen.compare_collection).toBeGreaterThan(made);
 }, 240_000);
-
-test('a spent quota pauses analysis with an error event, and analysis resumes by itself', async () => {
-  const room = await h.streaming.createRoom();
-  watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId, loopbackOnly: true, quotaPauseSeconds: 1.5, changeThreshold: 0 });
-  const events = collect((n, fn) => watcher!.on(n, fn));
-  h.sandbox.setFaults({ detect_faces: { limitExceeded: 1 } });
-  await watcher.start();
-  publisher = await publishClip(h, room.id, clip);
-  await waitFor('the paused status', () => events.some((e) => e.event === 'status' && (e as StatusEvent).state === 'paused'));
-  const error = events.find((e) => e.event === 'error') as Extract<WatchEvent, { event: 'error' }>;
-  expect(error.error).toMatchObject({ status: 429, retryable: false });
-  expect(error.stream_id).toBe(publisher.clientId);
-  expect(error.source).toBe('api');
-  const callsWhenPaused = watcher.stats.api.detect;
-  await during(700);
-  expect(watcher.stats.api.detect).toBe(callsWhenPaused);
-  expect(watcher.stats.samples.skippedPaused).toBeGreaterThan(0);
-  h.sandbox.clearFaults();
-  await waitFor('watching again', () => events.filter((e) => e.event === 'status' && (e as StatusEvent).state === 'watching').length >= 2);
-  await waitFor('a face event after the pause', () => events.some((e) => e.event === 'match' || e.event === 'unknown'), 60_000);
-  expect(events.filter((e) => e.event === 'error')).toHaveLength(1);
-}, 120_000);

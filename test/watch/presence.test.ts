@@ -1,10 +1,11 @@
 import type { Publisher } from '../../shared/publish';
-import { FaceWatcher, MemoryVisitorStore, type ArrivedEvent, type LeftEvent, type StatusEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
+import { FaceWatcher, type ArrivedEvent, type LeftEvent, type MatchEvent, type StatusEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
 import { collect, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
 
-// Presence adds up: every visit starts with one `arrived` and ends with one `left` of the same
-// visit_id, whatever the cooldown, on the standard clip (A 3 s, the stranger B 3 s, nobody 2 s,
-// looped) through a real WebRTC room.
+// Presence through a real WebRTC room, on the standard clip (A 3 s, the stranger B 3 s, nobody 2 s,
+// looped): a person and a stranger arrive and leave, with the real clip's times and pictures. The
+// logic (the cooldown, strangers per track, ignore, two streams, remembered visitors, what a stop
+// closes) is checked on plain inputs in units/presence.test.ts and units/visits.test.ts.
 
 let h: WatchHarness;
 let clip: string;
@@ -26,12 +27,12 @@ afterEach(async () => {
   publishers = [];
 });
 
-async function watch(options: Partial<WatchOptions>, cameras = 1): Promise<WatchEvent[]> {
+async function watch(options: Partial<WatchOptions>): Promise<WatchEvent[]> {
   const room = await h.streaming.createRoom();
   watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId, cooldownSeconds: 600, leftAfterSeconds: 2, ...options });
   const events = collect((n, fn) => watcher!.on(n, fn));
   await watcher.start();
-  for (let i = 0; i < cameras; i++) publishers.push(await publishClip(h, room.id, clip));
+  publishers.push(await publishClip(h, room.id, clip));
   return events;
 }
 
@@ -59,19 +60,18 @@ function expectPairs(events: WatchEvent[]): Map<string, ArrivedEvent> {
   return open;
 }
 
-test('a person who comes back within the cooldown arrives on each visit; strangers arrive per track; stop closes every visit', async () => {
+test('a person arrives and leaves, a stranger arrives, and stop closes every visit', async () => {
   const events = await watch({});
   const seenHere: string[][] = [];
-  await waitFor('two visits of A over', () => {
+  await waitFor('a visit of A over and a stranger arrived', () => {
     seenHere.push(watcher!.present().map((p) => p.face_id ?? p.kind));
-    return departures(events).filter((e) => e.face_id === faceA).length >= 2;
+    return departures(events).some((e) => e.face_id === faceA) && arrivals(events).some((e) => e.kind === 'stranger');
   }, 120_000);
   await watcher!.stop();
-  const matches = events.filter((e) => e.event === 'match');
+  const matches = events.filter((e): e is MatchEvent => e.event === 'match');
   const ofA = arrivals(events).filter((e) => e.face_id === faceA);
-  // The cooldown (600 s) held back A's second match, not A's second arrival.
   expect(matches).toHaveLength(1);
-  expect(ofA.length).toBeGreaterThanOrEqual(2);
+  expect(ofA.length).toBeGreaterThanOrEqual(1);
   for (const a of ofA) {
     expect(a).toMatchObject({ kind: 'person', label: null, face_id: faceA });
     expect(a.score).toBeGreaterThanOrEqual(0.7);
@@ -81,50 +81,25 @@ test('a person who comes back within the cooldown arrives on each visit; strange
   }
   // The match and its arrival are one verdict: the arrival comes first.
   expect(events.indexOf(ofA[0])).toBeLessThan(events.indexOf(matches[0]));
-  // The stranger B is not remembered: one visit per track, each closed.
+  // The stranger B is not remembered: a visit of a track.
   const strangers = arrivals(events).filter((e) => e.kind === 'stranger');
   expect(strangers.length).toBeGreaterThanOrEqual(1);
   for (const s of strangers) expect(typeof s.track).toBe('number');
   expect(expectPairs(events).size).toBe(0);
   // Visits under way at the stop end with reason 'stopped'; the others were not seen for leftAfterSeconds.
   for (const l of departures(events)) expect(['not_seen', 'stopped', 'recognised']).toContain(l.reason);
+  // A's visit ended as the clip has it: in view 3 s, reported once not seen for leftAfterSeconds.
+  const left = departures(events).find((l) => l.face_id === faceA && l.reason === 'not_seen')!;
+  expect(left).toMatchObject({ kind: 'person', label: null, room: matches[0].room, stream_id: matches[0].stream_id });
+  expect(left).not.toHaveProperty('visitor_id');
+  expect(Date.parse(left.left_at)).toBeGreaterThan(Date.parse(left.arrived_at));
+  expect(left.duration_s).toBeCloseTo((Date.parse(left.left_at) - Date.parse(left.arrived_at)) / 1000, 0);
+  expect(left.duration_s).toBeLessThanOrEqual(4);
+  expect(Date.parse(left.time) - Date.parse(left.left_at)).toBeGreaterThanOrEqual(2000);
+  expect(matches[0].time <= left.arrived_at || Math.abs(Date.parse(matches[0].time) - Date.parse(left.arrived_at)) < 1000).toBe(true);
   expect(watcher!.present()).toEqual([]);
-  // Who is here now was A at some point, and nobody at another (the empty part of the clip).
+  // Who is here now was A at some point.
   expect(seenHere.some((list) => list.includes(faceA))).toBe(true);
-  expect(seenHere.some((list) => list.length === 0)).toBe(true);
   const statuses = events.filter((e): e is StatusEvent => e.event === 'status');
   expect(statuses.every((s) => Array.isArray(s.present))).toBe(true);
-}, 180_000);
-
-test('the pairing holds on a long run with several people and two streams, visitors remembered', async () => {
-  const events = await watch({ rememberVisitors: true, visitorStore: new MemoryVisitorStore(), cooldownSeconds: 1 }, 2);
-  await waitFor('eight visits over', () => departures(events).length >= 8, 150_000);
-  const before = watcher!.present().length;
-  await watcher!.stop();
-  expect(expectPairs(events).size).toBe(0);
-  const kinds = new Set(arrivals(events).map((a) => a.kind));
-  expect(kinds.has('person')).toBe(true);
-  expect(kinds.has('visitor')).toBe(true);
-  // A visit is the room's: someone seen on both cameras arrives once, on the first that saw them.
-  expect(new Set(events.filter((e) => e.event === 'match' || e.event === 'unknown').map((e) => (e as { stream_id: string }).stream_id)).size).toBe(2);
-  // Whoever was here at the stop left with it.
-  expect(departures(events).filter((l) => l.reason === 'stopped').length).toBe(before);
-  // The stranger enrolled here would be a face of the collection for the next test.
-  for (const id of new Set(arrivals(events).flatMap((a) => (a.visitor_id ? [a.visitor_id] : [])))) await h.vision.removeFace(collectionId, id);
-}, 200_000);
-
-test('ignore: the muted person sends no match, arrived or left, is counted instead, and is never a stranger', async () => {
-  const events = await watch({ labels: { [faceA]: 'Alice' }, ignore: ['Alice'] });
-  await waitFor('the stranger twice', () => arrivals(events).filter((e) => e.kind === 'stranger').length >= 2, 120_000).catch((err: unknown) => {
-    throw new Error(`${String(err)}: ${JSON.stringify(events.map((e) => [e.event, (e as { kind?: string }).kind, (e as { score?: number }).score, (e as { detail?: string }).detail]))}`);
-  });
-  await watcher!.stop();
-  const aboutA = events.filter((e) => (e as { face_id?: string }).face_id === faceA || (e as { label?: string | null }).label === 'Alice');
-  expect(aboutA).toEqual([]);
-  expect(events.some((e) => e.event === 'match')).toBe(false);
-  expect(watcher!.stats.events.muted).toBeGreaterThanOrEqual(1);
-  // A's tracks were matched (muted), not taken for strangers: each stranger visit is B's, one per loop.
-  const unknowns = events.filter((e) => e.event === 'unknown');
-  expect(unknowns.length).toBe(arrivals(events).filter((e) => e.kind === 'stranger').length);
-  expect(expectPairs(events).size).toBe(0);
 }, 180_000);

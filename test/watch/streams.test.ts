@@ -10,7 +10,9 @@ import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../suppo
 import { encodeClip, loadPeople, type People } from './support/clip';
 import { collect, during, publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
-// Faces of other sizes and numbers, several publishers in one room, and what bad input gets.
+// Faces of other sizes and numbers, several publishers in one room, and what bad input gets. A face
+// below minFaceSize, and the room's streams coming, going and missing, are checked on plain inputs
+// in units/visits.test.ts and units/room-streams.test.ts.
 
 let h: WatchHarness;
 let dir: string;
@@ -75,18 +77,6 @@ test('a face below 120 px is scaled up and matched; two faces in one frame are b
   const s = watcher.stats;
   expect(s.faces.compared).toBeGreaterThanOrEqual(2);
   expect(s.faces.skippedSmall).toBe(0);
-});
-
-test('a face below minFaceSize is skipped and counted, not compared', async () => {
-  const room = await h.streaming.createRoom();
-  watcher = new FaceWatcher({ vision: h.vision, streaming: h.streaming, roomId: room.id, collectionId, loopbackOnly: true, minFaceSize: 110 });
-  const events = collect((n, fn) => watcher!.on(n, fn));
-  await watcher.start();
-  publishers.push(await publishClip(h, room.id, pair));
-  await waitFor('the unknown for B', () => unknowns(events).length > 0);
-  await waitFor('the small face counted', () => watcher!.stats.faces.skippedSmall > 0);
-  expect(matches(events)).toEqual([]);
-  expect(watcher.stats.faces.compared).toBe(1);
 });
 
 test('two publishers in one room: events carry the two stream ids, stream labels too; stats per stream', async () => {
