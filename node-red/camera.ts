@@ -4,7 +4,7 @@ import { CameraPublisher, parseCameraSource, type CameraOptions, type CameraStat
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
 import { carriesPassword, joinPassword } from './lib/camera-password';
-import { isStop, stoppedByOwner, wireControl } from './lib/controlled-node';
+import { isStop, startShown, wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 
 /** The camera node's settings as the editor saves them (numbers as text; blank means the default). */
@@ -171,19 +171,12 @@ class CameraControl {
     this.#key = key;
     camera.on('status', (s) => this.#status(s, camera));
     camera.on('error', (err) => this.report(err));
-    try {
-      await camera.start();
-      this.#connection.report();
-    } catch (err) {
-      if (this.#camera === camera) this.#camera = undefined;
-      await camera.stop().catch(() => undefined);
-      // The node's close, or a stop message, ended this start: nothing failed, and a ring now would
-      // land on the redeployed node or hide the stop's grey one.
-      if (this.#closed || stoppedByOwner(err)) return;
-      this.#connection.report(err);
-      this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
-      throw err;
-    }
+    await startShown(this.#node, this.#connection, camera, {
+      closed: () => this.#closed,
+      failed: () => {
+        if (this.#camera === camera) this.#camera = undefined;
+      },
+    });
   }
 
   async #stop(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
-import { optionalNumber, override, registerActionNode, type ActionContext, type ActionResult, type ServiceNodeDef } from './lib/action-node';
+import { deletedResult, optionalNumber, override, registerActionNode, type ActionContext, type ActionResult, type ServiceNodeDef } from './lib/action-node';
 import { imageWithBoxes } from '../shared/picture/boxes';
 import { resultBoxes } from '../shared/vision/boxes';
 import { readImage } from './lib/read-image';
@@ -46,7 +46,7 @@ async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
     case 'deleteCollection': {
       const id = collectionId();
       await vision.deleteCollection(id, { signal });
-      return { payload: { collectionId: id, deleted: true }, properties: { collectionId: id }, status: 'deleted' };
+      return deletedResult('collectionId', id);
     }
     case 'listFaces': {
       const id = collectionId();

@@ -1,7 +1,7 @@
 import type { NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
 import type { RoomState } from '../shared/streaming';
-import { override, registerActionNode, type ActionContext, type ActionResult, type ServiceNodeDef } from './lib/action-node';
+import { deletedResult, override, registerActionNode, type ActionContext, type ActionResult, type ServiceNodeDef } from './lib/action-node';
 
 interface RoomDef extends ServiceNodeDef {
   operation?: string;
@@ -41,7 +41,7 @@ async function run({ def, msg, connection, signal }: ActionContext<RoomDef>): Pr
     case 'delete': {
       const id = roomId();
       await streaming.deleteRoom(id, { signal });
-      return { payload: { roomId: id, deleted: true }, properties: { roomId: id }, status: 'deleted' };
+      return deletedResult('roomId', id);
     }
   }
 }

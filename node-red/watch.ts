@@ -3,7 +3,7 @@ import { InputError } from '../shared/errors';
 import { FaceWatcher, type ArrivedEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
-import { isStop, stoppedByOwner, wireControl } from './lib/controlled-node';
+import { isStop, startShown, wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
 import { configPeople, type ConfigPeople } from './lib/people';
 import { watchMessage, type WatchMessage } from './lib/watch-messages';
@@ -140,20 +140,12 @@ class WatchControl {
     watcher.on('arrived', (e) => this.#presence(e));
     watcher.on('left', (e) => this.#presence(e));
     watcher.on('error', (e) => this.report(e.error, e.source));
-    try {
-      await watcher.start();
-      this.#connection.report();
-    } catch (err) {
-      if (this.#watcher === watcher) this.#watcher = undefined;
-      await watcher.stop().catch(() => undefined);
-      // The node's close, or a stop message, ended this start: nothing failed, and a ring now would
-      // land on the redeployed node or hide the stop's grey one.
-      if (this.#closed || stoppedByOwner(err)) return;
-      // Shown here; handed to Catch nodes by the caller (done(err) for a message, report() on deploy).
-      this.#connection.report(err);
-      this.#node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
-      throw err;
-    }
+    await startShown(this.#node, this.#connection, watcher, {
+      closed: () => this.#closed,
+      failed: () => {
+        if (this.#watcher === watcher) this.#watcher = undefined;
+      },
+    });
   }
 
   async #stop(): Promise<void> {

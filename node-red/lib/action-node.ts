@@ -33,6 +33,11 @@ export interface ActionResult {
   status: string;
 }
 
+/** What a delete gives: the id in the payload (with `deleted: true`) and in msg[key]. */
+export function deletedResult(key: string, id: string): ActionResult {
+  return { payload: { [key]: id, deleted: true }, properties: { [key]: id }, status: 'deleted' };
+}
+
 /** Looks up the config node a flow node names; undefined when none is set or it is missing. */
 export function serviceConnection(RED: NodeAPI, id: string | undefined): ServiceConnection | undefined {
   if (!id) return undefined;

@@ -2,7 +2,7 @@ import type { Node } from 'node-red';
 import type { FlowMessage } from './action-node';
 import type { ServiceConnection } from './connection';
 import { isClientError } from '../../shared/errors';
-import { flowError } from './flow-error';
+import { failureText, flowError } from './flow-error';
 
 /** A node's owner of one long-lived thing (a watcher, a camera): started, switched and stopped by messages. */
 export interface NodeControl {
@@ -46,4 +46,25 @@ export function isStop(msg: FlowMessage): boolean {
 /** True when a start ended because its owner stopped it (a stop message, the node closing): no failure. */
 export function stoppedByOwner(err: unknown): boolean {
   return isClientError(err) && err.code === 'stopped';
+}
+
+/**
+ * Starts a node's long-lived thing. A start that fails stops it and calls `failed` (the node lets go
+ * of it); unless its owner ended the start (the node closed, a stop message), the failure shows on
+ * the node (a red ring, the config node's connection) and is thrown for the caller to hand to Catch
+ * nodes (done(err) for a message, report() on deploy).
+ */
+export async function startShown(node: Node, connection: ServiceConnection, thing: { start(): Promise<unknown>; stop(): Promise<void> }, o: { closed: () => boolean; failed: () => void }): Promise<void> {
+  try {
+    await thing.start();
+    connection.report();
+  } catch (err) {
+    o.failed();
+    await thing.stop().catch(() => undefined);
+    // A ring now would land on the redeployed node or hide the stop's grey one.
+    if (o.closed() || stoppedByOwner(err)) return;
+    connection.report(err);
+    node.status({ fill: 'red', shape: 'ring', text: failureText(err) });
+    throw err;
+  }
 }

@@ -21,20 +21,16 @@ export interface FileSourceOptions {
  */
 export class IvfFileSource implements VideoSource {
   codec: VideoCodec = 'VP8';
-  #closed = false;
-
-  readonly #file: string;
-  readonly #options: FileSourceOptions;
+  readonly #reading: FileReading;
 
   constructor(file: string, options: FileSourceOptions = {}) {
-    this.#file = file;
-    this.#options = options;
+    this.#reading = new FileReading(file, options);
   }
 
   /** Reads the header only, to learn the codec before publishing. */
   async open(): Promise<void> {
     const reader = new IvfReader();
-    for await (const chunk of createReadStream(this.#file, { start: 0, end: 31 })) {
+    for await (const chunk of createReadStream(this.#reading.file, { start: 0, end: 31 })) {
       reader.push(chunk as Buffer);
     }
     if (!reader.header) throw new PublishError('source_failed', 'IVF file too short for its header');
@@ -45,12 +41,11 @@ export class IvfFileSource implements VideoSource {
     let offset = 0;
     let lastTs = 0;
     let step = CLOCK / 30;
-    do {
+    for await (const pass of this.#reading.passes()) {
       const reader = new IvfReader();
       let first: number | undefined;
-      for await (const chunk of createReadStream(this.#file)) {
-        if (this.#closed) return;
-        for (const f of reader.push(chunk as Buffer)) {
+      for await (const chunk of pass) {
+        for (const f of reader.push(chunk)) {
           const h = reader.header!;
           const ts = Math.round((f.pts * h.timebaseNum * CLOCK) / h.timebaseDen);
           first ??= ts;
@@ -60,46 +55,77 @@ export class IvfFileSource implements VideoSource {
           yield { data: f.data, timestamp };
         }
       }
-      if (first === undefined && !this.#closed) throw noFrames(this.#file, 'IVF');
+      if (this.#reading.closed) return;
+      if (first === undefined) throw noFrames(this.#reading.file, 'IVF');
       offset = lastTs + step;
-    } while (this.#options.loop && !this.#closed);
+    }
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
+    this.#reading.close();
   }
 }
 
 /** Publishes a raw H264 Annex-B file as it is; timing comes from the configured frame rate. */
 export class AnnexBFileSource implements VideoSource {
   readonly codec: VideoCodec = 'H264';
-  #closed = false;
-
-  readonly #file: string;
-  readonly #options: FileSourceOptions;
+  readonly #reading: FileReading;
 
   constructor(file: string, options: FileSourceOptions = {}) {
-    this.#file = file;
-    this.#options = options;
+    this.#reading = new FileReading(file, options);
   }
 
   async *frames(): AsyncIterable<SourceFrame> {
-    const step = CLOCK / (this.#options.fps ?? 30);
+    const step = CLOCK / (this.#reading.options.fps ?? 30);
     let n = 0;
-    do {
+    for await (const pass of this.#reading.passes()) {
       const splitter = new AccessUnitSplitter();
       const before = n;
-      for await (const chunk of createReadStream(this.#file)) {
-        if (this.#closed) return;
-        for (const au of splitter.push(chunk as Buffer)) yield { data: au, timestamp: Math.round(n++ * step) };
+      for await (const chunk of pass) {
+        for (const au of splitter.push(chunk)) yield { data: au, timestamp: Math.round(n++ * step) };
       }
+      if (this.#reading.closed) return;
       for (const au of splitter.flush()) yield { data: au, timestamp: Math.round(n++ * step) };
-      if (n === before && !this.#closed) throw noFrames(this.#file, 'H264');
-    } while (this.#options.loop && !this.#closed);
+      if (n === before) throw noFrames(this.#reading.file, 'H264');
+    }
   }
 
   async close(): Promise<void> {
+    this.#reading.close();
+  }
+}
+
+/** A file read from its start, again after each pass while `loop`, until closed: what both file sources read. */
+class FileReading {
+  readonly file: string;
+  readonly options: FileSourceOptions;
+  #closed = false;
+
+  constructor(file: string, options: FileSourceOptions) {
+    this.file = file;
+    this.options = options;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  close(): void {
     this.#closed = true;
+  }
+
+  /** One pass over the file per loop; each gives the file's chunks and ends early at close. */
+  async *passes(): AsyncGenerator<AsyncIterable<Buffer>> {
+    do {
+      yield this.#chunks();
+    } while (this.options.loop && !this.#closed);
+  }
+
+  async *#chunks(): AsyncGenerator<Buffer> {
+    for await (const chunk of createReadStream(this.file)) {
+      if (this.#closed) return;
+      yield chunk as Buffer;
+    }
   }
 }
 

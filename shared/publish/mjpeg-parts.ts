@@ -1,19 +1,10 @@
-import { ClientError, errorBrand, type ClientErrorDetails } from '../errors';
+import { codedError } from '../errors';
 
 /** A part head longer than this is no camera's: it is refused rather than buffered. */
 const MAX_HEAD_BYTES = 16 * 1024;
 
 /** A part that passes the size cap: refused as soon as it is known, never held whole. */
-export class PartTooLarge extends ClientError {
-  static override readonly brand: symbol = errorBrand('PartTooLarge');
-
-  override readonly name: string = 'PartTooLarge';
-  declare readonly code: 'part_too_large';
-
-  constructor(code: 'part_too_large', message: string, details: ClientErrorDetails = {}) {
-    super(code, message, details);
-  }
-}
+export class PartTooLarge extends codedError<'part_too_large'>('PartTooLarge') {}
 
 /**
  * Cuts a multipart/x-mixed-replace body into its parts, holding at most one part (within the cap)

@@ -1,4 +1,4 @@
-import { ClientError, errorBrand, type ClientErrorDetails } from '../errors';
+import { codedError } from '../errors';
 
 /** One RTSP message (request or response): its start line, headers, and its bytes as they came. */
 export interface RtspMessage {
@@ -17,16 +17,7 @@ const MAX_HEAD = 64 * 1024;
 const MAX_BODY = 1024 * 1024;
 
 /** Thrown when a peer sends what is not RTSP within the limits; the connection is ended. */
-export class RtspProtocolError extends ClientError {
-  static override readonly brand: symbol = errorBrand('RtspProtocolError');
-
-  override readonly name: string = 'RtspProtocolError';
-  declare readonly code: 'rtsp_protocol';
-
-  constructor(code: 'rtsp_protocol', message: string, details: ClientErrorDetails = {}) {
-    super(code, message, details);
-  }
-}
+export class RtspProtocolError extends codedError<'rtsp_protocol'>('RtspProtocolError') {}
 
 /**
  * Splits one direction of an RTSP connection into messages and interleaved binary data (RFC 2326

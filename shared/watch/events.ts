@@ -83,35 +83,31 @@ export interface UnknownEvent extends FaceEventBase {
  * `person_id` and `name`, beside the `face_id` that matched; else a face of the collection, `face_id`), a remembered stranger (`visitor_id`), or a stranger who is not remembered (one visit
  * per track). Each visit ends in exactly one `left` with the same `visit_id`.
  */
-export interface ArrivedEvent extends FaceEventBase {
+export interface ArrivedEvent extends FaceEventBase, VisitOf {
   event: 'arrived';
-  visit_id: string;
-  kind: VisitKind;
-  /** The person's face_id (kind `person`): with `people`, the face that matched. */
-  face_id?: string;
-  /** With `people`: the person (kind `person`), and their name. */
-  person_id?: string;
-  name?: string;
-  /** The remembered stranger's id (kind `visitor`). */
-  visitor_id?: string;
-  /** The user's label for the person, or null. */
-  label: string | null;
   /** The verdict's score: the best similarity found, null when the face could not be compared. */
   score: number | null;
 }
 
-/** Someone on a visit now, as `watcher.present()` and status events list them. */
-export interface PresentEntry {
+/** Who a visit is of, as `arrived`, `left` and the present list name them. */
+export interface VisitOf {
   visit_id: string;
   kind: VisitKind;
+  /** The person's face_id (kind `person`): with `people`, the face that matched. */
   face_id?: string;
-  /** With `people`: the person, and their name (as now in the store). */
+  /** With `people`: the person (kind `person`), and their name (as now in the store). */
   person_id?: string;
   name?: string;
+  /** The remembered stranger's id (kind `visitor`). */
   visitor_id?: string;
+  /** The person's name, else the user's label for them, or null. */
+  label: string | null;
+}
+
+/** Someone on a visit now, as `watcher.present()` and status events list them. */
+export interface PresentEntry extends VisitOf {
   /** The track of a stranger who is not remembered. */
   track?: number;
-  label: string | null;
   /** The stream they were last seen on. */
   stream_id: string;
   /** When the visit began (ISO 8601). */
@@ -190,21 +186,11 @@ export type LeftReason = 'not_seen' | 'stopped' | 'recognised';
  * on any stream of the room for `leftAfterSeconds`. (Not `left` for the box side: n8n items already
  * flatten a box into left/top/...)
  */
-export interface LeftEvent {
+export interface LeftEvent extends VisitOf {
   event: 'left';
-  visit_id: string;
-  kind: VisitKind;
   reason: LeftReason;
-  /** The person's face_id (a face of the collection named or matched). */
-  face_id?: string;
-  /** With `people`: the person, and their name. */
-  person_id?: string;
-  name?: string;
-  /** The remembered stranger's visitor_id. */
-  visitor_id?: string;
   /** The track of a stranger who is not remembered. */
   track?: number;
-  label: string | null;
   room: string;
   /** The stream the person was last seen on. */
   stream_id: string;
