@@ -32,16 +32,10 @@ export class VisitorFile implements VisitorStore {
   }
 
   /** The file's document, undefined when there is no file; refuses a file that is not trusted (InputError naming --visitors). */
-  async load(): Promise<unknown> {
-    const text = await this.#file.read();
-    if (text === undefined) return undefined;
-    try {
-      return JSON.parse(text);
-    } catch {
-      // The parser's message quotes the text: it is not repeated.
-      throw this.#file.refused(' is not JSON', 'a file this command wrote, or a new one');
-    }
+  load(): Promise<unknown> {
+    return this.#file.readJson('a file this command wrote, or a new one');
   }
+
 
   /** Writes the document to a new file (exclusive, 0600, unpredictable name) beside the old one and renames it over it. */
   save(document: VisitorDocument): Promise<void> {

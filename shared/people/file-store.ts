@@ -93,14 +93,8 @@ export class FilePeopleStore extends EventEmitter<{ changed: [] }> implements Pe
     return structuredClone(written);
   }
 
-  async #read(): Promise<unknown> {
-    const text = await this.#file.read();
-    if (text === undefined) return undefined;
-    try {
-      return JSON.parse(text);
-    } catch {
-      // The parser's message quotes the text: it is not repeated.
-      throw this.#file.refused(' is not JSON', 'a file this package wrote, or none');
-    }
+  #read(): Promise<unknown> {
+    return this.#file.readJson('a file this package wrote, or none');
   }
+
 }

@@ -87,6 +87,18 @@ export class PrivateFile {
     }
   }
 
+  /** The file's JSON document; undefined when there is no file. Refuses as read() does, and text that is not JSON (`expected`: what the file should be). */
+  async readJson(expected: string): Promise<unknown> {
+    const text = await this.read();
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      // The parser's message quotes the text: it is not repeated.
+      throw this.#refused(' is not JSON', expected);
+    }
+  }
+
   /** Writes `text` to a new file (exclusive, 0600, unpredictable name) beside the old one and renames it over it. */
   async write(text: string): Promise<void> {
     const temporary = path.join(path.dirname(this.#file), `.${path.basename(this.#file)}.${randomBytes(12).toString('hex')}.tmp`);
