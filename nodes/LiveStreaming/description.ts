@@ -1,42 +1,31 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { idParameters } from '../common/locators';
+import { operationParameter, resourceParameter } from '../common/parameters';
 
-const resource: INodeProperties = {
-  displayName: 'Resource',
-  name: 'resource',
-  type: 'options',
-  noDataExpression: true,
-  options: [
+const resource = resourceParameter(
+  [
     { name: 'Room', value: 'room' },
     { name: 'Ticket', value: 'ticket' },
   ],
-  default: 'room',
-};
+  'room',
+);
 
 const operations: INodeProperties[] = [
-  {
-    displayName: 'Operation',
-    name: 'operation',
-    type: 'options',
-    noDataExpression: true,
-    displayOptions: { show: { resource: ['room'] } },
-    options: [
+  operationParameter(
+    { resource: ['room'] },
+    [
       { name: 'Create', value: 'create', action: 'Create a room' },
       { name: 'Delete', value: 'delete', action: 'Delete a room', description: 'Delete a room and end its streams' },
       { name: 'Get', value: 'get', action: 'Get a room' },
       { name: 'Get Many', value: 'getAll', action: 'Get many rooms', description: 'List all rooms, or only those streaming now' },
     ],
-    default: 'getAll',
-  },
-  {
-    displayName: 'Operation',
-    name: 'operation',
-    type: 'options',
-    noDataExpression: true,
-    displayOptions: { show: { resource: ['ticket'] } },
-    options: [{ name: 'Create', value: 'create', action: 'Create a ticket', description: 'Issue a ticket to broadcast to or view a room' }],
-    default: 'create',
-  },
+    'getAll',
+  ),
+  operationParameter(
+    { resource: ['ticket'] },
+    [{ name: 'Create', value: 'create', action: 'Create a ticket', description: 'Issue a ticket to broadcast to or view a room' }],
+    'create',
+  ),
 ];
 
 const roomIdFor = (resource: string, operation: string[]): INodeProperties[] =>

@@ -1,77 +1,58 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { imageProperties, type ImageParam } from '../common/image-input';
 import { idParameters } from '../common/locators';
+import { operationParameter, resourceParameter } from '../common/parameters';
 
 /** The image parameters of the node, by the core's field names. */
 export const IMAGE: ImageParam = { name: 'image', label: 'Image', defaultBinary: 'data' };
 export const SOURCE: ImageParam = { name: 'source', label: 'Source Image', defaultBinary: 'data' };
 export const TARGET: ImageParam = { name: 'target', label: 'Target Image', defaultBinary: 'target' };
 
-const resource: INodeProperties = {
-  displayName: 'Resource',
-  name: 'resource',
-  type: 'options',
-  noDataExpression: true,
-  options: [
+const resource = resourceParameter(
+  [
     { name: 'Image', value: 'image' },
     { name: 'Face', value: 'face' },
     { name: 'Face Collection', value: 'faceCollection' },
     { name: 'Collection Face', value: 'collectionFace' },
   ],
-  default: 'image',
-};
+  'image',
+);
 
 const operations: INodeProperties[] = [
-  {
-    displayName: 'Operation',
-    name: 'operation',
-    type: 'options',
-    noDataExpression: true,
-    displayOptions: { show: { resource: ['image'] } },
-    options: [
+  operationParameter(
+    { resource: ['image'] },
+    [
       { name: 'Detect Faces', value: 'detectFaces', action: 'Detect faces in an image', description: 'Find faces and the direction each looks in' },
       { name: 'Detect Humans', value: 'detectHumans', action: 'Detect humans in an image', description: 'Find human heads, also seen from behind' },
     ],
-    default: 'detectFaces',
-  },
-  {
-    displayName: 'Operation',
-    name: 'operation',
-    type: 'options',
-    noDataExpression: true,
-    displayOptions: { show: { resource: ['face'] } },
-    options: [
+    'detectFaces',
+  ),
+  operationParameter(
+    { resource: ['face'] },
+    [
       { name: 'Compare', value: 'compare', action: 'Compare the faces of two images', description: 'Similarity of the most prominent face of two images' },
     ],
-    default: 'compare',
-  },
-  {
-    displayName: 'Operation',
-    name: 'operation',
-    type: 'options',
-    noDataExpression: true,
-    displayOptions: { show: { resource: ['faceCollection'] } },
-    options: [
+    'compare',
+  ),
+  operationParameter(
+    { resource: ['faceCollection'] },
+    [
       { name: 'Compare Image', value: 'compare', action: 'Compare an image with a face collection', description: 'Faces of the collection most similar to the face of an image, most similar first' },
       { name: 'Create', value: 'create', action: 'Create a face collection' },
       { name: 'Delete', value: 'delete', action: 'Delete a face collection', description: 'Delete a collection and all its faces' },
       { name: 'Get Many', value: 'getAll', action: 'Get many face collections', description: 'List the collections of this client' },
     ],
-    default: 'compare',
-  },
-  {
-    displayName: 'Operation',
-    name: 'operation',
-    type: 'options',
-    noDataExpression: true,
-    displayOptions: { show: { resource: ['collectionFace'] } },
-    options: [
+    'compare',
+  ),
+  operationParameter(
+    { resource: ['collectionFace'] },
+    [
       { name: 'Add', value: 'add', action: 'Add a face to a collection', description: 'Store the most prominent face of an image in a collection' },
       { name: 'Get Many', value: 'getAll', action: 'Get many faces of a collection' },
       { name: 'Remove', value: 'remove', action: 'Remove a face from a collection' },
     ],
-    default: 'add',
-  },
+    'add',
+  ),
 ];
 
 const collectionIdFor = (resource: string, operation: string[]): INodeProperties[] =>

@@ -1,17 +1,14 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { idParameters } from '../common/locators';
 import { peopleTableParameter } from '../common/people-table';
+import { operationParameter } from '../common/parameters';
 
 /** Shown for the Person resource, with the given operations. */
 const person = (operation?: string[]) => ({ resource: ['person'], ...(operation ? { operation } : {}) });
 
-const operation: INodeProperties = {
-  displayName: 'Operation',
-  name: 'operation',
-  type: 'options',
-  noDataExpression: true,
-  displayOptions: { show: person() },
-  options: [
+const operation = operationParameter(
+  person(),
+  [
     { name: 'Add', value: 'add', action: 'Add a person', description: 'A new person from photos and/or a remembered visitor' },
     { name: 'Add Face', value: 'addFace', action: 'Add a face to a person', description: 'One more photo (or a remembered visitor) of a person' },
     { name: 'Forget', value: 'forget', action: 'Forget a person', description: "Remove a person and all their faces from the collection and the table" },
@@ -22,8 +19,8 @@ const operation: INodeProperties = {
     { name: 'Remove Face', value: 'removeFace', action: 'Remove a face of a person' },
     { name: 'Rename', value: 'rename', action: 'Rename a person' },
   ],
-  default: 'list',
-};
+  'list',
+);
 
 const personRef = (name: string, displayName: string, description: string, operations: string[]): INodeProperties => ({
   displayName,
