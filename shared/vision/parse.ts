@@ -115,10 +115,7 @@ export function parseCollectionCompare(body: unknown, operation: string): Collec
 
 /** `{face_collections: [{collection_id}]}` */
 export function parseCollections(body: unknown, operation: string): FaceCollection[] {
-  const r = new Reader(operation);
-  return r.array(r.object(body, 'body').face_collections, 'face_collections').map((item, i) => ({
-    collectionId: r.text(r.object(item, `face_collections[${i}]`).collection_id, `face_collections[${i}].collection_id`),
-  }));
+  return idList(body, operation, 'face_collections', 'collection_id').map((collectionId) => ({ collectionId }));
 }
 
 /** `{collection_id}` */
@@ -129,10 +126,13 @@ export function parseCreatedCollection(body: unknown, operation: string): FaceCo
 
 /** `{faces: [{face_id}]}` */
 export function parseCollectionFaces(body: unknown, operation: string): CollectionFace[] {
+  return idList(body, operation, 'faces', 'face_id').map((faceId) => ({ faceId }));
+}
+
+/** The ids of a `{list: [{id}]}` body, each checked and named in errors by its path (`faces[2].face_id`). */
+function idList(body: unknown, operation: string, list: string, id: string): string[] {
   const r = new Reader(operation);
-  return r.array(r.object(body, 'body').faces, 'faces').map((item, i) => ({
-    faceId: r.text(r.object(item, `faces[${i}]`).face_id, `faces[${i}].face_id`),
-  }));
+  return r.array(r.object(body, 'body')[list], list).map((item, i) => r.text(r.object(item, `${list}[${i}]`)[id], `${list}[${i}].${id}`));
 }
 
 /** `{face_id, location}` */
