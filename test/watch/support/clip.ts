@@ -1,6 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { cp, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { runFfmpeg } from '../../streaming/support/ffmpeg';
+import { runFfmpeg, testFfmpeg } from '../../streaming/support/ffmpeg';
 import { astronautJpeg, ASTRONAUT_FACE, crop, decode, encodeJpeg, faceApiSample, scale, type Rect, type Rgba } from '../../support/images';
 
 /**
@@ -89,10 +92,54 @@ export interface Segment {
  * Encodes segments at `fps` into a file in `dir`: VP8/VP9 as .ivf, H264 (Baseline) as .h264.
  * One key frame a second, so a late viewer starts soon.
  */
-export async function encodeClip(dir: string, name: string, segments: readonly Segment[], opts: { codec?: 'VP8' | 'VP9' | 'H264'; fps?: number; bitrate?: string } = {}): Promise<string> {
+export async function encodeClip(dir: string, name: string, segments: readonly Segment[], opts: ClipOptions = {}): Promise<string> {
+  const ext = (opts.codec ?? 'VP8') === 'H264' ? 'h264' : 'ivf';
+  // Many test files encode the same clip; made once per run of this code (a key of everything the
+  // clip is made from), then copied: the frames and their JPEGs are what takes the time in jest.
+  const made = path.join(CLIP_CACHE, await clipKey(segments, opts));
+  if (!(await stat(made).catch(() => undefined))) {
+    const work = `${made}.${randomBytes(6).toString('hex')}.tmp`;
+    await makeClip(work, segments, opts);
+    await rename(work, made).catch(async () => rm(work, { recursive: true, force: true }));
+  }
+  const out = path.join(dir, `${name}.${ext}`);
+  await cp(path.join(made, `clip.${ext}`), out);
+  await cp(path.join(made, 'frames'), path.join(dir, `${name}-frames`), { recursive: true });
+  return out;
+}
+
+/** What encodeClip takes besides the segments. */
+export interface ClipOptions {
+  codec?: 'VP8' | 'VP9' | 'H264';
+  fps?: number;
+  bitrate?: string;
+}
+
+/** Where this user's test clips are kept between test files (a folder of their own, 0700). */
+const CLIP_CACHE = path.join(os.tmpdir(), `vision-streaming-test-clips-${process.getuid?.() ?? 'user'}`);
+
+/** Everything a clip is made from: this code, the ffmpeg that encodes it, the options, and each placement's picture. */
+async function clipKey(segments: readonly Segment[], opts: ClipOptions): Promise<string> {
+  await mkdir(CLIP_CACHE, { recursive: true, mode: 0o700 });
+  const hash = createHash('sha256');
+  for (const file of [__filename, path.join(__dirname, '..', '..', 'support', 'images.ts')]) hash.update(readFileSync(file));
+  hash.update(await testFfmpeg());
+  hash.update(JSON.stringify(opts));
+  for (const seg of segments) {
+    hash.update(JSON.stringify({ seconds: seg.seconds, drift: seg.drift }));
+    for (const p of seg.placements) {
+      hash.update(JSON.stringify({ faceSide: p.faceSide, cx: p.cx, cy: p.cy, face: p.person.face, width: p.person.image.width, height: p.person.image.height }));
+      hash.update(p.person.image.data);
+    }
+  }
+  return hash.digest('hex').slice(0, 32);
+}
+
+/** Writes the clip's frames (JPEG) into `folder`/frames and encodes them into `folder`/clip.ivf or clip.h264. */
+async function makeClip(folder: string, segments: readonly Segment[], opts: ClipOptions): Promise<void> {
   const fps = opts.fps ?? 10;
   const codec = opts.codec ?? 'VP8';
-  const frames = path.join(dir, `${name}-frames`);
+  const frames = path.join(folder, 'frames');
   await mkdir(frames, { recursive: true });
   let n = 0;
   for (const seg of segments) {
@@ -111,12 +158,11 @@ export async function encodeClip(dir: string, name: string, segments: readonly S
       await writeFile(path.join(frames, `${String(++n).padStart(4, '0')}.jpg`), jpeg);
     }
   }
-  const out = path.join(dir, `${name}.${codec === 'H264' ? 'h264' : 'ivf'}`);
+  const out = path.join(folder, `clip.${codec === 'H264' ? 'h264' : 'ivf'}`);
   const enc =
     codec === 'H264'
       ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p', '-g', String(fps), '-f', 'h264']
       : ['-c:v', codec === 'VP8' ? 'libvpx' : 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-g', String(fps), '-keyint_min', String(fps), '-b:v', opts.bitrate ?? '1500k', '-pix_fmt', 'yuv420p', '-f', 'ivf'];
   const r = await runFfmpeg(['-v', 'error', '-y', '-framerate', String(fps), '-i', path.join(frames, '%04d.jpg'), ...enc, out]);
   if (r.code !== 0) throw new Error(`ffmpeg could not encode the clip: ${r.stderr}`);
-  return out;
 }
