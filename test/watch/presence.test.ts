@@ -1,6 +1,7 @@
 import type { Publisher } from '../../shared/publish';
-import { FaceWatcher, type ArrivedEvent, type LeftEvent, type MatchEvent, type StatusEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
+import { FaceWatcher, type MatchEvent, type StatusEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
 import { collect, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
+import { arrivals, departures, expectPairs } from './support/visits';
 
 // Presence through a real WebRTC room, on the standard clip (A 3 s, the stranger B 3 s, nobody 2 s,
 // looped): a person and a stranger arrive and leave, with the real clip's times and pictures. The
@@ -34,30 +35,6 @@ async function watch(options: Partial<WatchOptions>): Promise<WatchEvent[]> {
   await watcher.start();
   publishers.push(await publishClip(h, room.id, clip));
   return events;
-}
-
-const arrivals = (events: WatchEvent[]) => events.filter((e): e is ArrivedEvent => e.event === 'arrived');
-const departures = (events: WatchEvent[]) => events.filter((e): e is LeftEvent => e.event === 'left');
-
-/** Every left follows exactly one arrived of its visit_id, about the same someone; returns the visits never closed. */
-function expectPairs(events: WatchEvent[]): Map<string, ArrivedEvent> {
-  const open = new Map<string, ArrivedEvent>();
-  const closed = new Set<string>();
-  for (const e of events) {
-    if (e.event === 'arrived') {
-      expect(open.has(e.visit_id) || closed.has(e.visit_id)).toBe(false);
-      open.set(e.visit_id, e);
-    } else if (e.event === 'left') {
-      const arrived = open.get(e.visit_id);
-      expect(arrived).toBeDefined();
-      expect({ kind: e.kind, face_id: e.face_id, visitor_id: e.visitor_id }).toEqual({ kind: arrived!.kind, face_id: arrived!.face_id, visitor_id: arrived!.visitor_id });
-      if (e.kind === 'stranger') expect(e.track).toBe(arrived!.track);
-      expect(Date.parse(e.arrived_at)).toBeLessThanOrEqual(Date.parse(e.left_at));
-      open.delete(e.visit_id);
-      closed.add(e.visit_id);
-    }
-  }
-  return open;
 }
 
 test('a person arrives and leaves, a stranger arrives, and stop closes every visit', async () => {

@@ -8,7 +8,7 @@ import { CallBudget } from '../../../shared/watch/budget';
 import { ChangeGate } from '../../../shared/watch/change-gate';
 import { Cooldown } from '../../../shared/watch/cooldown';
 import { DEFAULT_CROP_RULE } from '../../../shared/watch/crop-geometry';
-import type { ArrivedEvent, ErrorEvent, LeftEvent, MatchEvent, StatusEvent, UnknownEvent, WatchEvent } from '../../../shared/watch/events';
+import type { ErrorEvent, StatusEvent, WatchEvent } from '../../../shared/watch/events';
 import type { Box } from '../../../shared/watch/geometry';
 import type { WatchOptions } from '../../../shared/watch/options';
 import { isMuted } from '../../../shared/watch/people-view';
@@ -22,6 +22,7 @@ import { leftEvent } from '../../../shared/watch/visit-events';
 import { VisitorError } from '../../../shared/watch/visitor-errors';
 import { MemoryVisitorStore, VisitorBook, type VisitorStore } from '../../../shared/watch/visitors';
 import { watchOptions } from './support';
+import { arrivals, departures, expectPairs, matches, unknowns } from '../support/visits';
 
 // Who arrives, who is matched, who is a stranger and who leaves, decided by the analysis on plain
 // inputs: the vision service is a fake that finds the faces a test puts in each sample and answers
@@ -151,32 +152,6 @@ function scene(options: Partial<WatchOptions> = {}, visitorStore?: VisitorStore)
       return streams.get(streamId)!.meter.counters;
     },
   };
-}
-
-const arrivals = (events: WatchEvent[]) => events.filter((e): e is ArrivedEvent => e.event === 'arrived');
-const departures = (events: WatchEvent[]) => events.filter((e): e is LeftEvent => e.event === 'left');
-const matches = (events: WatchEvent[]) => events.filter((e): e is MatchEvent => e.event === 'match');
-const unknowns = (events: WatchEvent[]) => events.filter((e): e is UnknownEvent => e.event === 'unknown');
-
-/** Every left follows exactly one arrived of its visit_id, about the same someone; returns the visits never closed. */
-function expectPairs(events: WatchEvent[]): Map<string, ArrivedEvent> {
-  const open = new Map<string, ArrivedEvent>();
-  const closed = new Set<string>();
-  for (const e of events) {
-    if (e.event === 'arrived') {
-      expect(open.has(e.visit_id) || closed.has(e.visit_id)).toBe(false);
-      open.set(e.visit_id, e);
-    } else if (e.event === 'left') {
-      const arrived = open.get(e.visit_id);
-      expect(arrived).toBeDefined();
-      expect({ kind: e.kind, face_id: e.face_id, visitor_id: e.visitor_id }).toEqual({ kind: arrived!.kind, face_id: arrived!.face_id, visitor_id: arrived!.visitor_id });
-      if (e.kind === 'stranger') expect(e.track).toBe(arrived!.track);
-      expect(Date.parse(e.arrived_at)).toBeLessThanOrEqual(Date.parse(e.left_at));
-      open.delete(e.visit_id);
-      closed.add(e.visit_id);
-    }
-  }
-  return open;
 }
 
 // The standard clip's rhythm: A 3 s, the stranger B 3 s, nobody 2 s.
