@@ -2,7 +2,7 @@ import type { INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
 import { watchMessage } from '../../node-red/lib/watch-messages';
 import { eventItem } from '../../nodes/FaceMatchTrigger/events';
 import { ClientError } from '../../shared/errors';
-import { EVENT_FIELDS, fieldList, type ArrivedEvent, type LeftEvent, type MatchEvent, type PresentEntry, type StatusEvent, type UnknownEvent } from '../../shared/watch';
+import { EVENT_FIELDS, fieldList, type ArrivedEvent, type LeftEvent, type MatchEvent, type PresentEntry, type StatusEvent, type UnknownEvent, type VisitKind, type VisitOf } from '../../shared/watch';
 import { HOST_EVENTS, itemRenames, type HostEvent } from '../../shared/watch/event-json';
 
 // Every field of every event the hosts hand on must reach the n8n item (under its camelCase name,
@@ -34,16 +34,15 @@ function faceFields(): Omit<Required<MatchEvent>, 'event' | 'face_id' | 'person_
   };
 }
 
+/** Who a visit is of, every field set (arrived, left and present entries carry them). */
+function visitOf(kind: VisitKind): Required<VisitOf> {
+  return { visit_id: text('visit'), kind, face_id: text('face'), person_id: text('person'), name: text('Eileen'), visitor_id: text('visitor'), label: text('label') };
+}
+
 function presentEntry(): Required<PresentEntry> {
   return {
-    visit_id: text('visit'),
-    kind: 'person',
-    face_id: text('face'),
-    person_id: text('person'),
-    name: text('Eileen'),
-    visitor_id: text('visitor'),
+    ...visitOf('person'),
     track: num(),
-    label: text('label'),
     stream_id: text('stream'),
     since: text('since'),
     last_seen: text('seen'),
@@ -65,27 +64,15 @@ function fixtures(): Record<HostEvent['event'], HostEvent> {
   };
   const arrived: Required<ArrivedEvent> = {
     event: 'arrived',
-    visit_id: text('visit'),
-    kind: 'person',
-    face_id: text('face'),
-    person_id: text('person'),
-    name: text('Eileen'),
-    visitor_id: text('visitor'),
-    label: text('label'),
+    ...visitOf('person'),
     score: num(),
     ...faceFields(),
   };
   const left: Required<LeftEvent> = {
     event: 'left',
-    visit_id: text('visit'),
-    kind: 'visitor',
+    ...visitOf('visitor'),
     reason: 'not_seen',
-    face_id: text('face'),
-    person_id: text('person'),
-    name: text('Eileen'),
-    visitor_id: text('visitor'),
     track: num(),
-    label: text('label'),
     room: text('room'),
     stream_id: text('stream'),
     arrived_at: text('arrived'),
