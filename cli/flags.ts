@@ -80,7 +80,7 @@ export function parseFlags(args: readonly string[], flags: readonly Flag[], env:
       const one = get(name);
       return one === undefined ? [] : [one];
     },
-    on: (name) => values[name] === true || /^(1|true|yes|on)$/i.test(fromEnv(name) ?? ''),
+    on: (name) => values[name] === true || SAYS_ON.test(fromEnv(name) ?? ''),
     required: (name) => {
       const v = get(name);
       if (!v) {
@@ -139,6 +139,17 @@ export function credentialsOf(flags: FlagValues, env: NodeJS.ProcessEnv): { auth
     clientId,
     clientSecret: clientSecretOf(env),
   };
+}
+
+/** The words a switch's variable (or on|off value) takes for on, and for off. */
+const SAYS_ON = /^(1|true|yes|on)$/i;
+const SAYS_OFF = /^(0|false|no|off)$/i;
+
+/** A flag's on|off text as a boolean (undefined when not given); an InputError naming --flag when it is neither. */
+export function onOffFlag(text: string | undefined, flag: string): boolean | undefined {
+  if (text === undefined) return undefined;
+  if (!SAYS_ON.test(text) && !SAYS_OFF.test(text)) throw new InputError('invalid_input', `--${flag} takes on or off (got ${JSON.stringify(text.slice(0, 20))})`, { field: flag, limit: 'on|off' });
+  return SAYS_ON.test(text);
 }
 
 /** A flag's text as a number (undefined when not given); an InputError naming --flag when it is not one. */

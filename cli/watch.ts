@@ -7,7 +7,7 @@ import { FaceWatcher, setWeriftSpeedups, type WatchEvent, type WatchOptions } fr
 import { WERIFT_SPEEDUPS_ENV } from '../shared/signaling/werift-speedups/status';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
-import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, refusedFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, helpPage, numberFlag, onOffFlag, parseFlags, refusedFlags, type Flag } from './flags';
 import { cliFlag, envOf } from './option-flags';
 import type { CliIo } from './io';
 import { START_ATTEMPTS } from './publish';
@@ -158,14 +158,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   }
   const snapshots = get('snapshots');
   if (snapshots !== undefined) await checkSnapshotFolder(snapshots);
-  return { help: false, options, snapshots, base64: on('base64'), durationMs: durationOf(flags), weriftSpeedups: onOff(get('werift-speedups'), 'werift-speedups') };
-}
-
-/** A flag that takes on or off (a setting on by default, so that it can be turned off); undefined when not given. */
-function onOff(text: string | undefined, flag: string): boolean | undefined {
-  if (text === undefined) return undefined;
-  if (!/^(1|true|yes|on|0|false|no|off)$/i.test(text)) throw new InputError('invalid_input', `--${flag} takes on or off (got ${JSON.stringify(text.slice(0, 20))})`, { field: flag, limit: 'on|off' });
-  return /^(1|true|yes|on)$/i.test(text);
+  return { help: false, options, snapshots, base64: on('base64'), durationMs: durationOf(flags), weriftSpeedups: onOffFlag(get('werift-speedups'), 'werift-speedups') };
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
