@@ -93,18 +93,12 @@ export function toRaw(p: Picture, channels: 3 | 4 = 3, region?: { left: number; 
       g = gu[u] + gv[v];
       b = bu[u];
       if (x >= 0) {
-        const c = luma[d[yRow + x]];
-        out[o] = (c + r) >> 8;
-        out[o + 1] = (c - g) >> 8;
-        out[o + 2] = (c + b) >> 8;
+        putRgb(out, o, luma[d[yRow + x]], r, g, b);
         if (a) out[o + 3] = 255;
         o += channels;
       }
       if (x + 1 < width) {
-        const c = luma[d[yRow + x + 1]];
-        out[o] = (c + r) >> 8;
-        out[o + 1] = (c - g) >> 8;
-        out[o + 2] = (c + b) >> 8;
+        putRgb(out, o, luma[d[yRow + x + 1]], r, g, b);
         if (a) out[o + 3] = 255;
         o += channels;
       }
@@ -132,24 +126,23 @@ function i420ToRgb(d: Uint8Array, w: number, h: number, uAt: number, vAt: number
       const r = rv[v];
       const g = gu[u] + gv[v];
       const b = bu[u];
-      let l = luma[d[y0++]];
-      out[o0++] = (l + r) >> 8;
-      out[o0++] = (l - g) >> 8;
-      out[o0++] = (l + b) >> 8;
-      l = luma[d[y0++]];
-      out[o0++] = (l + r) >> 8;
-      out[o0++] = (l - g) >> 8;
-      out[o0++] = (l + b) >> 8;
-      l = luma[d[y1++]];
-      out[o1++] = (l + r) >> 8;
-      out[o1++] = (l - g) >> 8;
-      out[o1++] = (l + b) >> 8;
-      l = luma[d[y1++]];
-      out[o1++] = (l + r) >> 8;
-      out[o1++] = (l - g) >> 8;
-      out[o1++] = (l + b) >> 8;
+      putRgb(out, o0, luma[d[y0]], r, g, b);
+      putRgb(out, o0 + 3, luma[d[y0 + 1]], r, g, b);
+      putRgb(out, o1, luma[d[y1]], r, g, b);
+      putRgb(out, o1 + 3, luma[d[y1 + 1]], r, g, b);
+      y0 += 2;
+      y1 += 2;
+      o0 += 6;
+      o1 += 6;
     }
   }
+}
+
+/** One pixel from its luma term and its chroma sample's terms (8.8 fixed point; the clamped array saturates). */
+function putRgb(out: Uint8ClampedArray, o: number, luma: number, r: number, g: number, b: number): void {
+  out[o] = (luma + r) >> 8;
+  out[o + 1] = (luma - g) >> 8;
+  out[o + 2] = (luma + b) >> 8;
 }
 
 let cached: { luma: Int32Array; rv: Int32Array; gu: Int32Array; gv: Int32Array; bu: Int32Array } | undefined;
