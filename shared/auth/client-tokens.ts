@@ -1,5 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { InputError } from '../errors';
+import { processIo } from '../http/http-client';
+import type { HttpCoreParts } from '../http/http-core';
 import type { RetryPolicy } from '../http/retry';
 import type { HttpTransport } from '../http/transport';
 import { isTokenProvider, type TokenProvider } from './provider';
@@ -68,4 +70,14 @@ export function clientTokens(options: ClientAuthOptions, scopes: readonly string
     dispatcher: options.dispatcher,
   });
   return { tokens: owned, owned };
+}
+
+/**
+ * The HTTP parts a service client builds from its options: the checked options object, its tokens
+ * (built for `scopes` and owned, or the caller's), the process's I/O, retries and timeout.
+ */
+export function serviceCoreParts(client: string, options: ServiceClientOptions & ClientAuthOptions, scopes: readonly string[]): HttpCoreParts {
+  if (!options || typeof options !== 'object') throw new InputError('invalid_input', `${client} needs options`, { field: 'options', limit: 'object' });
+  const { tokens, owned, transport } = clientTokens(options, scopes);
+  return { tokens, ...processIo(transport, options.dispatcher), retry: options.retry, timeoutMs: options.timeoutMs, ownedTokens: owned };
 }

@@ -1,8 +1,6 @@
 import { STREAMING_SCOPES } from '../auth/scopes';
-import { clientTokens, type AuthorisedBy, type ServiceClientOptions } from '../auth/client-tokens';
-import { InputError } from '../errors';
-import { processIo } from '../http/http-client';
-import { StreamingApi, type StreamingApiParts } from './streaming-api';
+import { serviceCoreParts, type AuthorisedBy, type ServiceClientOptions } from '../auth/client-tokens';
+import { StreamingApi } from './streaming-api';
 
 export type { StreamingCallOptions } from './streaming-api';
 
@@ -19,19 +17,6 @@ export type StreamingClientOptions = AuthorisedBy<StreamingCommonOptions>;
 /** The Live Streaming API over undici (or a host's transport), with its own token source when given credentials. */
 export class StreamingClient extends StreamingApi {
   constructor(options: StreamingClientOptions) {
-    super(parts(options));
+    super({ ...serviceCoreParts('StreamingClient', options, STREAMING_SCOPES), sfuUrl: options.sfuUrl });
   }
-}
-
-function parts(options: StreamingClientOptions): StreamingApiParts {
-  if (!options || typeof options !== 'object') throw new InputError('invalid_input', 'StreamingClient needs options', { field: 'options', limit: 'object' });
-  const { tokens, owned, transport } = clientTokens(options, STREAMING_SCOPES);
-  return {
-    sfuUrl: options.sfuUrl,
-    tokens,
-    ...processIo(transport, options.dispatcher),
-    retry: options.retry,
-    timeoutMs: options.timeoutMs,
-    ownedTokens: owned,
-  };
 }

@@ -1,7 +1,5 @@
 import { VISION_SCOPES } from '../auth/scopes';
-import { clientTokens, type AuthorisedBy, type ServiceClientOptions } from '../auth/client-tokens';
-import { InputError } from '../errors';
-import { processIo } from '../http/http-client';
+import { serviceCoreParts, type AuthorisedBy, type ServiceClientOptions } from '../auth/client-tokens';
 import { downloadImage } from '../image/download';
 import { isLocalServiceUrl } from '../image/address-guard';
 import { IMAGE_DOWNLOAD_TIMEOUT_MS } from '../image/limits';
@@ -33,18 +31,13 @@ export class VisionClient extends VisionApi {
 }
 
 function parts(options: VisionClientOptions): VisionApiParts {
-  if (!options || typeof options !== 'object') throw new InputError('invalid_input', 'VisionClient needs options', { field: 'options', limit: 'object' });
-  const { tokens, owned, transport } = clientTokens(options, VISION_SCOPES);
+  const core = serviceCoreParts('VisionClient', options, VISION_SCOPES);
   const dispatcher = options.dispatcher;
   const downloadTimeoutMs = options.downloadTimeoutMs ?? IMAGE_DOWNLOAD_TIMEOUT_MS;
   const allowPrivateAddresses = options.allowPrivateImageUrls ?? (isLocalServiceUrl(options.visionUrl) || undefined);
   return {
+    ...core,
     visionUrl: options.visionUrl,
-    tokens,
-    ...processIo(transport, dispatcher),
     download: (url, field, maxBytes, signal, operation) => downloadImage(url, field, { maxBytes, timeoutMs: downloadTimeoutMs }, { dispatcher, signal, operation, allowPrivateAddresses }),
-    retry: options.retry,
-    timeoutMs: options.timeoutMs,
-    ownedTokens: owned,
   };
 }
