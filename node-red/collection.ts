@@ -1,6 +1,5 @@
 import type { NodeAPI } from 'node-red';
-import { InputError } from '../shared/errors';
-import { deletedResult, optionalNumber, override, registerActionNode, type ActionContext, type ActionResult, type ServiceNodeDef } from './lib/action-node';
+import { createdResult, deleteById, listResult, optionalNumber, override, pickOperation, registerActionNode, type ActionContext, type ActionResult, type ServiceNodeDef } from './lib/action-node';
 import { imageWithBoxes } from '../shared/picture/boxes';
 import { resultBoxes } from '../shared/vision/boxes';
 import { readImage } from './lib/read-image';
@@ -17,7 +16,6 @@ interface CollectionDef extends ServiceNodeDef {
 }
 
 const OPERATIONS = ['listCollections', 'createCollection', 'deleteCollection', 'listFaces', 'addFace', 'removeFace', 'compare'] as const;
-type Operation = (typeof OPERATIONS)[number];
 
 /** Registers `vision-streaming-collection`: face collections and comparing an image with one. */
 export = function register(RED: NodeAPI): void {
@@ -26,32 +24,23 @@ export = function register(RED: NodeAPI): void {
 
 async function run(ctx: ActionContext<CollectionDef>): Promise<ActionResult> {
   const { def, msg, signal } = ctx;
-  const operation = override(msg, 'operation', def.operation || 'compare');
-  if (!OPERATIONS.includes(operation as Operation)) {
-    throw new InputError('invalid_input', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, { field: 'operation', limit: OPERATIONS.join(' | ') });
-  }
+  const operation = pickOperation(msg, def.operation, 'compare', OPERATIONS);
   const vision = ctx.connection.vision();
   const collectionId = () => override(msg, 'collectionId', def.collectionId) as string;
   const faceId = () => override(msg, 'faceId', def.faceId) as string;
   const draw = () => override(msg, 'drawBoxes', def.drawBoxes === true) === true;
-  switch (operation as Operation) {
-    case 'listCollections': {
-      const list = await vision.listCollections({ signal });
-      return { payload: list, properties: { count: list.length }, status: `${list.length} collection(s)` };
-    }
+  switch (operation) {
+    case 'listCollections':
+      return listResult(await vision.listCollections({ signal }), 'collection');
     case 'createCollection': {
       const created = await vision.createCollection({ signal });
-      return { payload: created, properties: { collectionId: created.collectionId }, status: 'created' };
+      return createdResult(created, 'collectionId', created.collectionId);
     }
-    case 'deleteCollection': {
-      const id = collectionId();
-      await vision.deleteCollection(id, { signal });
-      return deletedResult('collectionId', id);
-    }
+    case 'deleteCollection':
+      return deleteById('collectionId', collectionId(), (id) => vision.deleteCollection(id, { signal }));
     case 'listFaces': {
       const id = collectionId();
-      const faces = await vision.listFaces(id, { signal });
-      return { payload: faces, properties: { collectionId: id, count: faces.length }, status: `${faces.length} face(s)` };
+      return listResult(await vision.listFaces(id, { signal }), 'face', { collectionId: id });
     }
     case 'addFace': {
       const id = collectionId();

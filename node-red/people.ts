@@ -2,7 +2,7 @@ import type { NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
 import type { ImageInput } from '../shared/image';
 import type { FaceSource, PersonRef } from '../shared/people';
-import { override, registerActionNode, type ActionContext, type ActionResult, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
+import { override, pickOperation, registerActionNode, type ActionContext, type ActionResult, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import { imageFromValue } from './lib/image-input';
 import { configPeople } from './lib/people';
 import { labelsFrom } from './lib/labels';
@@ -16,7 +16,6 @@ interface PeopleDef extends ServiceNodeDef {
 }
 
 const OPERATIONS = ['list', 'add', 'add-face', 'rename', 'merge', 'not', 'remove-face', 'forget', 'import-labels'] as const;
-type Operation = (typeof OPERATIONS)[number];
 
 /** A person id as the directory makes them: `p_` and a UUID. */
 const PERSON_ID = /^p_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -28,10 +27,7 @@ export = function register(RED: NodeAPI): void {
 
 async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
   const { def, msg } = ctx;
-  const operation = override(msg, 'operation', def.operation || 'list');
-  if (!OPERATIONS.includes(operation as Operation)) {
-    throw new InputError('invalid_input', `operation must be one of ${OPERATIONS.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, { field: 'operation', limit: OPERATIONS.join(' | ') });
-  }
+  const operation = pickOperation(msg, def.operation, 'list', OPERATIONS);
   const people = configPeople(ctx.RED, def.service);
   if (!people) throw new InputError('invalid_input', 'vision-streaming-people needs a vision-streaming-config node', { field: 'service', limit: 'a configured service' });
   const collectionId = override(msg, 'collectionId', def.collectionId);
@@ -42,7 +38,7 @@ async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
     properties: { collectionId: id, ...(person ? { person_id: person.person_id, name: person.name } : {}) },
     status,
   });
-  switch (operation as Operation) {
+  switch (operation) {
     case 'list': {
       const list = await directory.list();
       return { payload: list, properties: { collectionId: id, count: list.people.length }, status: `${list.people.length} people, ${list.room_left} faces free` };

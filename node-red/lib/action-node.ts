@@ -33,8 +33,19 @@ export interface ActionResult {
   status: string;
 }
 
-/** What a delete gives: the id in the payload (with `deleted: true`) and in msg[key]. */
-export function deletedResult(key: string, id: string): ActionResult {
+/** What a list gives: the list, its count in msg.count (beside `properties`), "N <noun>(s)" on the status. */
+export function listResult(list: readonly unknown[], noun: string, properties: Record<string, unknown> = {}): ActionResult {
+  return { payload: list, properties: { ...properties, count: list.length }, status: `${list.length} ${noun}(s)` };
+}
+
+/** What a create gives: what was made, and its id in msg[key]. */
+export function createdResult(payload: unknown, key: string, id: string): ActionResult {
+  return { payload, properties: { [key]: id }, status: 'created' };
+}
+
+/** Deletes by id, then gives the id in the payload (with `deleted: true`) and in msg[key]. */
+export async function deleteById(key: string, id: string, remove: (id: string) => Promise<void>): Promise<ActionResult> {
+  await remove(id);
   return { payload: { [key]: id, deleted: true }, properties: { [key]: id }, status: 'deleted' };
 }
 
@@ -109,6 +120,15 @@ export function registerActionNode<D extends ServiceNodeDef>(
 export function override<T>(msg: FlowMessage, key: string, setting: T): unknown {
   const value = msg[key];
   return value === undefined || value === null || value === '' ? setting : value;
+}
+
+/** The operation to run: msg.operation over the node's setting (or `fallback`), one of `operations`. */
+export function pickOperation<O extends string>(msg: FlowMessage, setting: string | undefined, fallback: O, operations: readonly O[]): O {
+  const operation = override(msg, 'operation', setting || fallback);
+  if (!operations.includes(operation as O)) {
+    throw new InputError('invalid_input', `operation must be one of ${operations.join(', ')}; got ${JSON.stringify(String(operation)).slice(0, 40)}`, { field: 'operation', limit: operations.join(' | ') });
+  }
+  return operation as O;
 }
 
 /** A number setting from the editor ('' = not set). */
