@@ -25,6 +25,9 @@ export const CREDENTIAL_FLAGS: readonly Flag[] = [
 /** --duration, as every long-running command takes it. */
 export const DURATION_FLAG: Flag = { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' };
 
+/** --loopback, as every command that joins a room takes it. */
+export const LOOPBACK_FLAG: Flag = { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (default: when --sfu-url is on this machine)' };
+
 /** The --help flag. */
 export const HELP_FLAG: Flag = { name: 'help', env: '', help: 'show this help' };
 

@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { acquireConnection, type ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
 import { CameraPublisher, checkCamera, maskUrl, type CameraSettings, type CameraStatus } from '../shared/publish';
+import { isLoopbackServiceUrl } from '../shared/image/literal-host';
 import { urlSecrets } from '../shared/publish/camera-url';
-import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, refusedFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, refusedFlags, type Flag } from './flags';
 import type { CliIo } from './io';
 
 /** The flags of `vision-streaming publish`, in the order --help lists them. */
@@ -22,7 +23,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'stall', env: 'VS_STALL', value: 'SECONDS', help: 'no frame for this long: reconnect the camera (1..120; default 5)' },
   { name: 'snapshot-fps', env: 'VS_SNAPSHOT_FPS', value: 'N', help: 'pictures per second read from a snapshot URL (default 2)' },
   DURATION_FLAG,
-  { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (a local sandbox)' },
+  LOOPBACK_FLAG,
   HELP_FLAG,
 ];
 
@@ -216,7 +217,7 @@ async function publish(s: PublishSettings, io: CliIo): Promise<number> {
     const ended = new Promise<void>((resolve) => (allStopped = resolve));
     let stopping = false;
     s.cameras.forEach((c, i) => {
-      const cam = new CameraPublisher({ ...c.options, getTicket: streaming.ticketSource(roomId, 'up'), rejoin: { startAttempts: START_ATTEMPTS }, loopbackOnly: s.loopback || undefined });
+      const cam = new CameraPublisher({ ...c.options, getTicket: streaming.ticketSource(roomId, 'up'), rejoin: { startAttempts: START_ATTEMPTS }, loopbackOnly: s.loopback || isLoopbackServiceUrl(streaming.sfuUrl) || undefined });
       cam.on('status', (st: CameraStatus) => {
         io.stdout(JSON.stringify({ ...st, camera: c.name ?? i + 1, room: roomId }));
         if (st.state === 'stopped' && !stopping && ++stoppedOnTheirOwn === s.cameras.length) allStopped();

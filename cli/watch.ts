@@ -7,7 +7,7 @@ import { FaceWatcher, setWeriftSpeedups, type WatchEvent, type WatchOptions } fr
 import { WERIFT_SPEEDUPS_ENV } from '../shared/signaling/werift-speedups/status';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
-import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, credentialsOf, durationOf, helpPage, numberFlag, onOffFlag, parseFlags, refusedFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, onOffFlag, parseFlags, refusedFlags, type Flag } from './flags';
 import { cliFlag, envOf } from './option-flags';
 import type { CliIo } from './io';
 import { START_ATTEMPTS } from './publish';
@@ -42,7 +42,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot and face crop there (files 0600, a new folder 0700); the event gives their paths' },
   { name: 'base64', env: 'VS_BASE64', help: 'give snapshots inline as base64 (without --snapshots)' },
   DURATION_FLAG,
-  { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (default: when --sfu-url is on this machine)' },
+  LOOPBACK_FLAG,
   HELP_FLAG,
 ];
 

@@ -1,4 +1,5 @@
 import { InputError } from '../errors';
+import { isLoopbackServiceUrl } from '../image/literal-host';
 import { StreamingClient, type StreamingClientOptions } from '../streaming';
 import type { VisionClient, VisionClientOptions } from '../vision';
 import { rangeText, WATCH_OPTIONS, type OptionSpec, type OptionValues, type ResolvedOptionValues } from './option-table';
@@ -59,7 +60,9 @@ export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
     roomId: id(o.roomId, 'roomId'),
     collectionId: id(o.collectionId, 'collectionId'),
     ffmpegPath: o.ffmpegPath,
-    loopbackOnly: o.loopbackOnly ?? isLoopbackService(o.streaming),
+    // A streaming service on this machine (the sandbox) is reached over loopback only, so WebRTC
+    // offers it no other address; the address tells, whatever host runs the watcher.
+    loopbackOnly: o.loopbackOnly ?? isLoopbackServiceUrl(o.streaming.sfuUrl),
     visitorStore: store(o.visitorStore),
     people: peopleStore(o.people),
     session: o.session,
@@ -171,18 +174,4 @@ function peopleStore(v: unknown): PeopleStore | undefined {
 function id(v: unknown, field: string): string {
   if (typeof v !== 'string' || v.trim() === '' || v.length > 256) throw new InputError('invalid_input', `${field} must be a non-empty id`, { field, limit: '1 to 256 characters' });
   return v;
-}
-
-/**
- * A streaming service on this machine (the sandbox) is reached over loopback only, so WebRTC
- * offers it no other address; the address tells, whatever host runs the watcher.
- */
-function isLoopbackService(streaming: WatchOptions['streaming']): boolean {
-  const url = streaming instanceof StreamingClient ? streaming.sfuUrl : streaming.sfuUrl;
-  try {
-    const host = new URL(url).hostname;
-    return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-  } catch {
-    return false;
-  }
 }
