@@ -1,14 +1,41 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/** Settings both projects share: TypeScript through ts-jest, the node environment, generous budgets. */
+const common = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
   },
   // Face-model start-up and WebRTC set-up are slow on a 2-core machine; budgets are generous, not asserted.
   testTimeout: 60000,
-  setupFiles: ['<rootDir>/test/support/werift-switch.ts'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'tests',
+      testMatch: ['**/*.test.ts'],
+      setupFiles: ['<rootDir>/test/support/werift-switch.ts'],
+    },
+    {
+      // The signaling suites and the watcher's end-to-end and receive-worker tests once more on werift
+      // as published (the speed-ups off), so that path keeps working: the speed-ups change how media
+      // is received and framed, which these cover; the watcher's logic above the frames (presence,
+      // strangers, faults, people) is the same on either path and runs once. In the same run as the
+      // rest, so that the workers pack both.
+      ...common,
+      displayName: 'werift off',
+      testMatch: [
+        '<rootDir>/test/streaming/**/*.test.ts',
+        '<rootDir>/test/sandbox-streaming/**/*.test.ts',
+        '<rootDir>/test/watch/watcher.test.ts',
+        '<rootDir>/test/watch/receive-workers.test.ts',
+      ],
+      testPathIgnorePatterns: ['/node_modules/', 'werift-speedups'],
+      setupFiles: ['<rootDir>/test/support/werift-off.ts'],
+    },
+  ],
   // Half again as many workers as cores: about a quarter of the suite's time is spent waiting on real
   // time (durations, cooldowns, backoffs, a camera's next frame), and a third worker fills it. On 2
   // cores this took the run from about 760 s to 570 s with the same tests.
