@@ -1,16 +1,17 @@
-/** Settings both projects share: TypeScript through ts-jest, the node environment, generous budgets. */
+/** Settings both projects share: TypeScript through ts-jest, the node environment, the test folder. */
 const common = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
   },
-  // Face-model start-up and WebRTC set-up are slow on a 2-core machine; budgets are generous, not asserted.
-  testTimeout: 60000,
 };
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // Face-model start-up and WebRTC set-up are slow on a 2-core machine; budgets are generous, not
+  // asserted. A setting of the whole run: jest does not read it from a project.
+  testTimeout: 60000,
   projects: [
     {
       ...common,
