@@ -37,9 +37,9 @@ module.exports = {
       setupFiles: ['<rootDir>/test/support/werift-off.ts'],
     },
   ],
-  // Half again as many workers as cores: about a quarter of the suite's time is spent waiting on real
-  // time (durations, cooldowns, backoffs, a camera's next frame), and a third worker fills it. On 2
-  // cores this took the run from about 760 s to 570 s with the same tests.
-  maxWorkers: Math.min(6, Math.ceil(require('node:os').availableParallelism() * 1.5)),
+  // Two workers, one a core. Three (half again as many as cores) fill the quarter of the run spent
+  // waiting on real time and took it from about 760 s to 570 s on 2 cores, but the WebRTC and live
+  // view tests then missed their deadlines in 2 of 3 full runs: not until their timing is loosened.
+  maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 };
