@@ -237,6 +237,8 @@ describeWithBrowser('live view widget', () => {
     const { page, context } = await openDashboard(browser, `${red.url}/dashboard/watch`);
     const view = await untilView(page, 'the refusal said', (v) => /refused the credential/.test(v.message), red);
     expect(view.tiles).toEqual([]);
+    // The page and the node's status hear of the refusal by two paths; on a loaded machine either may come first.
+    await until('the node red', async () => red?.status('live')?.fill === 'red', 10_000);
     expect(red.status('live')).toMatchObject({ fill: 'red', text: 'credential refused' });
     expect(red.log()).not.toContain('not-the-secret');
     expect((await fetch(`${red.url}/settings`)).ok).toBe(true);

@@ -66,7 +66,8 @@ test('a receive worker that dies: its watcher rejoins in another worker and goes
   await waitFor('frames in both watchers', () => a.watcher.stats.frames.decoded > 10 && b.watcher.stats.frames.decoded > 10, 30_000);
   expect(await receivePool().terminateWorker(lost)).toBe(true);
   await waitFor('watcher A watching again', () => states(a.events).filter((s) => s === 'watching').length >= 2, 30_000);
-  expect(states(a.events)).toEqual(['joining', 'watching', 'rejoining', 'watching']);
+  // A rejoin may take more than one attempt on a loaded machine: each says "rejoining" again.
+  expect(states(a.events).filter((s, i, all) => s !== all[i - 1])).toEqual(['joining', 'watching', 'rejoining', 'watching']);
   const decoded = a.watcher.stats.frames.decoded;
   await waitFor('frames again in watcher A', () => a.watcher.stats.frames.decoded > decoded + 10, 30_000);
   await during(500);
