@@ -201,6 +201,8 @@ async function publish(s: PublishSettings, io: CliIo): Promise<number> {
   const cameras: CameraPublisher[] = [];
   try {
     const streaming = lease.streaming();
+    // As watch does: a streaming service on this machine (the sandbox) is reached over loopback only.
+    const loopbackOnly = s.loopback || isLoopbackServiceUrl(streaming.sfuUrl) || undefined;
     let roomId = s.room;
     if (!roomId) {
       const created = await Promise.race([streaming.createRoom().then((room) => room.id, (err: unknown) => ({ err })), stopAsked]);
@@ -217,7 +219,7 @@ async function publish(s: PublishSettings, io: CliIo): Promise<number> {
     const ended = new Promise<void>((resolve) => (allStopped = resolve));
     let stopping = false;
     s.cameras.forEach((c, i) => {
-      const cam = new CameraPublisher({ ...c.options, getTicket: streaming.ticketSource(roomId, 'up'), rejoin: { startAttempts: START_ATTEMPTS }, loopbackOnly: s.loopback || isLoopbackServiceUrl(streaming.sfuUrl) || undefined });
+      const cam = new CameraPublisher({ ...c.options, getTicket: streaming.ticketSource(roomId, 'up'), rejoin: { startAttempts: START_ATTEMPTS }, loopbackOnly });
       cam.on('status', (st: CameraStatus) => {
         io.stdout(JSON.stringify({ ...st, camera: c.name ?? i + 1, room: roomId }));
         if (st.state === 'stopped' && !stopping && ++stoppedOnTheirOwn === s.cameras.length) allStopped();
