@@ -96,6 +96,7 @@ export async function encodeClip(dir: string, name: string, segments: readonly S
   const ext = (opts.codec ?? 'VP8') === 'H264' ? 'h264' : 'ivf';
   // Many test files encode the same clip; made once per run of this code (a key of everything the
   // clip is made from), then copied: the frames and their JPEGs are what takes the time in jest.
+  await mkdir(CLIP_CACHE, { recursive: true, mode: 0o700 });
   const made = path.join(CLIP_CACHE, await clipKey(segments, opts));
   if (!(await stat(made).catch(() => undefined))) {
     const work = `${made}.${randomBytes(6).toString('hex')}.tmp`;
@@ -120,7 +121,6 @@ const CLIP_CACHE = path.join(os.tmpdir(), `vision-streaming-test-clips-${process
 
 /** Everything a clip is made from: this code, the ffmpeg that encodes it, the options, and each placement's picture. */
 async function clipKey(segments: readonly Segment[], opts: ClipOptions): Promise<string> {
-  await mkdir(CLIP_CACHE, { recursive: true, mode: 0o700 });
   const hash = createHash('sha256');
   for (const file of [__filename, path.join(__dirname, '..', '..', 'support', 'images.ts')]) hash.update(readFileSync(file));
   hash.update(await testFfmpeg());
