@@ -126,10 +126,12 @@ export async function startMjpegCamera(pictures: readonly Buffer[], opts: { fps?
 
 /**
  * The JPEG frames of a short door-camera scene for the RTSP camera: the enrolled person A for 2 s
- * (drifting, so the video moves), then nobody for 1 s, at 10 fps. Returns their folder.
+ * (drifting, so the video moves), then nobody for 3 s, at 10 fps. Returns their folder. The empty
+ * part outlasts the watcher's tracker (a face unseen for 2 s is gone), so every appearance is a new
+ * face to compare: a match within one loop of a camera's restart, not at the next 30 s recheck.
  */
 export async function doorFrames(dir: string, personA: Placement['person']): Promise<string> {
   const at = { faceSide: 150, cx: 320, cy: 220 };
-  await encodeClip(dir, 'door', [{ placements: [{ person: personA, ...at }], seconds: 2, drift: 4 }, { placements: [], seconds: 1 }], { codec: 'H264' });
+  await encodeClip(dir, 'door', [{ placements: [{ person: personA, ...at }], seconds: 2, drift: 4 }, { placements: [], seconds: 3 }], { codec: 'H264' });
   return path.join(dir, 'door-frames');
 }
