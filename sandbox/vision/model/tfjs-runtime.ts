@@ -15,7 +15,8 @@ const CHAINED_OPS = [
   'sqrt', 'square', 'squeeze', 'sub', 'sum', 'tile', 'transpose', 'unstack',
 ];
 
-let loaded: Promise<FaceApi> | undefined;
+/** Where the loaded face-api is kept: on tfjs-core's module object, which Node's own require shares. */
+const LOADED = Symbol.for('vision-streaming.sandbox.faceApi');
 
 /**
  * Loads face-api's wasm build on tfjs-core with the wasm backend, once per process.
@@ -24,12 +25,17 @@ let loaded: Promise<FaceApi> | undefined;
  * layers, converter and data for nothing; face-api only needs core ops. So the build is evaluated with
  * its own `require` that hands it tfjs-core for that one name (no global loader hook), and the chained
  * tensor methods the umbrella would register are installed here. Node's own `require` (createRequire)
- * loads the rest, so the heavy modules load once even under a test runner with its own module registry.
+ * loads the rest, so the heavy modules load once even under a test runner with its own module registry
+ * per file; the loaded networks are kept on tfjs-core's module object for the same reason (a module
+ * variable would be one per registry: the bundle evaluated and the weights loaded again, into the
+ * same wasm backend, for every test file).
  */
 export function loadFaceApi(): Promise<FaceApi> {
-  loaded ??= (async () => {
-    const nodeRequire = createRequire(__filename);
-    const tf = nodeRequire('@tensorflow/tfjs-core');
+  const nodeRequire = createRequire(__filename);
+  const tf = nodeRequire('@tensorflow/tfjs-core');
+  const kept = tf[LOADED] as Promise<FaceApi> | undefined;
+  if (kept) return kept;
+  const loading = (async () => {
     installChainedOps(tf);
     const faceapi = evaluateFaceApi(nodeRequire.resolve('@vladmandic/face-api/dist/face-api.node-wasm.js'));
     const wasmDir = dirname(nodeRequire.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
@@ -42,10 +48,11 @@ export function loadFaceApi(): Promise<FaceApi> {
     }
     return faceapi;
   })();
-  loaded.catch(() => {
-    loaded = undefined;
+  tf[LOADED] = loading;
+  loading.catch(() => {
+    if (tf[LOADED] === loading) delete tf[LOADED];
   });
-  return loaded;
+  return loading;
 }
 
 /** The three networks the sandbox uses and the file names of their weights in face-api's model folder. */
