@@ -8,8 +8,8 @@ import { TablePeopleStore } from '../../shared/people/table-store';
 import type { Publisher } from '../../shared/publish';
 import { StreamingClient } from '../../shared/streaming';
 import { VisionClient } from '../../shared/vision';
-import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
-import { encodeClip, loadPeople } from '../watch/support/clip';
+import { astronautFaceOfSize, mirrorJpeg } from '../support/images';
+import { encodeClip, faceOfB, loadPeople } from '../watch/support/clip';
 import { publishClip, waitFor } from '../watch/support/room';
 import { CredentialStore } from './support/credentials-helper';
 import { fetchTableRequest, startDataTables, type DataTables } from './support/data-tables';
@@ -42,8 +42,7 @@ beforeAll(async () => {
   vision = new VisionClient({ ...credentials, visionUrl: sandbox.url });
   streaming = new StreamingClient({ ...credentials, sfuUrl: sandbox.url });
   dir = await mkdtemp(path.join(os.tmpdir(), 'n8n-trigger-people-'));
-  const group = await vision.detectFaces(faceApiSample(1));
-  const people = loadPeople(rectOf(group[0].location));
+  const people = loadPeople(await faceOfB((jpeg) => vision.detectFaces(jpeg)));
   collectionId = (await vision.createCollection()).collectionId;
   tableId = tables.create('People');
   // Two photos of one person, kept in the table the way the Person operations keep them.

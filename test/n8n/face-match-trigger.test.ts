@@ -6,8 +6,8 @@ import { startSandbox, type RunningSandbox } from '../../sandbox';
 import type { Publisher } from '../../shared/publish';
 import { StreamingClient } from '../../shared/streaming';
 import { VisionClient } from '../../shared/vision';
-import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
-import { encodeClip, loadPeople } from '../watch/support/clip';
+import { astronautFaceOfSize, mirrorJpeg } from '../support/images';
+import { encodeClip, faceOfB, loadPeople } from '../watch/support/clip';
 import { publishClip, waitFor } from '../watch/support/room';
 import { CredentialStore } from './support/credentials-helper';
 import { cleanUpEngine, Engine, HOOK_NODE, loadPackage, readBinary, setHook, type LoadedPackage } from './support/engine';
@@ -32,8 +32,7 @@ beforeAll(async () => {
   vision = new VisionClient({ ...credentials, visionUrl: sandbox.url });
   streaming = new StreamingClient({ ...credentials, sfuUrl: sandbox.url });
   dir = await mkdtemp(path.join(os.tmpdir(), 'n8n-trigger-'));
-  const group = await vision.detectFaces(faceApiSample(1));
-  const people = loadPeople(rectOf(group[0].location));
+  const people = loadPeople(await faceOfB((jpeg) => vision.detectFaces(jpeg)));
   collectionId = (await vision.createCollection()).collectionId;
   faceA = (await vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
   // A (known) 3 s, then B (a stranger) 2 s, looped.

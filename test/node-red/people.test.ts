@@ -10,7 +10,8 @@ import { FilePeopleStore, peopleKey } from '../../shared/people/file-store';
 import { readPeople, type PeopleList, type Person } from '../../shared/people';
 import { VisionClient } from '../../shared/vision';
 import type { VisitorDocument } from '../../shared/watch';
-import { astronautFaceOfSize, faceApiSample, faceOfSize, mirrorJpeg, rectOf, type Rect } from '../support/images';
+import { astronautFaceOfSize, faceApiSample, faceOfSize, mirrorJpeg, type Rect } from '../support/images';
+import { faceOfB } from '../watch/support/clip';
 import { CONFIG_ID, configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, sandboxForTests, useNodeRedHelper } from './support/runtime';
 
 // The people node in Node-RED's runtime against the sandbox: the config node keeps each
@@ -33,7 +34,7 @@ beforeAll(async () => {
   vision = new VisionClient({ authUrl: sandbox.url, visionUrl: sandbox.url, clientId: sandbox.clientId, clientSecret: SECRET });
   userDir = await mkdtemp(path.join(os.tmpdir(), 'nr-people-'));
   helper.settings({ userDir });
-  bFace = rectOf((await vision.detectFaces(faceApiSample(1)))[0].location);
+  bFace = await faceOfB((jpeg) => vision.detectFaces(jpeg));
 }, 120_000);
 afterAll(async () => {
   await vision?.close();

@@ -5,8 +5,8 @@ import type { Node } from 'node-red';
 import configNode from '../../node-red/config';
 import watchNode from '../../node-red/watch';
 import type { Publisher } from '../../shared/publish';
-import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
-import { encodeClip, loadPeople } from '../watch/support/clip';
+import { astronautFaceOfSize, mirrorJpeg } from '../support/images';
+import { encodeClip, faceOfB, loadPeople } from '../watch/support/clip';
 import { publishClip, startWatchHarness, type WatchHarness } from '../watch/support/room';
 import { configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, received, until, useNodeRedHelper } from './support/runtime';
 
@@ -23,8 +23,7 @@ let publisher: Publisher | undefined;
 beforeAll(async () => {
   h = await startWatchHarness();
   dir = await mkdtemp(path.join(os.tmpdir(), 'nr-watch-'));
-  const group = await h.vision.detectFaces(faceApiSample(1));
-  const people = loadPeople(rectOf(group[0].location));
+  const people = loadPeople(await faceOfB((jpeg) => h.vision.detectFaces(jpeg)));
   collectionId = (await h.vision.createCollection()).collectionId;
   faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
   const at = { faceSide: 150, cx: 320, cy: 220 };

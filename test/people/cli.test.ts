@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { peopleMain } from '../../cli/people';
 import { CLIENT_ID, CLIENT_SECRET, startHarness, type Harness } from '../client/harness';
-import { astronautFaceOfSize, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg, rectOf } from '../support/images';
+import { astronautFaceOfSize, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg } from '../support/images';
+import { faceOfB } from '../watch/support/clip';
 
 // `vision-streaming people` as a script runs it: flags and VS_ variables, the secret in
 // VS_CLIENT_SECRET, one JSON object on stdout, against the sandbox's vision API on 127.0.0.1.
@@ -19,7 +20,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'people-cli-'));
   collectionId = (await h.client.createCollection()).collectionId;
   peopleFile = path.join(dir, 'people.json');
-  const bFace = rectOf((await h.client.detectFaces(faceApiSample(1)))[0].location);
+  const bFace = await faceOfB((jpeg) => h.client.detectFaces(jpeg));
   photos = { a1: path.join(dir, 'a1.jpg'), a2: path.join(dir, 'a2.jpg'), b: path.join(dir, 'b.jpg'), blank: path.join(dir, 'blank.jpg') };
   await writeFile(photos.a1, astronautFaceOfSize(200));
   await writeFile(photos.a2, mirrorJpeg(astronautFaceOfSize(230)));

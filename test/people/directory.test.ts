@@ -2,8 +2,8 @@ import { InputError } from '../../shared/errors';
 import { MemoryPeopleStore, PeopleDirectory, PeopleIndex, personVerdict, readPeople, type PeopleDocument, type PeopleStore } from '../../shared/people';
 import { MemoryVisitorStore, type VisitorDocument } from '../../shared/watch/visitors';
 import { caught, startHarness, type Harness } from '../client/harness';
-import { astronautFaceOfSize, encodeJpeg, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg, rectOf, type Rect } from '../support/images';
-import { frame, loadPeople } from '../watch/support/clip';
+import { astronautFaceOfSize, encodeJpeg, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg, type Rect } from '../support/images';
+import { faceOfB, frame, loadPeople } from '../watch/support/clip';
 
 // The people directory against the sandbox's vision API on 127.0.0.1: photos through detect_faces
 // and add_face, the collection listed through the API, stores shared by two writers.
@@ -19,7 +19,7 @@ const photoB2 = () => mirrorJpeg(faceOfSize(faceApiSample(1), bFace, 230));
 beforeAll(async () => {
   h = await startHarness({ eagerModel: true });
   collectionId = (await h.client.createCollection()).collectionId;
-  bFace = rectOf((await h.client.detectFaces(faceApiSample(1)))[0].location);
+  bFace = await faceOfB((jpeg) => h.client.detectFaces(jpeg));
 }, 120_000);
 afterAll(() => h.stop());
 afterEach(() => h.sandbox.setFaults({}));

@@ -6,8 +6,8 @@ import { Agent } from 'undici';
 import type { Publisher } from '../../shared/publish';
 import { isClientError } from '../../shared/errors';
 import { FaceWatcher, type ErrorEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
-import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../support/images';
-import { encodeClip, loadPeople, type People } from './support/clip';
+import { astronautFaceOfSize, mirrorJpeg } from '../support/images';
+import { encodeClip, faceOfB, loadPeople, type People } from './support/clip';
 import { collect, during, publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
 // Faces of other sizes and numbers, several publishers in one room, and what bad input gets. A face
@@ -26,8 +26,7 @@ let onlyB: string;
 beforeAll(async () => {
   h = await startWatchHarness();
   dir = await mkdtemp(path.join(os.tmpdir(), 'watch-streams-'));
-  const group = await h.vision.detectFaces(faceApiSample(1));
-  people = loadPeople(rectOf(group[0].location));
+  people = loadPeople(await faceOfB((jpeg) => h.vision.detectFaces(jpeg)));
   collectionId = (await h.vision.createCollection()).collectionId;
   faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
   // A's face about 80 px (below the API's 120) beside B's at 150 px, in one frame.

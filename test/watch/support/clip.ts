@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { cp, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runFfmpeg, testFfmpeg } from '../../streaming/support/ffmpeg';
-import { astronautJpeg, ASTRONAUT_FACE, crop, decode, encodeJpeg, faceApiSample, scale, type Rect, type Rgba } from '../../support/images';
+import { astronautJpeg, ASTRONAUT_FACE, crop, decode, encodeJpeg, faceApiSample, rectOf, scale, type Rect, type Rgba } from '../../support/images';
 
 /**
  * Test clips for the watcher, built from photos: person A (the public-domain astronaut) and person B
@@ -114,6 +114,28 @@ export interface ClipOptions {
   codec?: 'VP8' | 'VP9' | 'H264';
   fps?: number;
   bitrate?: string;
+}
+
+/** A face location as the vision endpoints report it. */
+type Located = { location: { left: number; top: number; right: number; bottom: number } };
+
+/**
+ * B's face box in face-api's sample1.jpg: the first face `detect` (a sandbox's detect_faces) finds,
+ * asked once per run of the sandbox's model code and kept beside the clips, as a score of test files
+ * need it and each detection of that large photo takes a second or two of CPU.
+ */
+export async function faceOfB(detect: (jpeg: Buffer) => Promise<readonly Located[]>): Promise<Rect> {
+  await mkdir(CLIP_CACHE, { recursive: true, mode: 0o700 });
+  const hash = createHash('sha256').update(faceApiSample(1));
+  for (const file of ['face-model.ts', 'tfjs-runtime.ts']) hash.update(readFileSync(path.join(__dirname, '..', '..', '..', 'sandbox', 'vision', 'model', file)));
+  const kept = path.join(CLIP_CACHE, `face-of-b-${hash.digest('hex').slice(0, 32)}.json`);
+  const known = await readFile(kept, 'utf8').catch(() => undefined);
+  if (known) return JSON.parse(known) as Rect;
+  const face = rectOf((await detect(faceApiSample(1)))[0].location);
+  const work = `${kept}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(work, JSON.stringify(face));
+  await rename(work, kept);
+  return face;
 }
 
 /** Where this user's test clips are kept between test files (a folder of their own, 0700). */

@@ -7,8 +7,8 @@ import { openVideoSource, Publisher } from '../../../shared/publish';
 import { StreamingClient } from '../../../shared/streaming';
 import { VisionClient } from '../../../shared/vision';
 import type { WatchEvent } from '../../../shared/watch';
-import { astronautFaceOfSize, faceApiSample, mirrorJpeg, rectOf } from '../../support/images';
-import { encodeClip, loadPeople, type People, type Segment } from './clip';
+import { astronautFaceOfSize, mirrorJpeg } from '../../support/images';
+import { encodeClip, faceOfB, loadPeople, type People, type Segment } from './clip';
 import { closingItsSource } from '../../streaming/support/peers';
 
 /** A sandbox with a vision and a streaming client logged in to it. */
@@ -84,8 +84,7 @@ export interface StandardScene {
 
 /** Enrols A in a new collection and describes the standard clip (A, then a stranger B, then nobody). */
 export async function standardScene(h: WatchHarness): Promise<StandardScene> {
-  const group = await h.vision.detectFaces(faceApiSample(1));
-  const people = loadPeople(rectOf(group[0].location));
+  const people = loadPeople(await faceOfB((jpeg) => h.vision.detectFaces(jpeg)));
   const collectionId = (await h.vision.createCollection()).collectionId;
   const faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
   const at = { faceSide: 150, cx: 320, cy: 220 };
