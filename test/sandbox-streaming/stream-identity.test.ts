@@ -4,10 +4,13 @@ import { inactiveMids, SampleViewer, videoMsids, videoPorts } from './support/sa
 import { RawSignaling, connectMessage } from './support/signaling-client';
 import { eventually, startStreamingFixture, type StreamingFixture } from './support/sandbox';
 
-/** Waits until a test peer is connected (peers are torn down only after their DTLS handshake). */
+/**
+ * Waits until a test peer is connected (peers are torn down only after their DTLS handshake); when it
+ * is not, the failure names which of its transports did not get there (ICE or DTLS).
+ */
 async function connected(pc: RTCPeerConnection): Promise<void> {
   const state = await eventually(async () => pc.connectionState, (s) => s === 'connected' || s === 'failed' || s === 'closed', 400, 25);
-  expect(state).toBe('connected');
+  expect({ state, ice: pc.iceConnectionState, dtls: pc.dtlsTransports.map((t) => t.state) }).toMatchObject({ state: 'connected' });
 }
 
 /** Polls until `read()` reaches `target` (bounded: 400 x 25 ms). */
