@@ -60,7 +60,7 @@ export function frame(placements: readonly Placement[], shade = 90): Rgba {
   }
   for (const p of placements) {
     const f = p.faceSide / p.person.face.width;
-    const img = scale(p.person.image, f);
+    const img = scaledOnce(p.person.image, f);
     const ox = Math.round(p.cx - (p.person.face.x + p.person.face.width / 2) * f);
     const oy = Math.round(p.cy - (p.person.face.y + p.person.face.height / 2) * f);
     for (let y = 0; y < img.height; y++) {
@@ -78,6 +78,18 @@ export function frame(placements: readonly Placement[], shade = 90): Rgba {
     }
   }
   return { ...FRAME, data };
+}
+
+/** The people's pictures scaled, by picture and factor: a clip pastes one scaled picture on many frames. */
+const scaled = new WeakMap<Rgba, Map<number, Rgba>>();
+
+/** `scale(image, factor)`, made once per picture and factor (resampling is most of a frame's time). */
+function scaledOnce(image: Rgba, factor: number): Rgba {
+  let byFactor = scaled.get(image);
+  if (!byFactor) scaled.set(image, (byFactor = new Map()));
+  let out = byFactor.get(factor);
+  if (!out) byFactor.set(factor, (out = scale(image, factor)));
+  return out;
 }
 
 /** A segment of a clip: a frame held for `seconds`, with a small sideways drift so the video has motion. */
@@ -166,7 +178,7 @@ async function makeClip(folder: string, segments: readonly Segment[], opts: Clip
   let n = 0;
   for (const seg of segments) {
     const count = Math.round(seg.seconds * fps);
-    // Identical frames are written once and repeated by name: pasting a photo is the slow part in jest.
+    // Identical frames are encoded once and written again under each name.
     let cached: Buffer | undefined;
     for (let i = 0; i < count; i++) {
       let jpeg: Buffer;
