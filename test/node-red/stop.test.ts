@@ -73,10 +73,26 @@ async function timedRedeploy(flow: object[]): Promise<number> {
   return Date.now() - started;
 }
 
-/** Deploys `flow` as the editor's "modified nodes" deploy does: only the nodes that changed or went are stopped. */
-function redeploy(flow: object[]): Promise<void> {
-  // setFlows is part of the helper's API, not of the types the support file declares.
-  return (helper as unknown as { setFlows(flow: object[], type: 'nodes'): Promise<void> }).setFlows(flow, 'nodes');
+/**
+ * Deploys `flow` as the editor's "modified nodes" deploy does (only the nodes that changed or went are
+ * stopped) and resolves once the new flows have started. The runtime's setFlows resolves when the old
+ * nodes are stopped and starts the new ones after it; the helper's own setFlows gives that start
+ * 300 ms, which a loaded machine can miss, so the start is awaited here with a bound of its own.
+ */
+async function redeploy(flow: object[]): Promise<void> {
+  // The runtime's nodes API and event bus: the helper keeps them, the support file's types do not declare them.
+  const runtime = helper as unknown as { _redNodes: { setFlows(flow: object[], credentials: object, type: 'nodes'): Promise<unknown> }; _events: NodeJS.EventEmitter };
+  let started = false;
+  const onStarted = (): void => {
+    started = true;
+  };
+  runtime._events.once('flows:started', onStarted);
+  try {
+    await runtime._redNodes.setFlows(flow, {}, 'nodes');
+    await until('the redeployed flows to start', () => started, 30_000);
+  } finally {
+    runtime._events.off('flows:started', onStarted);
+  }
 }
 
 /** The ffmpeg children of this process. */
