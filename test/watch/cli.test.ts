@@ -64,6 +64,8 @@ function run(args: string[], env: Record<string, string>): Run {
 }
 
 const SECRET = 'sandbox-secret';
+/** The standard clip's loop: A 3 s, B 3 s, nobody 2 s. */
+const LOOP_MS = 8000;
 
 test('watch prints a match and an unknown as JSON lines, writes snapshots, stops at --duration with exit 0', async () => {
   const room = await h.streaming.createRoom();
@@ -72,7 +74,7 @@ test('watch prints a match and an unknown as JSON lines, writes snapshots, stops
   await writeFile(labels, JSON.stringify({ [faceA]: 'Eileen', [publisher.clientId!]: 'door' }));
   const snapshots = path.join(dir, 'snaps');
   const r = run(
-    ['watch', '--auth-url', h.sandbox.url, '--client-id', 'sandbox-client', '--room', room.id, '--collection', collectionId, '--labels', labels, '--snapshots', snapshots, '--duration', '10', '--loopback'],
+    ['watch', '--auth-url', h.sandbox.url, '--client-id', 'sandbox-client', '--room', room.id, '--collection', collectionId, '--labels', labels, '--snapshots', snapshots, '--duration', '14', '--loopback'],
     // Every flag has a VS_ variable too: these two come from the environment only.
     { VS_CLIENT_SECRET: SECRET, VS_VISION_URL: h.sandbox.url, VS_SFU_URL: h.sandbox.url },
   );
@@ -148,13 +150,19 @@ test('--ignore NAME: the muted person gets no match, arrived or left line, and t
   publisher = await publishClip(h, room.id, clip);
   const labels = path.join(dir, 'labels-muted.json');
   await writeFile(labels, JSON.stringify({ [faceA]: 'Eileen' }));
-  const r = run(['watch', '--room', room.id, '--collection', collectionId, '--labels', labels, '--ignore', 'Eileen', '--duration', '10', '--loopback'], {
+  const r = run(['watch', '--room', room.id, '--collection', collectionId, '--labels', labels, '--ignore', 'Eileen', '--loopback'], {
     VS_CLIENT_SECRET: SECRET,
     VS_AUTH_URL: h.sandbox.url,
     VS_VISION_URL: h.sandbox.url,
     VS_SFU_URL: h.sandbox.url,
     VS_CLIENT_ID: 'sandbox-client',
   });
+  // Stopped once the stranger has come and a whole loop of the clip (A, then B) has been watched, not
+  // after a fixed time: on a loaded machine the join can take a good part of one.
+  await waitFor('watching', () => r.lines.some((l) => l.event === 'status' && l.state === 'watching'), 60_000);
+  const watching = Date.now();
+  await waitFor('a stranger and a whole loop', () => r.lines.some((l) => l.event === 'arrived' && l.kind === 'stranger') && Date.now() - watching > LOOP_MS + 1000, 60_000);
+  child!.kill('SIGINT');
   expect(await r.exit).toBe(0);
   expect(r.lines.some((l) => l.face_id === faceA || l.label === 'Eileen')).toBe(false);
   // The stranger still comes.
