@@ -10,8 +10,9 @@ module.exports = {
   testTimeout: 60000,
   setupFiles: ['<rootDir>/test/support/werift-switch.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.js',
-  // Half again as many workers as cores: about a quarter of the suite's time is spent waiting on real
-  // time (durations, cooldowns, backoffs, a camera's next frame), and a third worker on 2 cores fills it.
-  maxWorkers: Math.min(6, Math.ceil(require('node:os').availableParallelism() * 1.5)),
+  // Two workers: a third on 2 cores fills the quarter of the run spent waiting on real time, but under
+  // that load tests with a window of real time in them (an RTSP camera's pictures in a span, a first
+  // join within a duration) missed, a different one in 3 of 7 full runs.
+  maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 };
