@@ -145,7 +145,8 @@ test('the RTSP exchange: CSeq echoed, Basic auth on DESCRIBE/SETUP/PLAY, SDP, UD
     const keepAlive = await c.request('GET_PARAMETER', base, { Session: session });
     expect(keepAlive.status).toBe(200);
     expect((await c.request('SET_PARAMETER', base, { Session: session })).status).toBe(200);
-    await sleep(1500);
+    // 4 s in all: the clip is about 3 s, so it has looped, with a second to spare on a loaded machine.
+    await sleep(2500);
     const elapsed = performance.now() - started;
     expect((await c.request('TEARDOWN', base, { Session: session })).status).toBe(200);
     const count = c.packets.length;
