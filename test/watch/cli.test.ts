@@ -11,7 +11,7 @@ import { astronautFaceOfSize } from '../support/images';
 import { readOutput } from '../support/command-output';
 import { buildPackage } from './support/build';
 import { encodeClip } from './support/clip';
-import { publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
+import { loopMs, publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
 // `vision-streaming watch` run as a user runs it: the bin under the package's Node, the secret in
 // VS_CLIENT_SECRET, other settings from flags and VS_ variables, events as JSON lines on stdout.
@@ -22,6 +22,8 @@ let bin: string;
 let collectionId: string;
 let faceA: string;
 let clip: string;
+/** The standard clip's loop (A, B, nobody), in ms. */
+let loop: number;
 
 beforeAll(async () => {
   h = await startWatchHarness();
@@ -29,6 +31,7 @@ beforeAll(async () => {
   ({ bin } = await buildPackage(path.join(dir, 'pkg')));
   const scene = await standardScene(h);
   ({ collectionId, faceA } = scene);
+  loop = loopMs(scene.segments);
   clip = await encodeClip(dir, 'standard', scene.segments);
 }, 120_000);
 
@@ -64,8 +67,6 @@ function run(args: string[], env: Record<string, string>): Run {
 }
 
 const SECRET = 'sandbox-secret';
-/** The standard clip's loop: A 3 s, B 3 s, nobody 2 s. */
-const LOOP_MS = 8000;
 
 test('watch prints a match and an unknown as JSON lines, writes snapshots, stops at --duration with exit 0', async () => {
   const room = await h.streaming.createRoom();
@@ -161,7 +162,7 @@ test('--ignore NAME: the muted person gets no match, arrived or left line, and t
   // after a fixed time: on a loaded machine the join can take a good part of one.
   await waitFor('watching', () => r.lines.some((l) => l.event === 'status' && l.state === 'watching'), 60_000);
   const watching = Date.now();
-  await waitFor('a stranger and a whole loop', () => r.lines.some((l) => l.event === 'arrived' && l.kind === 'stranger') && Date.now() - watching > LOOP_MS + 1000, 60_000);
+  await waitFor('a stranger and a whole loop', () => r.lines.some((l) => l.event === 'arrived' && l.kind === 'stranger') && Date.now() - watching > loop + 1000, 60_000);
   child!.kill('SIGINT');
   expect(await r.exit).toBe(0);
   expect(r.lines.some((l) => l.face_id === faceA || l.label === 'Eileen')).toBe(false);

@@ -1,6 +1,6 @@
 import type { Publisher } from '../../shared/publish';
 import { FaceWatcher, type MatchEvent, type StatusEvent, type UnknownEvent } from '../../shared/watch';
-import { collect, during, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
+import { collect, during, loopMs, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
 
 // The standard clip (A 3 s, B 3 s, nobody 2 s, looped) with a quarter of the vision calls failing
 // (throttling and server errors) and two dropped signaling sockets: the viewer's own, then every
@@ -11,11 +11,13 @@ let h: WatchHarness;
 let clip: string;
 let collectionId: string;
 let faceA: string;
+let loop: number;
 
 useStandardScene('watch-faults-', 120_000, ({ h: harness, scene, clip: standard }) => {
   h = harness;
   clip = standard;
   ({ collectionId, faceA } = scene);
+  loop = loopMs(scene.segments);
 });
 
 let publisher: Publisher | undefined;
@@ -60,7 +62,8 @@ test('25% API faults and two dropped sockets: no event lost, none duplicated', a
   expect((await admin('drop-sockets', { room: room.id })).dropped).toBe(2);
   await waitFor('the watcher back again', () => watching() >= 3, 60_000);
   await waitFor('a match and an unknown', () => faces().some((e) => e.event === 'match') && faces().some((e) => e.event === 'unknown'), 90_000);
-  await during(9000);
+  // One more whole loop: A again within the cooldown, B again.
+  await during(loop + 1000);
   await watcher.stop();
   const states = events.filter((e): e is StatusEvent => e.event === 'status').map((e) => e.state);
   expect(states.filter((s) => s === 'rejoining').length).toBeGreaterThanOrEqual(2);

@@ -1,7 +1,7 @@
 import type { Publisher } from '../../shared/publish';
 import { FaceWatcher, type MatchEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
 import { encodeClip } from './support/clip';
-import { collect, during, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
+import { collect, during, loopMs, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
 
 // The standard clip: A (the astronaut) 3 s, then B (a stranger from face-api's demo photo) 3 s, then
 // nobody 2 s, looped, 10 fps VP8. The collection holds A, enrolled from another image of A (a mirrored,
@@ -12,12 +12,13 @@ let clip: string;
 let clipH264: string;
 let collectionId: string;
 let faceA: string;
-const LOOP_MS = 8000;
+let loop: number;
 
 useStandardScene('watch-', 120_000, async ({ h: harness, dir, scene, clip: standard }) => {
   h = harness;
   clip = standard;
   ({ collectionId, faceA } = scene);
+  loop = loopMs(scene.segments);
   clipH264 = await encodeClip(dir, 'standard-h264', scene.segments, { codec: 'H264' });
 });
 
@@ -40,7 +41,7 @@ describe.each(['ffmpeg', 'wasm'] as const)('the standard clip, decoder %s', (dec
     const streamId = publisher.clientId;
     await waitFor('a match and an unknown', () => faceEvents(events).some((e) => e.event === 'match') && faceEvents(events).some((e) => e.event === 'unknown'), 90_000);
     // One more whole loop: A comes back within the cooldown, B comes back as a new appearance.
-    await during(LOOP_MS + 1000);
+    await during(loop + 1000);
     await watcher.stop();
     const faces = faceEvents(events);
     const matches = faces.filter((e): e is MatchEvent => e.event === 'match');

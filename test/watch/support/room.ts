@@ -96,6 +96,11 @@ export async function standardScene(h: WatchHarness): Promise<StandardScene> {
   return { people, collectionId, faceA, segments };
 }
 
+/** How long one loop of a clip of these segments lasts, in ms. */
+export function loopMs(segments: Segment[]): number {
+  return segments.reduce((total, s) => total + s.seconds * 1000, 0);
+}
+
 /** What useStandardScene made for a test file. */
 export interface SceneSetup {
   h: WatchHarness;
