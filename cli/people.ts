@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { acquireConnection, type ConnectionLease } from '../shared/connection';
+import type { ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
 import type { ImageInput } from '../shared/image';
-import { PeopleDirectory, type PersonRef } from '../shared/people';
+import type { PeopleDirectory, PersonRef } from '../shared/people';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
 import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, helpPage, parseFlags, refusedFlags, type Flag, type FlagValues } from './flags';
 import type { CliIo } from './io';
@@ -103,7 +103,7 @@ export async function peopleMain(args: readonly string[], env: NodeJS.ProcessEnv
   } catch (err) {
     return refused(err, io);
   }
-  const { lease, directory } = open(run);
+  const { lease, directory } = await open(run);
   try {
     const result = await run.operation(directory);
     io.stdout(JSON.stringify(result));
@@ -198,7 +198,9 @@ async function prepare(action: Action, flags: FlagValues, env: NodeJS.ProcessEnv
   }
 }
 
-function open(run: Prepared): { lease: ConnectionLease; directory: PeopleDirectory } {
+async function open(run: Prepared): Promise<{ lease: ConnectionLease; directory: PeopleDirectory }> {
+  // Loaded only now, so that --help and a bad flag answer without loading HTTP and the image code.
+  const [{ acquireConnection }, { PeopleDirectory }] = await Promise.all([import('../shared/connection'), import('../shared/people/directory')]);
   const lease = acquireConnection({ ...run.credentials, owner: 'the command' });
   const directory = new PeopleDirectory({ collectionId: run.collectionId, store: run.store, vision: lease.vision(), ...(run.visitors ? { visitors: run.visitors } : {}) });
   return { lease, directory };

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { acquireConnection, type ConnectionLease } from '../shared/connection';
+import type { ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
-import { CameraPublisher, checkCamera, maskUrl, type CameraSettings, type CameraStatus } from '../shared/publish';
+import type { CameraPublisher, CameraStatus } from '../shared/publish';
 import { isLoopbackServiceUrl } from '../shared/image/literal-host';
-import { urlSecrets } from '../shared/publish/camera-url';
+import { checkCamera, type CameraSettings } from '../shared/publish/camera-settings';
+import { maskUrl, urlSecrets } from '../shared/publish/camera-url';
 import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, refusedFlags, type Flag } from './flags';
 import type { CliIo } from './io';
 
@@ -184,6 +185,8 @@ async function readConfig(file: string, common: Omit<CameraSettings, 'source'>):
 }
 
 async function publish(s: PublishSettings, io: CliIo): Promise<number> {
+  // Loaded only now, so that --help and a bad flag answer without loading WebRTC and HTTP.
+  const [{ acquireConnection }, { CameraPublisher }] = await Promise.all([import('../shared/connection'), import('../shared/publish/camera')]);
   let lease: ConnectionLease;
   try {
     lease = acquireConnection({ ...s.credentials, owner: 'the command' });

@@ -1,10 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { acquireConnection, type ConnectionLease } from '../shared/connection';
+import type { ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
 import type { ClientCredentials } from '../shared/auth/client-tokens';
-import { FaceWatcher, setWeriftSpeedups, type WatchEvent, type WatchOptions } from '../shared/watch';
-import { WERIFT_SPEEDUPS_ENV } from '../shared/signaling/werift-speedups/status';
+import type { FaceWatcher, WatchEvent, WatchOptions } from '../shared/watch';
+import { setWeriftSpeedups, WERIFT_SPEEDUPS_ENV } from '../shared/signaling/werift-speedups/status';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
 import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, onOffFlag, parseFlags, refusedFlags, type Flag } from './flags';
@@ -162,6 +162,8 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
+  // Loaded only now, so that --help and a bad flag answer without loading WebRTC and HTTP.
+  const [{ acquireConnection }, { FaceWatcher }] = await Promise.all([import('../shared/connection'), import('../shared/watch/face-watcher')]);
   let watcher: FaceWatcher;
   let lease: ConnectionLease | undefined;
   try {

@@ -3,7 +3,8 @@ export { IvfFileSource, AnnexBFileSource, type FileSourceOptions } from './file-
 export { FfmpegSource, ffmpegArgs, ffmpegEncoders, type EncodeSettings, type FfmpegInput, type FfmpegSourceOptions } from './ffmpeg-source';
 export { Publisher, type PublisherOptions, type PublisherEvents, type PublisherStats } from './publisher';
 export { openVideoSource, type OpenSourceOptions } from './open-source';
-export { CameraPublisher, checkCamera, openCameraSource, type CameraOptions, type CameraSettings, type CameraState, type CameraStatus, type CameraPublisherEvents, type CheckedCamera } from './camera';
+export { CameraPublisher, openCameraSource, type CameraOptions, type CameraState, type CameraStatus, type CameraPublisherEvents } from './camera';
+export { checkCamera, type CameraSettings, type CheckedCamera } from './camera-settings';
 export { CameraSource, type CameraSourceOptions, type CameraSourceState, type CameraSourceStats } from './camera-source';
 export { cameraArgs, encodeArgs, imageEncoderArgs, inputArgs, relayArgs, type CameraCodec, type CameraEncoding } from './camera-args';
 export { maskUrl, parseCameraSource, type CameraInput } from './camera-url';

@@ -1,7 +1,12 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { main } from '../../cli/main';
+import { buildPackage } from './support/build';
 
 // The binary's one entry: the list of commands, each command's help, and unknown names answered with
-// the closest one. Nothing here reaches a service.
+// the closest one, without loading what a command needs to run. Nothing here reaches a service.
 
 async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -50,4 +55,31 @@ test('an unknown command or flag: exit 2, the list, and the closest name', async
   expect(flag.stderr).toMatch(/unknown flag --treshold \(did you mean --threshold\?\)/);
   const helpOf = await run('help', 'nothing');
   expect(helpOf.code).toBe(2);
+});
+
+test('help and bad flags answer before any WebRTC, HTTP or image library is loaded', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'cli-load-'));
+  try {
+    await buildPackage(dir);
+    const cases = [['--help'], ['help', 'watch'], ['watch', '--help'], ['publish', '--help'], ['people', '--help'], ['watch', '--treshold', '1'], ['publish', '--room', 'r'], ['people', 'list']];
+    // In a fresh Node: which of the heavy libraries the answers loaded, then (the control) what the
+    // connection module loads, so that the check itself is seen to find them.
+    const script = `
+      const loaded = () => [...new Set(Object.keys(require.cache).map((f) => /node_modules[\\/](werift|undici|ws|sharp)[\\/]/.exec(f)?.[1]).filter(Boolean))].sort();
+      const { main } = require(${JSON.stringify(path.join(dir, 'dist', 'cli', 'main.js'))});
+      const io = { stdout: () => undefined, stderr: () => undefined, interrupted: new Promise(() => undefined) };
+      (async () => {
+        const codes = [];
+        for (const argv of ${JSON.stringify(cases)}) codes.push(await main(argv, {}, io));
+        const answered = loaded();
+        require(${JSON.stringify(path.join(dir, 'dist', 'shared', 'connection', 'index.js'))});
+        process.stdout.write(JSON.stringify({ codes, answered, control: loaded() }));
+      })();`;
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as { codes: number[]; answered: string[]; control: string[] };
+    expect(out.codes).toEqual([0, 0, 0, 0, 0, 2, 2, 2]);
+    expect(out.answered).toEqual([]);
+    expect(out.control).toContain('undici');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
