@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as jpeg from 'jpeg-js';
@@ -131,9 +132,31 @@ export function mirror(image: Rgba): Rgba {
  * test sizes away from the 120/280 limits.
  */
 export function faceOfSize(source: Buffer, face: Rect, faceSide: number): Buffer {
-  const image = decode(source);
-  const region = crop(image, { x: face.x - face.width, y: face.y - face.height * 0.6, width: face.width * 3, height: face.height * 2.6 });
-  return encodeJpeg(scale(region, faceSide / face.width), 92);
+  return Buffer.from(once(`face:${digest(source)}:${face.x},${face.y},${face.width},${face.height}:${faceSide}`, () => {
+    const image = decode(source);
+    const region = crop(image, { x: face.x - face.width, y: face.y - face.height * 0.6, width: face.width * 3, height: face.height * 2.6 });
+    return encodeJpeg(scale(region, faceSide / face.width), 92);
+  }));
+}
+
+/**
+ * Derived pictures already made in this test file, by what they were made from: tests ask for the
+ * same crop again and again, and decoding a 1920 px photo in JavaScript takes a good part of a second.
+ * Callers get a copy, so no test sees another's changes.
+ */
+const made = new Map<string, Buffer>();
+
+function once(key: string, make: () => Buffer): Buffer {
+  let bytes = made.get(key);
+  if (!bytes) {
+    bytes = make();
+    made.set(key, bytes);
+  }
+  return bytes;
+}
+
+function digest(bytes: Buffer): string {
+  return createHash('sha1').update(bytes).digest('hex');
 }
 
 /** The astronaut's face at about `faceSide` pixels wide (see faceOfSize). */
@@ -148,7 +171,7 @@ export function rectOf(location: { left: number; top: number; right: number; bot
 
 /** Encodes the mirror image (left-right) of JPEG/PNG bytes as JPEG. */
 export function mirrorJpeg(bytes: Buffer): Buffer {
-  return encodeJpeg(mirror(decode(bytes)), 92);
+  return Buffer.from(once(`mirror:${digest(bytes)}`, () => encodeJpeg(mirror(decode(bytes)), 92)));
 }
 
 /** A plain colour gradient: a valid JPEG with no face in it. */
