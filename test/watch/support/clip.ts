@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { runFfmpeg, testFfmpeg } from '../../streaming/support/ffmpeg';
-import { astronautJpeg, ASTRONAUT_FACE, crop, decode, encodeJpeg, faceApiSample, rectOf, scale, type Rect, type Rgba } from '../../support/images';
+import { astronautJpeg, ASTRONAUT_FACE, crop, decode, encodeJpeg, faceApiSample, rectOf, scale, TEST_CACHE, type Rect, type Rgba } from '../../support/images';
 
 /**
  * Test clips for the watcher, built from photos: person A (the public-domain astronaut) and person B
@@ -108,8 +107,8 @@ export async function encodeClip(dir: string, name: string, segments: readonly S
   const ext = (opts.codec ?? 'VP8') === 'H264' ? 'h264' : 'ivf';
   // Many test files encode the same clip; made once per run of this code (a key of everything the
   // clip is made from), then copied: the frames and their JPEGs are what takes the time in jest.
-  await mkdir(CLIP_CACHE, { recursive: true, mode: 0o700 });
-  const made = path.join(CLIP_CACHE, await clipKey(segments, opts));
+  await mkdir(TEST_CACHE, { recursive: true, mode: 0o700 });
+  const made = path.join(TEST_CACHE, await clipKey(segments, opts));
   if (!(await stat(made).catch(() => undefined))) {
     const work = `${made}.${randomBytes(6).toString('hex')}.tmp`;
     await makeClip(work, segments, opts);
@@ -137,10 +136,10 @@ type Located = { location: { left: number; top: number; right: number; bottom: n
  * need it and each detection of that large photo takes a second or two of CPU.
  */
 export async function faceOfB(detect: (jpeg: Buffer) => Promise<readonly Located[]>): Promise<Rect> {
-  await mkdir(CLIP_CACHE, { recursive: true, mode: 0o700 });
+  await mkdir(TEST_CACHE, { recursive: true, mode: 0o700 });
   const hash = createHash('sha256').update(faceApiSample(1));
   for (const file of ['face-model.ts', 'tfjs-runtime.ts']) hash.update(readFileSync(path.join(__dirname, '..', '..', '..', 'sandbox', 'vision', 'model', file)));
-  const kept = path.join(CLIP_CACHE, `face-of-b-${hash.digest('hex').slice(0, 32)}.json`);
+  const kept = path.join(TEST_CACHE, `face-of-b-${hash.digest('hex').slice(0, 32)}.json`);
   const known = await readFile(kept, 'utf8').catch(() => undefined);
   if (known) return JSON.parse(known) as Rect;
   const face = rectOf((await detect(faceApiSample(1)))[0].location);
@@ -149,9 +148,6 @@ export async function faceOfB(detect: (jpeg: Buffer) => Promise<readonly Located
   await rename(work, kept);
   return face;
 }
-
-/** Where this user's test clips are kept between test files (a folder of their own, 0700). */
-const CLIP_CACHE = path.join(os.tmpdir(), `vision-streaming-test-clips-${process.getuid?.() ?? 'user'}`);
 
 /** Everything a clip is made from: this code, the ffmpeg that encodes it, the options, and each placement's picture. */
 async function clipKey(segments: readonly Segment[], opts: ClipOptions): Promise<string> {
