@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildCloudPackage } from '../n8n/support/engine';
+import { buildCloudPackage } from '../support/package-build';
 
 // The n8n Cloud package as `npm run pack:cloud` packs it: no runtime dependency, nothing n8n's
 // scanner rejects (run offline on the tarball and on cloud/, as n8n's verification does), and the

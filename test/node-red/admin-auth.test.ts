@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
-import { buildPackage } from '../n8n/support/engine';
+import { buildPackage } from '../support/package-build';
 import { freePort } from '../publish/support/cameras';
 import { adminToken } from './support/admin-token';
 

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SERVICE_URLS } from '../../shared/service-urls';
+import { buildPackage } from '../support/package-build';
 
 /**
  * The packed package, installed into a Node-RED user directory and loaded by Node-RED's own
@@ -50,8 +51,8 @@ function load(dir: string): LoadResult {
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'nr-pack-'));
-  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
-  if (build.status !== 0) throw new Error(`npm run build failed: ${build.stderr || build.stdout}`);
+  // dist/ as this run's other test files have it: built once per run, never removed under them.
+  buildPackage();
   const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
   if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
   const [{ filename }] = JSON.parse(pack.stdout) as { filename: string }[];

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { VisionClient } from '../../shared/vision';
-import { buildPackage } from '../n8n/support/engine';
+import { buildPackage } from '../support/package-build';
 import { astronautFaceOfSize } from '../support/images';
 import { freePort } from '../publish/support/cameras';
 import { adminToken } from './support/admin-token';

@@ -96,13 +96,18 @@ describe('loopback mode talks to 127.0.0.1 only', () => {
     expect(outbound).toEqual([]);
   });
 
-  test("the client's answer and trickled candidates carry 127.0.0.1 only", async () => {
+  // Left to its default, a session whose ticket's signaling URL is this machine (a local sandbox)
+  // keeps to loopback too, whichever host made it.
+  test.each([
+    ['set', { loopbackOnly: true }],
+    ['left to its default, with a signaling URL on 127.0.0.1', { loopbackOnly: undefined }],
+  ])("the client's answer and trickled candidates carry 127.0.0.1 only (loopbackOnly %s)", async (_how, extra) => {
     const peers: RTCPeerConnection[] = [];
     fake = await FakeSignaling.start(offerOnConnect((pc) => peers.push(pc)));
     closers.push(async () => {
       for (const pc of peers) await pc.close();
     });
-    const session = fake.viewer();
+    const session = fake.viewer(extra);
     closers.push(() => session.close());
     await session.start();
     const answer = fake.messages.find((m) => m.type === 'answer');

@@ -1,7 +1,5 @@
 import { removeUserFolder } from './env';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { buildCloudPackage, buildPackage, CLOUD_PACKAGE_DIR, PACKAGE_DIR } from '../../support/package-build';
 import { Container } from '@n8n/di';
 import {
   BinaryDataService,
@@ -31,54 +29,7 @@ import {
 } from 'n8n-workflow';
 import { CredentialStore, TestCredentialsHelper } from './credentials-helper';
 
-/** Root of the package (its package.json and dist/). */
-export const PACKAGE_DIR = resolve(__dirname, '..', '..', '..');
-
-/**
- * Builds the package (tsc into dist/) once per jest run, guarded by a lock folder so that two jest
- * workers do not write the same files at once: a run tests the sources as they were when it began,
- * and an incremental tsc with nothing to do still takes seconds of CPU for each test file.
- */
-export function buildPackage(): void {
-  withBuildLock(() => {
-    const marker = join(PACKAGE_DIR, 'dist', '.n8n-test-build');
-    if (readIfExists(marker) === testRun()) return;
-    const node = process.execPath;
-    execFileSync(node, [join(PACKAGE_DIR, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.build.json')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
-    execFileSync(node, [join(PACKAGE_DIR, 'scripts', 'copy-assets.mjs')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
-    writeFileSync(marker, testRun());
-  });
-}
-
-/** This jest run's id (test/support/global-setup.js); the parent process's id when run without it. */
-function testRun(): string {
-  return process.env.VS_TEST_RUN ?? `parent-${process.ppid}`;
-}
-
-function readIfExists(file: string): string | undefined {
-  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-}
-
-function withBuildLock<T>(build: () => T): T {
-  const lock = join(PACKAGE_DIR, 'dist', '.n8n-test-build.lock');
-  mkdirSync(join(PACKAGE_DIR, 'dist'), { recursive: true });
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      // Another worker is building; a lock older than the deadline is a crashed build.
-      if (Date.now() > deadline || Date.now() - statSync(lock).mtimeMs > 180_000) rmSync(lock, { recursive: true, force: true });
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-    }
-  }
-  try {
-    return build();
-  } finally {
-    rmdirSync(lock);
-  }
-}
+export { buildCloudPackage, buildPackage, CLOUD_PACKAGE_DIR, PACKAGE_DIR };
 
 /** Name of the test node that emits the items given in its `items` parameter. */
 export const SOURCE_NODE = 'test.source';
@@ -166,24 +117,6 @@ export type PackageKind = 'main' | 'cloud';
 /** The package an action-node test file runs against: VS_N8N_PACKAGE=cloud (read once, at load) for the n8n Cloud build. */
 export function packageUnderTest(): PackageKind {
   return process.env.VS_N8N_PACKAGE === 'cloud' ? 'cloud' : 'main';
-}
-
-/** Folder of the n8n Cloud package as packed (build/cloud/package), built from the same sources. */
-export const CLOUD_PACKAGE_DIR = join(PACKAGE_DIR, 'build', 'cloud', 'package');
-
-/**
- * Builds the n8n Cloud package with its own script and returns the tarball's path: once per jest
- * run, since a second build would replace files another worker is reading.
- */
-export function buildCloudPackage(): string {
-  return withBuildLock(() => {
-    const marker = join(PACKAGE_DIR, 'build', 'cloud', '.test-build');
-    const [run, built] = (readIfExists(marker) ?? '').split('\n');
-    if (run === testRun() && built) return built;
-    const tarball = execFileSync(process.execPath, [join(PACKAGE_DIR, 'scripts', 'pack-cloud.js')], { cwd: PACKAGE_DIR, encoding: 'utf8' }).trim().split('\n').pop() as string;
-    writeFileSync(marker, `${testRun()}\n${tarball}`);
-    return tarball;
-  });
 }
 
 /** Builds the package and loads it with n8n's own PackageDirectoryLoader (the package.json "n8n" section). */
