@@ -12,6 +12,7 @@ import { SignalingError } from './close-reasons';
 import { resolveConnectSettings, type ConnectSettings, type ResolvedConnectSettings } from './connect';
 import { SignalingConnection, type ConnectionTimeouts, type RemoteVideo } from './connection';
 import { codecFromMime } from './peer';
+import { isLoopbackServiceUrl } from '../image/literal-host';
 
 /** Options of a signaling session. */
 export interface SessionOptions extends ConnectSettings {
@@ -24,7 +25,10 @@ export interface SessionOptions extends ConnectSettings {
   rejoin?: false | Partial<RejoinPolicy>;
   /** Timers of each attempt. */
   timeouts?: Partial<ConnectionTimeouts>;
-  /** Use only 127.0.0.1 host candidates (tests, a local sandbox). */
+  /**
+   * Use only 127.0.0.1 host candidates. Default: on when the ticket's signaling URL is this machine
+   * (a local sandbox), so that every host's sessions with a local sandbox stay on loopback alike.
+   */
   loopbackOnly?: boolean;
   /** ICE servers to use instead of the ones the offer carries. */
   iceServers?: RTCIceServer[];
@@ -308,7 +312,7 @@ export class SignalingSession extends EventEmitter<SessionEvents> {
       ticket,
       settings: this.#settings,
       timeouts: this.#timeouts,
-      loopbackOnly: this.#options.loopbackOnly,
+      loopbackOnly: this.#options.loopbackOnly ?? isLoopbackServiceUrl(ticket.url),
       iceServers: this.#options.iceServers,
     });
     this.#connection = conn;
