@@ -71,9 +71,10 @@ test('a person arrives and leaves, a stranger arrives, and stop closes every vis
   expect(left).not.toHaveProperty('visitor_id');
   expect(Date.parse(left.left_at)).toBeGreaterThan(Date.parse(left.arrived_at));
   expect(left.duration_s).toBeCloseTo((Date.parse(left.left_at) - Date.parse(left.arrived_at)) / 1000, 0);
-  // In view 3 s; the times are when frames were analysed, which a loaded machine delays by a second or
-  // two. A visit that ran on into A's next appearance would last 11 s or more.
-  expect(left.duration_s).toBeLessThanOrEqual(6);
+  // In view 3 s; the times are when frames were analysed, which a loaded machine delays by up to three
+  // seconds (6.2 s was seen with two test workers on two cores). A visit that ran on into A's next
+  // appearance would last 11 s or more of the clip's time.
+  expect(left.duration_s).toBeLessThanOrEqual(8);
   expect(Date.parse(left.time) - Date.parse(left.left_at)).toBeGreaterThanOrEqual(2000);
   expect(matches[0].time <= left.arrived_at || Math.abs(Date.parse(matches[0].time) - Date.parse(left.arrived_at)) < 1000).toBe(true);
   expect(watcher!.present()).toEqual([]);
