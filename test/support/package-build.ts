@@ -15,7 +15,7 @@ export const PACKAGE_DIR = resolve(__dirname, '..', '..');
  */
 export function buildPackage(): void {
   withBuildLock(() => {
-    const marker = join(PACKAGE_DIR, 'dist', '.n8n-test-build');
+    const marker = join(PACKAGE_DIR, 'dist', '.test-build');
     if (readIfExists(marker) === testRun()) return;
     const node = process.execPath;
     execFileSync(node, [join(PACKAGE_DIR, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.build.json')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
@@ -34,7 +34,7 @@ function readIfExists(file: string): string | undefined {
 }
 
 function withBuildLock<T>(build: () => T): T {
-  const lock = join(PACKAGE_DIR, 'dist', '.n8n-test-build.lock');
+  const lock = join(PACKAGE_DIR, 'dist', '.test-build.lock');
   mkdirSync(join(PACKAGE_DIR, 'dist'), { recursive: true });
   const deadline = Date.now() + 180_000;
   for (;;) {
