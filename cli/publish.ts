@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import type { ConnectionLease } from '../shared/connection';
 import { InputError, isClientError } from '../shared/errors';
 import type { CameraPublisher, CameraStatus } from '../shared/publish';
-import { isLoopbackServiceUrl } from '../shared/image/literal-host';
 import { checkCamera, type CameraSettings } from '../shared/publish/camera-settings';
 import { maskUrl, urlSecrets } from '../shared/publish/camera-url';
 import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, refusedFlags, type Flag } from './flags';
@@ -204,8 +203,9 @@ async function publish(s: PublishSettings, io: CliIo): Promise<number> {
   const cameras: CameraPublisher[] = [];
   try {
     const streaming = lease.streaming();
-    // As watch does: a streaming service on this machine (the sandbox) is reached over loopback only.
-    const loopbackOnly = s.loopback || isLoopbackServiceUrl(streaming.sfuUrl) || undefined;
+    // --loopback forces it; otherwise each camera's session keeps to loopback by itself when the
+    // room's signaling address is on this machine (the sandbox).
+    const loopbackOnly = s.loopback || undefined;
     let roomId = s.room;
     if (!roomId) {
       const created = await Promise.race([streaming.createRoom().then((room) => room.id, (err: unknown) => ({ err })), stopAsked]);
