@@ -51,6 +51,9 @@ export const TEST_CACHE = join(os.tmpdir(), `vision-streaming-test-clips-${proce
 /** A photo at least this large is decoded once per run and kept in TEST_CACHE. */
 const KEEP_DECODED_BYTES = 64 * 1024;
 
+/** This file's source, read on the first large decode: part of every kept photo's key. */
+let ownSource: Buffer | undefined;
+
 /**
  * Decodes JPEG or PNG bytes to RGBA. A large photo (face-api's 1920 px samples) is decoded once and
  * read back by later test files: in JavaScript its decoding takes about half a second each time.
@@ -58,7 +61,8 @@ const KEEP_DECODED_BYTES = 64 * 1024;
 export function decode(bytes: Buffer): Rgba {
   if (bytes.length < KEEP_DECODED_BYTES) return decodeNow(bytes);
   // This file's code is part of the key: a change to the decoding makes new entries.
-  const file = join(TEST_CACHE, `decoded-${createHash('sha256').update(readFileSync(__filename)).update(bytes).digest('hex').slice(0, 32)}.rgba`);
+  ownSource ??= readFileSync(__filename);
+  const file = join(TEST_CACHE, `decoded-${createHash('sha256').update(ownSource).update(bytes).digest('hex').slice(0, 32)}.rgba`);
   try {
     const kept = readFileSync(file);
     return { width: kept.readUInt32LE(0), height: kept.readUInt32LE(4), data: new Uint8Array(kept.buffer, kept.byteOffset + 8, kept.length - 8) };
