@@ -64,6 +64,8 @@ describe.each(['ffmpeg', 'wasm'] as const)('the standard clip, decoder %s', (dec
     }
     const s = watcher.stats;
     expect(s.decoder).toBe(decoder);
+    // On in the tests project, off in the werift-off one (jest.config.js), as the file was started.
+    expect(s.werift.enabled).toBe(process.env.VS_WERIFT_SPEEDUPS !== '0');
     expect(s.streams[streamId!]).toBeDefined();
     expect(s.frames.decoded).toBeGreaterThan(50);
     // What keeps the calls down is the gate and the tracker, not how many samples a loaded machine
