@@ -104,7 +104,8 @@ test('SIGTERM while the session rejoins a room that refuses tickets: exit 0 with
   const room = await streaming.createRoom();
   const r = run(['--room', room.id]);
   await waitFor('live', () => state(r, 'live'), 60_000);
-  expect(r.children().some((p) => p.command.includes('ffmpeg'))).toBe(true);
+  // The tree is read every 50 ms, late on a loaded machine: its ffmpeg is waited for, not read at once.
+  await waitFor('its ffmpeg in the process tree', () => r.children().some((p) => p.command.includes('ffmpeg')), 10_000);
   // Each ticket request now waits a second before its 429: the stop comes while one is in flight or in a backoff.
   sandbox.setFaults({ tickets: { tooManyRequests: 1, latencyMs: 1000 } });
   expect(await dropSockets(room.id)).toBe(1);
