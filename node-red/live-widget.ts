@@ -17,8 +17,13 @@ export const WIDGET_SOURCE = Object.freeze({
 /** A dashboard socket as a widget's socket handler gets it. */
 export interface TicketSocket {
   readonly id: string;
+  /** False once the socket closed. */
+  readonly connected?: boolean;
   emit(event: string, ...args: unknown[]): unknown;
   once?(event: 'disconnect', listener: () => void): unknown;
+  off?(event: 'disconnect', listener: () => void): unknown;
+  /** socket.io's per-packet middleware. */
+  use?(fn: (packet: unknown[], next: (err?: Error) => void) => void): unknown;
 }
 
 /** The part of a Dashboard 2.0 ui-group a widget uses. */

@@ -2,6 +2,8 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { ApiError, InputError, isClientError } from '../shared/errors';
 import { serviceConnection } from './lib/action-node';
 import { failureText } from './lib/flow-error';
+import { guardDashboardSocket } from './live-guard';
+import { firstHearing, TICKET_BURST, TicketGate, ticketRequest, TICKETS_PER_SECOND } from './live-tickets';
 import { attachWidgetSource, LIVE_TICKET_EVENT, slimEvent, type DashboardGroup, type TicketSocket } from './live-widget';
 
 /** The widget's settings, as the editor saves them (every one reaches each browser: no secret here). */
@@ -25,22 +27,28 @@ interface LiveDef extends NodeDef {
 /** What a browser gets: its own ticket, or why there is none. */
 type TicketAnswer = { ok: true; roomId: string; url: string; token: string; codec: string; serverTime: number } | { ok: false; message: string; code: string; retryAfterMs?: number };
 
-type LiveNode = Node & { liveTicket?: (socketId: string) => Promise<TicketAnswer>; liveGone?: (socketId: string) => void };
+type LiveNode = Node & { liveTicket?: (socket: TicketSocket) => Promise<TicketAnswer> };
 
 const CODECS = new Set(['VP8', 'VP9', 'H264']);
-/** A browser that asks again sooner than this gets no second ticket (a page gone wild must not spend the account's calls). */
-const MIN_TICKET_INTERVAL_MS = 400;
 /** A missing room is asked about again after this long (it may be made again). */
 const MISSING_ROOM_RETRY_MS = 5_000;
+/** The status tells of refused tickets at most this often (a flood of requests must not flood the editor). */
+const REFUSAL_STATUS_MS = 1_000;
+/** The status stays yellow this long after the last ticket it refused. */
+const REFUSAL_SHOWN_MS = 10_000;
 
-/** Requests already answered, per browser socket: several widgets (or a redeployed one) may each hear the same request. */
-const answered = new WeakMap<object, Set<string>>();
+/** A message of the flow that switches the room: a room id and no event payload. */
+function roomSwitch(msg: Record<string, unknown>): string | undefined {
+  if (typeof msg.roomId !== 'string' || msg.roomId.trim() === '') return undefined;
+  return typeof msg.payload !== 'object' || msg.payload === null ? msg.roomId.trim() : undefined;
+}
 
 /**
  * Registers `vision-streaming-live`: a Dashboard 2.0 widget that plays a room's cameras in each
  * browser that opens the page, with the face watch node's events drawn over them. Each browser asks
  * for a download ticket over its own dashboard socket; the ticket goes back on that socket only, so
- * its token reaches no message, flow, log or other browser.
+ * its token reaches no message, flow, log or other browser. Only the flow steers it: what a browser
+ * sends reaches neither the room nor any setting, and tickets come from a bucket per node.
  */
 export = function register(RED: NodeAPI): void {
   function LiveNode(this: LiveNode, def: LiveDef): void {
@@ -52,11 +60,31 @@ export = function register(RED: NodeAPI): void {
     let roomId = (def.roomId ?? '').trim();
     let malformed = 0;
     const viewers = new Set<string>();
-    const lastTicket = new Map<string, number>();
+    const gate = new TicketGate();
+    const refusals = { count: 0, last: 0, shown: 0 };
+    /** The sockets this node hears leave, with the listener to take off when the node closes. */
+    const following = new Map<TicketSocket, () => void>();
 
     const show = (): void => {
-      if (!roomId) node.status({ fill: 'red', shape: 'ring', text: 'no room' });
-      else node.status({ fill: 'green', shape: 'dot', text: `${viewers.size} viewer${viewers.size === 1 ? '' : 's'}${malformed ? `, ${malformed} malformed events ignored` : ''}` });
+      if (!roomId) {
+        node.status({ fill: 'red', shape: 'ring', text: 'no room' });
+        return;
+      }
+      const limited = Date.now() - refusals.last < REFUSAL_SHOWN_MS;
+      const text = `${viewers.size} viewer${viewers.size === 1 ? '' : 's'}${malformed ? `, ${malformed} malformed events ignored` : ''}` +
+        (refusals.count ? `, ${refusals.count} ticket${refusals.count === 1 ? '' : 's'} refused (limit ${TICKET_BURST} + ${TICKETS_PER_SECOND}/s)` : '');
+      node.status({ fill: limited ? 'yellow' : 'green', shape: limited ? 'ring' : 'dot', text });
+    };
+
+    const follow = (socket: TicketSocket): void => {
+      if (following.has(socket)) return;
+      const gone = (): void => {
+        following.delete(socket);
+        gate.forget(socket.id);
+        if (viewers.delete(socket.id)) show();
+      };
+      following.set(socket, gone);
+      socket.once?.('disconnect', gone);
     };
 
     if (!group || typeof group.register !== 'function') {
@@ -67,17 +95,26 @@ export = function register(RED: NodeAPI): void {
     if (connection) connection.register(node);
     else node.status({ fill: 'red', shape: 'ring', text: 'no service config' });
 
-    node.liveTicket = async (socketId) => {
+    node.liveTicket = async (socket) => {
       if (!connection) return { ok: false, code: 'invalid_input', message: 'This live view has no service configuration: pick one in the node.' };
       if (!roomId) return { ok: false, code: 'invalid_input', message: 'No room: pick one in the node, or send it msg.roomId.' };
-      const now = Date.now();
-      if (now - (lastTicket.get(socketId) ?? 0) < MIN_TICKET_INTERVAL_MS) return { ok: false, code: 'too_soon', message: 'Asked again too soon; waiting.', retryAfterMs: MIN_TICKET_INTERVAL_MS };
-      lastTicket.set(socketId, now);
+      follow(socket);
+      const admitted = gate.admit(socket);
+      if (!admitted.ok) {
+        if (admitted.reason === 'too_soon') return { ok: false, code: 'too_soon', message: 'Asked again too soon; waiting.', retryAfterMs: admitted.retryAfterMs };
+        refusals.count++;
+        refusals.last = Date.now();
+        if (refusals.last - refusals.shown >= REFUSAL_STATUS_MS) {
+          refusals.shown = refusals.last;
+          show();
+        }
+        return { ok: false, code: 'rate_limited', message: 'Many pages asked for the live view at once; waiting for a turn.', retryAfterMs: admitted.retryAfterMs };
+      }
       const room = roomId;
       try {
         const ticket = await connection.streaming().createTicket(room, 'down');
         connection.report();
-        viewers.add(socketId);
+        if (following.has(socket)) viewers.add(socket.id);
         show();
         // serverTime lets the page measure a box's lag on Node-RED's clock, whatever its own clock says.
         return { ok: true, roomId: ticket.id, url: ticket.url, token: ticket.access_token, codec, serverTime: Date.now() };
@@ -89,21 +126,23 @@ export = function register(RED: NodeAPI): void {
       }
     };
 
-    node.liveGone = (socketId) => {
-      lastTicket.delete(socketId);
-      if (viewers.delete(socketId)) show();
-    };
+    // Only a message of the flow switches the room: this handler hears the node's input alone (the
+    // dashboard's own input handler, added below, runs after it and tells the pages).
+    node.on('input', (msg: Record<string, unknown>) => {
+      const next = roomSwitch(msg);
+      if (next === undefined) return;
+      roomId = next;
+      gate.reopen();
+      show();
+    });
 
     const evts = {
-      // Face events go to every browser of the page, slimmed to what a box needs (no pictures);
-      // a message that is not one is dropped here and counted.
+      // What the pages get of a message of the flow: face events slimmed to what a box needs (no
+      // pictures), a room switch as the room's id; a message that is neither is dropped and counted.
+      // The dashboard calls this for the node's input only: the hooks below keep a browser's
+      // messages from it.
       beforeSend: (msg: Record<string, unknown>): Record<string, unknown> => {
-        if (typeof msg.roomId === 'string' && msg.roomId.trim() !== '' && (typeof msg.payload !== 'object' || msg.payload === null)) {
-          roomId = msg.roomId.trim();
-          lastTicket.clear();
-          show();
-          return { topic: 'room', payload: { roomId } };
-        }
+        if (roomSwitch(msg) !== undefined) return { topic: 'room', payload: { roomId } };
         const slim = slimEvent(msg.payload);
         if (!slim) {
           malformed++;
@@ -116,7 +155,14 @@ export = function register(RED: NodeAPI): void {
       // The dashboard's default would keep each message for late browsers and pass it on: a face
       // event is stale in a second, and the widget has no output.
       onInput: (): void => undefined,
+      // A browser's widget-send and widget-change would otherwise go through beforeSend (and the
+      // dashboard's store) as if the flow had sent them: any visitor could switch every viewer's
+      // room or draw boxes on their pages. The widget sends neither; they are dropped.
+      onSend: (): void => undefined,
+      onChange: (): void => undefined,
       onSocket: {
+        // Each new socket of this dashboard gets the guard against Dashboard 2.0's malformed-message crash.
+        connection: (socket: TicketSocket): void => guardDashboardSocket(socket),
         [LIVE_TICKET_EVENT]: (socket: TicketSocket, id: unknown, request: unknown): void => {
           void answerTicket(RED, socket, id, request);
         },
@@ -128,7 +174,8 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (_removed: boolean, done: () => void) => {
       node.liveTicket = undefined;
-      node.liveGone = undefined;
+      for (const [socket, gone] of following) socket.off?.('disconnect', gone);
+      following.clear();
       const left = connection ? connection.deregister(node) : Promise.resolve();
       left.then(done, done);
     });
@@ -138,26 +185,19 @@ export = function register(RED: NodeAPI): void {
 
 /** Answers one browser's ticket request on its own socket; the node is looked up now, so a redeployed node answers too. */
 async function answerTicket(RED: NodeAPI, socket: TicketSocket, id: unknown, request: unknown): Promise<void> {
-  if (typeof id !== 'string' || (typeof request !== 'number' && typeof request !== 'string')) return;
-  const node = RED.nodes.getNode(id) as LiveNode | null;
+  // Not a request the widget sends (ids over their length limits included): no answer, nothing kept.
+  const asked = ticketRequest(id, request);
+  if (!asked) return;
+  const node = RED.nodes.getNode(asked.id) as LiveNode | null;
   if (!node || typeof node.liveTicket !== 'function') return;
-  let seen = answered.get(socket);
-  if (!seen) answered.set(socket, (seen = new Set()));
-  if (!seen.has(id)) {
-    seen.add(id);
-    // A browser that leaves is no viewer any more (the node is looked up again: it may have been redeployed).
-    socket.once?.('disconnect', () => (RED.nodes.getNode(id) as LiveNode | null)?.liveGone?.(socket.id));
-  }
-  const key = `${id}:${String(request)}`;
-  if (seen.has(key)) return;
-  seen.add(key);
+  if (!firstHearing(socket, asked)) return;
   let answer: TicketAnswer;
   try {
-    answer = await node.liveTicket(socket.id);
+    answer = await node.liveTicket(socket);
   } catch {
     answer = { ok: false, code: 'error', message: 'Node-RED could not make a ticket.' };
   }
-  socket.emit(LIVE_TICKET_EVENT, id, request, answer);
+  socket.emit(LIVE_TICKET_EVENT, asked.id, asked.request, answer);
 }
 
 /** The words a browser's tile and the node's status show for a ticket that failed (no secret in them). */

@@ -1,0 +1,100 @@
+/**
+ * How the live view hands out download tickets, whatever the browsers send: a request is answered
+ * once however many widgets' handlers hear it, its ids have a length limit, and each node gives at
+ * most a burst and then a steady rate of tickets, across every socket (the owner's quota is spent
+ * only as fast as that).
+ */
+import { CallBudget } from '../shared/watch/budget';
+
+/** Tickets a live node may give at once, before the steady rate applies. */
+export const TICKET_BURST = 10;
+/** Tickets a live node gives per second, once the burst is spent. */
+export const TICKETS_PER_SECOND = 1;
+/** A browser that asks again sooner than this gets no second ticket (a page gone wild must not empty the node's bucket alone). */
+export const MIN_TICKET_INTERVAL_MS = 400;
+/** Node-RED's node ids are 16 hex digits (a subflow instance's a few more). */
+export const MAX_WIDGET_ID_LENGTH = 64;
+/** The widget counts its requests; a request id is that number (or a short string). */
+export const MAX_REQUEST_LENGTH = 32;
+
+/** A ticket request as a widget sends it: its node's id and its request id. */
+export interface TicketRequest {
+  id: string;
+  request: number | string;
+}
+
+/** The request, or undefined when it is not one the widget sends (wrong types, ids over their length limits). */
+export function ticketRequest(id: unknown, request: unknown): TicketRequest | undefined {
+  if (typeof id !== 'string' || id === '' || id.length > MAX_WIDGET_ID_LENGTH) return undefined;
+  if (typeof request === 'number') return Number.isSafeInteger(request) ? { id, request } : undefined;
+  if (typeof request === 'string' && request !== '' && request.length <= MAX_REQUEST_LENGTH) return { id, request };
+  return undefined;
+}
+
+/**
+ * The last request answered on each socket, per live node. Every live widget of a dashboard adds its
+ * handler for the ticket event to each socket, so one request is heard once per widget (and by a
+ * redeployed widget's handler too); the copies come one after another, so the last request is all
+ * that needs remembering. The entries are the live nodes that exist; a socket's go with the socket.
+ */
+const lastAnswered = new WeakMap<object, Map<string, number | string>>();
+
+/** True the first time a socket's request is heard (and remembers it); false for the copies. */
+export function firstHearing(socket: object, asked: TicketRequest): boolean {
+  let perNode = lastAnswered.get(socket);
+  if (!perNode) lastAnswered.set(socket, (perNode = new Map()));
+  if (perNode.get(asked.id) === asked.request) return false;
+  perNode.set(asked.id, asked.request);
+  return true;
+}
+
+/** A dashboard socket as the gate sees it. */
+export interface GateSocket {
+  readonly id: string;
+  readonly connected?: boolean;
+}
+
+/** Whether a socket may have a ticket now, or why not and when to ask again. */
+export type Admission = { ok: true } | { ok: false; reason: 'too_soon' | 'rate_limited'; retryAfterMs: number };
+
+/** Sockets remembered before the gate looks for ones that closed without saying so. */
+const SWEEP_AT = 256;
+
+/** One live node's ticket limits: a token bucket shared by every socket, and a minimum interval per socket. */
+export class TicketGate {
+  readonly #bucket = new CallBudget(TICKETS_PER_SECOND, { capacity: TICKET_BURST });
+  readonly #asked = new Map<string, { socket: GateSocket; at: number }>();
+
+  /** Takes a ticket's token for this socket, or says how long to wait. */
+  admit(socket: GateSocket, now = Date.now()): Admission {
+    const last = this.#asked.get(socket.id);
+    if (last && now - last.at < MIN_TICKET_INTERVAL_MS) return { ok: false, reason: 'too_soon', retryAfterMs: MIN_TICKET_INTERVAL_MS };
+    if (!this.#bucket.take()) {
+      // Spread the pages that wait over a few seconds, so they do not all come back in the same instant.
+      const wait = ((1 - this.#bucket.available) / TICKETS_PER_SECOND) * 1000;
+      return { ok: false, reason: 'rate_limited', retryAfterMs: Math.ceil(wait + Math.random() * 2000) };
+    }
+    if (!last && this.#asked.size >= SWEEP_AT) this.#sweep();
+    this.#asked.set(socket.id, { socket, at: now });
+    return { ok: true };
+  }
+
+  /** A socket that left. */
+  forget(socketId: string): void {
+    this.#asked.delete(socketId);
+  }
+
+  /** Every socket may ask again at once (the room changed); the bucket stays as it is. */
+  reopen(): void {
+    this.#asked.clear();
+  }
+
+  /** Sockets remembered (for tests and the status). */
+  get size(): number {
+    return this.#asked.size;
+  }
+
+  #sweep(): void {
+    for (const [id, { socket }] of this.#asked) if (socket.connected === false) this.#asked.delete(id);
+  }
+}

@@ -1,0 +1,229 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { startSandbox, type RunningSandbox } from '../../sandbox';
+import { StreamingClient } from '../../shared';
+import { layOutPackage, liveFlow, startLiveNodeRed, type LiveNodeRed } from '../../bench/support/live-browser';
+import { TICKET_BURST, TICKETS_PER_SECOND } from '../../node-red/live-tickets';
+import { LIVE_TICKET_EVENT } from '../../node-red/live-widget';
+
+// The live view's server side as a hostile dashboard visitor meets it: the real Node-RED runtime with
+// Dashboard 2.0 and this package, and raw socket.io clients (engine.io v4 over a WebSocket, written
+// here: the frames are the ones a script would send, `42["event", ...]`).
+
+let sandbox: RunningSandbox;
+let streaming: StreamingClient;
+let dir: string;
+let red: LiveNodeRed;
+let roomA: string;
+let roomB: string;
+const clients: RawSocket[] = [];
+
+/** Node-RED's used heap after two full collections, read through a flow endpoint (a function node with node:v8). */
+const HEAP_FLOW = [
+  { id: 'heap-in', z: 'tab1', type: 'http in', name: '', url: '/heap', method: 'get', upload: false, x: 100, y: 600, wires: [['heap-fn']] },
+  {
+    id: 'heap-fn', z: 'tab1', type: 'function', name: 'heap', outputs: 1, x: 300, y: 600, wires: [['heap-out']],
+    libs: [{ var: 'v8', module: 'v8' }, { var: 'vm', module: 'vm' }],
+    func: "v8.setFlagsFromString('--expose-gc');\nconst gc = vm.runInNewContext('gc');\ngc(); gc();\nmsg.payload = { used: v8.getHeapStatistics().used_heap_size };\nreturn msg;",
+  },
+  { id: 'heap-out', z: 'tab1', type: 'http response', name: '', statusCode: '', headers: {}, x: 500, y: 600, wires: [] },
+];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
+  streaming = new StreamingClient({ authUrl: sandbox.url, sfuUrl: sandbox.url, clientId: sandbox.clientId, clientSecret: 'sandbox-secret' });
+  roomA = (await streaming.createRoom()).id;
+  roomB = (await streaming.createRoom()).id;
+  dir = await mkdtemp(path.join(os.tmpdir(), 'nr-live-hostile-'));
+  const pkg = await layOutPackage(path.join(dir, 'package'));
+  red = await startLiveNodeRed(liveFlow({ sandboxUrl: sandbox.url, roomId: roomA, extra: HEAP_FLOW }), { svc: { clientId: sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+}, 120_000);
+
+afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+});
+
+afterAll(async () => {
+  await red?.stop();
+  await streaming?.close();
+  await sandbox?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+test("a browser's widget-send and widget-change reach neither the room nor the other pages; a message of the flow does", async () => {
+  const [visitor, viewer] = [await connect(), await connect()];
+  visitor.emit('widget-send', 'live', { roomId: roomB });
+  visitor.emit('widget-change', 'live', { roomId: roomB, payload: { event: 'left', stream_id: 'fake' } });
+  visitor.emit('widget-action', 'live', { roomId: roomB });
+  const answer = await visitor.ticket('live', 1);
+  expect(answer).toMatchObject({ ok: true, roomId: roomA });
+  // Nothing of the visitor's reached the other page (the flow's messages reach it as msg-input:live).
+  expect(viewer.events.filter((e) => e[0] === 'msg-input:live' || e[0] === 'widget-sync:live')).toEqual([]);
+  expect(red.log()).not.toContain(roomB);
+
+  // The flow still switches the room.
+  await red.inject('switch', { roomId: roomB });
+  await until('the room message on the page', () => viewer.events.some((e) => e[0] === 'msg-input:live'));
+  expect(viewer.events.find((e) => e[0] === 'msg-input:live')?.[1]).toMatchObject({ topic: 'room', payload: { roomId: roomB } });
+  expect(await viewer.ticket('live', 1)).toMatchObject({ ok: true, roomId: roomB });
+  await red.inject('switch', { roomId: roomA });
+}, 60_000);
+
+test(`tickets are limited per node across sockets: 20 sockets asking fast get at most ${TICKET_BURST} + ${TICKETS_PER_SECOND}/s, and the status says so`, async () => {
+  // The previous test's tickets come back into the bucket first.
+  await new Promise((r) => setTimeout(r, (TICKET_BURST / TICKETS_PER_SECOND) * 1000));
+  const sockets = await Promise.all(Array.from({ length: 20 }, () => connect()));
+  const started = Date.now();
+  let given = 0;
+  let refused = 0;
+  await Promise.all(
+    sockets.map(async (s) => {
+      for (let request = 1; request <= 30; request++) {
+        const answer = await s.ticket('live', request);
+        if (answer.ok) given++;
+        else refused++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  expect(refused).toBeGreaterThan(0);
+  expect(given).toBeGreaterThan(0);
+  expect(given).toBeLessThanOrEqual(TICKET_BURST + Math.ceil(TICKETS_PER_SECOND * seconds) + 1);
+  expect(red.status('live')?.text).toMatch(/refused/);
+}, 60_000);
+
+test('thousands of hostile messages of up to 1 MB from 20 sockets leave Node-RED running and its heap within 50 MB of where it started', async () => {
+  const before = await heap();
+  const sockets = await Promise.all(Array.from({ length: 20 }, () => connect()));
+  const big = 'A'.repeat(990_000);
+  const mid = 'B'.repeat(20_000);
+  sockets.forEach((s, n) => {
+    for (let i = 0; i < 100; i++) {
+      const filler = `${n}:${i}:${i % 10 === 0 ? big : mid}`;
+      switch (i % 5) {
+        case 0: s.emit(LIVE_TICKET_EVENT, 'live', filler); break; // a request id of up to 1 MB, each a new one
+        case 1: s.emit(LIVE_TICKET_EVENT, filler, i); break; // a widget id of up to 1 MB
+        case 2: s.emit('widget-send', 'live', { roomId: filler, payload: filler }); break;
+        case 3: s.emit('widget-change', 'live', { payload: filler }); break;
+        default: s.emit(LIVE_TICKET_EVENT, 'live', { request: filler }); break;
+      }
+    }
+  });
+  // Each socket's packets are handled in order: the answer to one more request comes after all of them.
+  for (const s of sockets) await s.ticket('live', 1_000_000);
+  const during = await heap();
+  for (const s of sockets) s.close();
+  await until('the sockets gone from the status', () => /^0 viewers/.test(red.status('live')?.text ?? ''));
+  const after = await heap();
+  expect({ during: mb(during - before), after: mb(after - before) }).toEqual({ during: expect.any(Number), after: expect.any(Number) });
+  expect(during - before).toBeLessThan(50 * 1024 * 1024);
+  expect(after - before).toBeLessThan(50 * 1024 * 1024);
+  expect((await fetch(`${red.url}/settings`)).ok).toBe(true);
+}, 120_000);
+
+test("Dashboard 2.0's one-message crash (a widget-load whose id is not a string) is dropped before it reaches the dashboard", async () => {
+  const s = await connect();
+  s.send('42["widget-load",123]');
+  s.send('42["widget-load",{"startsWith":1}]');
+  s.send('42["widget-send",["live"],{"roomId":"x"}]');
+  // Still there: the same socket is answered, a new one connects, the editor answers.
+  expect(await s.ticket('live', 7)).toHaveProperty('ok');
+  await connect();
+  expect((await fetch(`${red.url}/settings`)).ok).toBe(true);
+  expect(red.log()).not.toMatch(/startsWith is not a function/);
+}, 30_000);
+
+/** The used heap, in bytes. */
+async function heap(): Promise<number> {
+  const res = await fetch(`${red.url}/heap`);
+  if (!res.ok) throw new Error(`GET /heap: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { used: number }).used;
+}
+
+function mb(bytes: number): number {
+  return Math.round(bytes / 1024 / 1024);
+}
+
+/** Resolves when a predicate holds (polled every 100 ms). */
+async function until(what: string, predicate: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; Node-RED: ${red.log().slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A socket.io client speaking the frames itself. */
+interface RawSocket {
+  /** Every event the server sent, as [name, ...args]. */
+  events: unknown[][];
+  emit(event: string, ...args: unknown[]): void;
+  /** Sends one engine.io frame as it is (`42[...]` is a socket.io event). */
+  send(frame: string): void;
+  /** Asks a ticket and resolves with the answer to that request. */
+  ticket(id: string, request: number): Promise<{ ok: boolean; roomId?: string; code?: string }>;
+  close(): void;
+}
+
+/** Connects to the dashboard's socket.io as a browser does: an engine.io handshake over HTTP polling, the namespace joined, then the upgrade to a WebSocket. */
+async function connect(): Promise<RawSocket> {
+  const base = `${red.url}/dashboard/socket.io/?EIO=4`;
+  const open = await (await fetch(`${base}&transport=polling`)).text();
+  const sid = (JSON.parse(open.slice(1)) as { sid: string }).sid;
+  const posted = await fetch(`${base}&transport=polling&sid=${sid}`, { method: 'POST', body: '40' });
+  if (!posted.ok) throw new Error(`socket.io connect: ${posted.status}`);
+  const events: unknown[][] = [];
+  const take = (packet: string): void => {
+    if (packet.startsWith('42')) events.push(JSON.parse(packet.slice(2)) as unknown[]);
+  };
+  const polled = await (await fetch(`${base}&transport=polling&sid=${sid}`)).text();
+  if (!polled.startsWith('40')) throw new Error(`socket.io refused the connection: ${polled.slice(0, 200)}`);
+  polled.split('\x1e').forEach(take);
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}&transport=websocket&sid=${sid}`);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('error', reject);
+    ws.once('open', () => ws.send('2probe'));
+    ws.once('message', (data) => {
+      if (data.toString() !== '3probe') return reject(new Error(`no probe answer: ${data.toString()}`));
+      ws.send('5');
+      resolve();
+    });
+  });
+  const waiting = new Set<() => void>();
+  ws.on('message', (data) => {
+    const text = data.toString();
+    if (text === '2') ws.send('3');
+    else take(text);
+    for (const w of waiting) w();
+  });
+  ws.on('error', () => undefined);
+  const socket: RawSocket = {
+    events,
+    send: (frame) => ws.send(frame),
+    emit: (event, ...args) => ws.send(`42${JSON.stringify([event, ...args])}`),
+    ticket: (id, request) =>
+      new Promise((resolve, reject) => {
+        const found = (): boolean => {
+          const e = events.find((x) => x[0] === LIVE_TICKET_EVENT && x[1] === id && x[2] === request);
+          if (!e) return false;
+          waiting.delete(check);
+          clearTimeout(timer);
+          resolve(e[3] as { ok: boolean });
+          return true;
+        };
+        const check = (): void => void found();
+        const timer = setTimeout(() => {
+          waiting.delete(check);
+          reject(new Error(`no answer to ticket request ${request}; Node-RED: ${red.log().slice(-2000)}`));
+        }, 15_000);
+        waiting.add(check);
+        socket.emit(LIVE_TICKET_EVENT, id, request);
+      }),
+    close: () => ws.close(),
+  };
+  clients.push(socket);
+  return socket;
+}
