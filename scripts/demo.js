@@ -108,9 +108,13 @@ function prepareNodeRed(work, { sandboxUrl, roomId, collectionId, labels }) {
   const config = flow.find((n) => n.type === 'vision-streaming-config');
   // Credentials of the sandbox's public placeholder client, in Node-RED's unencrypted form.
   fs.writeFileSync(path.join(userDir, 'flows_cred.json'), JSON.stringify({ [config.id]: CLIENT }));
+  // Dashboard 2.0 (1.31.0, the newest) exits on one malformed widget message from any visitor: every
+  // dashboard socket gets the package's guard from its first packet (docs/security.md).
+  const guard = path.join(ROOT, 'dist', 'node-red', 'live-guard.js');
   fs.writeFileSync(
     path.join(userDir, 'settings.js'),
     `module.exports = { uiHost: '${HOST}', uiPort: ${NODE_RED_PORT}, flowFile: 'flows.json', credentialSecret: false, ` +
+      `dashboard: { ioMiddleware: require(${JSON.stringify(guard)}).dashboardIoMiddleware }, ` +
       `logging: { console: { level: 'info' } }, editorTheme: { tours: false, projects: { enabled: false } } };\n`,
   );
   return userDir;

@@ -38,7 +38,9 @@ beforeAll(async () => {
   roomB = (await streaming.createRoom()).id;
   dir = await mkdtemp(path.join(os.tmpdir(), 'nr-live-hostile-'));
   const pkg = await layOutPackage(path.join(dir, 'package'));
-  red = await startLiveNodeRed(liveFlow({ sandboxUrl: sandbox.url, roomId: roomA, extra: HEAP_FLOW }), { svc: { clientId: sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+  // A second live view for the limit's test: a bucket of its own, full whatever the other tests took.
+  const second = { id: 'live2', z: 'tab1', type: 'vision-streaming-live', name: 'second', group: 'group', order: 2, width: '12', height: '6', service: 'svc', roomId: roomA, codec: 'VP8', x: 500, y: 700, wires: [] };
+  red = await startLiveNodeRed(liveFlow({ sandboxUrl: sandbox.url, roomId: roomA, extra: [...HEAP_FLOW, second] }), { svc: { clientId: sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
 }, 120_000);
 
 afterEach(() => {
@@ -72,16 +74,14 @@ test("a browser's widget-send and widget-change reach neither the room nor the o
 }, 60_000);
 
 test(`tickets are limited per node across sockets: 20 sockets asking fast get at most ${TICKET_BURST} + ${TICKETS_PER_SECOND}/s, and the status says so`, async () => {
-  // The previous test's tickets come back into the bucket first.
-  await new Promise((r) => setTimeout(r, (TICKET_BURST / TICKETS_PER_SECOND) * 1000));
   const sockets = await Promise.all(Array.from({ length: 20 }, () => connect()));
   const started = Date.now();
   let given = 0;
   let refused = 0;
   await Promise.all(
     sockets.map(async (s) => {
-      for (let request = 1; request <= 30; request++) {
-        const answer = await s.ticket('live', request);
+      for (let request = 1; request <= 20; request++) {
+        const answer = await s.ticket('live2', request);
         if (answer.ok) given++;
         else refused++;
         await new Promise((r) => setTimeout(r, 100));
@@ -92,35 +92,37 @@ test(`tickets are limited per node across sockets: 20 sockets asking fast get at
   expect(refused).toBeGreaterThan(0);
   expect(given).toBeGreaterThan(0);
   expect(given).toBeLessThanOrEqual(TICKET_BURST + Math.ceil(TICKETS_PER_SECOND * seconds) + 1);
-  expect(red.status('live')?.text).toMatch(/refused/);
+  expect(red.status('live2')).toMatchObject({ fill: 'yellow', text: expect.stringMatching(/tickets? refused/) });
 }, 60_000);
 
 test('thousands of hostile messages of up to 1 MB from 20 sockets leave Node-RED running and its heap within 50 MB of where it started', async () => {
   const before = await heap();
   const sockets = await Promise.all(Array.from({ length: 20 }, () => connect()));
-  const big = 'A'.repeat(990_000);
-  const mid = 'B'.repeat(20_000);
+  // Frames built as bytes (JSON.stringify of a megabyte is slow here); each request id is a new one.
+  const big = Buffer.alloc(990_000, 'A');
+  const small = big.subarray(0, 4_000);
+  const frame = (before: string, filler: string, body: Buffer, after: string): Buffer => Buffer.concat([Buffer.from(before + filler), body, Buffer.from(after)]);
   sockets.forEach((s, n) => {
     for (let i = 0; i < 100; i++) {
-      const filler = `${n}:${i}:${i % 10 === 0 ? big : mid}`;
+      // A megabyte: each kind once, and every 20th a ticket request (what the live node once kept).
+      const [filler, body] = [`${n}:${i}:`, i < 5 || i % 20 === 0 ? big : small];
       switch (i % 5) {
-        case 0: s.emit(LIVE_TICKET_EVENT, 'live', filler); break; // a request id of up to 1 MB, each a new one
-        case 1: s.emit(LIVE_TICKET_EVENT, filler, i); break; // a widget id of up to 1 MB
-        case 2: s.emit('widget-send', 'live', { roomId: filler, payload: filler }); break;
-        case 3: s.emit('widget-change', 'live', { payload: filler }); break;
-        default: s.emit(LIVE_TICKET_EVENT, 'live', { request: filler }); break;
+        case 0: s.send(frame(`42["${LIVE_TICKET_EVENT}","live","`, filler, body, '"]')); break; // a request id of up to 1 MB
+        case 1: s.send(frame(`42["${LIVE_TICKET_EVENT}","`, filler, body, `",${i}]`)); break; // a widget id of up to 1 MB
+        case 2: s.send(frame('42["widget-send","live",{"roomId":"', filler, body, '"}]')); break;
+        case 3: s.send(frame('42["widget-change","live",{"payload":"', filler, body, '"}]')); break;
+        default: s.send(frame(`42["${LIVE_TICKET_EVENT}","live",{"request":"`, filler, body, '"}]')); break;
       }
     }
   });
-  // Each socket's packets are handled in order: the answer to one more request comes after all of them.
   for (const s of sockets) await s.ticket('live', 1_000_000);
   const during = await heap();
   for (const s of sockets) s.close();
   await until('the sockets gone from the status', () => /^0 viewers/.test(red.status('live')?.text ?? ''));
   const after = await heap();
-  expect({ during: mb(during - before), after: mb(after - before) }).toEqual({ during: expect.any(Number), after: expect.any(Number) });
-  expect(during - before).toBeLessThan(50 * 1024 * 1024);
-  expect(after - before).toBeLessThan(50 * 1024 * 1024);
+  // In MB: the heap while the sockets are still open, and after they closed.
+  expect(mb(during - before)).toBeLessThan(50);
+  expect(mb(after - before)).toBeLessThan(50);
   expect((await fetch(`${red.url}/settings`)).ok).toBe(true);
 }, 120_000);
 
@@ -161,8 +163,8 @@ interface RawSocket {
   /** Every event the server sent, as [name, ...args]. */
   events: unknown[][];
   emit(event: string, ...args: unknown[]): void;
-  /** Sends one engine.io frame as it is (`42[...]` is a socket.io event). */
-  send(frame: string): void;
+  /** Sends one engine.io frame as it is, as text (`42[...]` is a socket.io event). */
+  send(frame: string | Buffer): void;
   /** Asks a ticket and resolves with the answer to that request. */
   ticket(id: string, request: number): Promise<{ ok: boolean; roomId?: string; code?: string }>;
   close(): void;
@@ -182,7 +184,8 @@ async function connect(): Promise<RawSocket> {
   const polled = await (await fetch(`${base}&transport=polling&sid=${sid}`)).text();
   if (!polled.startsWith('40')) throw new Error(`socket.io refused the connection: ${polled.slice(0, 200)}`);
   polled.split('\x1e').forEach(take);
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}&transport=websocket&sid=${sid}`);
+  // A zero mask: a client may choose it, and ws then sends the bytes as they are (masking a megabyte in JavaScript is slow).
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}&transport=websocket&sid=${sid}`, { generateMask: (mask) => void mask.fill(0) });
   await new Promise<void>((resolve, reject) => {
     ws.once('error', reject);
     ws.once('open', () => ws.send('2probe'));
@@ -202,7 +205,7 @@ async function connect(): Promise<RawSocket> {
   ws.on('error', () => undefined);
   const socket: RawSocket = {
     events,
-    send: (frame) => ws.send(frame),
+    send: (frame) => ws.send(frame, { binary: false }),
     emit: (event, ...args) => ws.send(`42${JSON.stringify([event, ...args])}`),
     ticket: (id, request) =>
       new Promise((resolve, reject) => {
