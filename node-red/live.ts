@@ -61,7 +61,7 @@ export = function register(RED: NodeAPI): void {
     let malformed = 0;
     const viewers = new Set<string>();
     const gate = new TicketGate();
-    const refusals = { count: 0, last: 0, shown: 0 };
+    const refusals: { count: number; last: number; shown: number; calm?: NodeJS.Timeout } = { count: 0, last: 0, shown: 0 };
     /** The sockets this node hears leave, with the listener to take off when the node closes. */
     const following = new Map<TicketSocket, () => void>();
 
@@ -77,7 +77,8 @@ export = function register(RED: NodeAPI): void {
     };
 
     const follow = (socket: TicketSocket): void => {
-      if (following.has(socket)) return;
+      // A socket already closed says so no more: nothing is kept for it.
+      if (following.has(socket) || socket.connected === false) return;
       const gone = (): void => {
         following.delete(socket);
         gate.forget(socket.id);
@@ -108,6 +109,10 @@ export = function register(RED: NodeAPI): void {
           refusals.shown = refusals.last;
           show();
         }
+        // Green again once it has refused none for a while.
+        clearTimeout(refusals.calm);
+        refusals.calm = setTimeout(show, REFUSAL_SHOWN_MS);
+        refusals.calm.unref();
         return { ok: false, code: 'rate_limited', message: 'Many pages asked for the live view at once; waiting for a turn.', retryAfterMs: admitted.retryAfterMs };
       }
       const room = roomId;
@@ -174,6 +179,7 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (_removed: boolean, done: () => void) => {
       node.liveTicket = undefined;
+      clearTimeout(refusals.calm);
       for (const [socket, gone] of following) socket.off?.('disconnect', gone);
       following.clear();
       const left = connection ? connection.deregister(node) : Promise.resolve();
