@@ -29,13 +29,13 @@ export function emptyPeople(collectionId: string): PeopleDocument {
  * bidi control character. Every host's names pass here.
  */
 export function checkName(v: unknown, field: string): string {
-  const name = basicName(v, field);
-  const hidden = INVISIBLE.exec(name);
+  // Before trimming, which would take a byte-order mark at either end away unsaid.
+  const hidden = typeof v === 'string' ? INVISIBLE.exec(v) : null;
   if (hidden) {
     const code = `U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-    throw new InputError('invalid_input', `${field} holds an invisible or text-direction character (${code}) at position ${[...name.slice(0, hidden.index)].length + 1}: it could make one name look like another`, { field, limit: NAME_RULE });
+    throw new InputError('invalid_input', `${field} holds an invisible or text-direction character (${code}) at position ${[...(v as string).slice(0, hidden.index)].length + 1}: it could make one name look like another`, { field, limit: NAME_RULE });
   }
-  return name;
+  return basicName(v, field);
 }
 
 const NAME_RULE = '1 to 100 characters, no control, zero-width or bidi control characters';
