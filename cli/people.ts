@@ -84,7 +84,7 @@ export function peopleHelp(): string {
 }
 
 /** Exit code of `people add` when the person was made but some of the photos were refused. */
-export const PHOTOS_REFUSED = 3;
+export const PHOTOS_REFUSED = 4;
 /** Exit code when Ctrl-C or SIGTERM stopped the command, whatever it was waiting on. */
 export const INTERRUPTED = 130;
 const STOPPED = Symbol('stopped');

@@ -169,7 +169,7 @@ test('--help lists the actions and the flags', async () => {
   for (const word of ['list', 'add-face', 'remove-face', 'import-labels', '--collection', '--people', '--image', '--visitor', '--to']) expect(r.stdout).toContain(word);
 });
 
-test('add exits 3 when some photos were refused, and still prints the whole answer', async () => {
+test('add exits 4 when some photos were refused, and still prints the whole answer', async () => {
   const r = await people('add', '--name', 'Partly', '--image', photos.a1, '--image', photos.blank);
   expect(r.code).toBe(PHOTOS_REFUSED);
   expect((r.out.results as { status: string }[]).map((x) => x.status)).toEqual(['added', 'refused']);
