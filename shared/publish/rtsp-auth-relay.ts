@@ -282,7 +282,13 @@ export function withUdpSource(head: string, cameraAddress: string | undefined): 
 
 /** What the relay needs of a camera URL; the URL was checked by parseCameraSource. */
 function cameraTarget(cameraUrl: string): CameraTarget {
-  const url = new URL(cameraUrl);
+  let url: URL;
+  try {
+    url = new URL(cameraUrl);
+  } catch {
+    // Node's URL error carries the whole input, password included: none of it goes on.
+    throw new Error('the camera URL cannot be read');
+  }
   const secure = url.protocol.toLowerCase() === 'rtsps:';
   return {
     tls: secure,
