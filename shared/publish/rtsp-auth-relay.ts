@@ -63,7 +63,6 @@ export class RtspAuthRelay {
   readonly #scope: StreamScope;
   /** Connections whose peer's user is being checked. */
   #checking = 0;
-  #strangers = 0;
   #failure?: string;
   #refused = false;
   #closed = false;
@@ -102,11 +101,6 @@ export class RtspAuthRelay {
     return this.#refused;
   }
 
-  /** Connections closed unanswered because another user's process made them (or its user could not be read). */
-  get strangers(): number {
-    return this.#strangers;
-  }
-
   /** Stops listening and destroys both connections. Idempotent. */
   close(): void {
     if (this.#closed) return;
@@ -140,7 +134,6 @@ export class RtspAuthRelay {
       return;
     }
     if (who !== 'same' && who !== 'unchecked') {
-      this.#strangers++;
       socket.destroy();
       return;
     }
