@@ -129,7 +129,8 @@ async function startIntruder(paths: string[], attempts: Map<number, Attempt>): P
       writeFileSync(path.join(dir, `tried-${m.port}`), '');
     }
   });
-  await waitFor(`the intruder ready (${stderr})`, () => ready !== undefined || child.exitCode !== null, 10_000);
+  await waitFor('the intruder ready', () => ready !== undefined || child.exitCode !== null, 10_000);
+  if (!ready) throw new Error(`the intruder did not start as uid ${NOBODY}: ${stderr.slice(0, 500)}`);
   expect(ready).toEqual({ ready: true, uid: NOBODY });
   return child;
 }
@@ -182,6 +183,7 @@ async function gatedFfmpeg(): Promise<string> {
     }, 15_000);
     const attempt = attempts.get(relayPort)!;
     // It connected (the kernel accepts before the relay sees the peer) and got not one byte: no SDP, no answer at all.
+    expect(attempt.connected).toBe(true);
     expect(attempt.received).toBe('');
 
     await waitFor('frames from the camera through the relay', () => frames >= 5, 20_000);
