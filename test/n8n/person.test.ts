@@ -208,3 +208,37 @@ test('two Person Add of one name at once, reading the table at the same moment: 
   // The loser's face left the collection again: the collection holds what the table records.
   expect((await vision.listFaces(collectionId)).map((f) => f.faceId)).toEqual(rows.map((r) => r.face_id));
 }, 60_000);
+
+test('the person by a resource locator, by name or by ID; a plain text person of an older workflow is read as before', async () => {
+  const { collectionId, tableId } = await fresh();
+  const p = (name: string, parameters: NodeSpec['parameters']) => person(name, collectionId, tableId, parameters);
+  const byName = (value: string) => ({ __rl: true, mode: 'name', value });
+  const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+  const made = await run([p('Add', { operation: 'add', name: 'p_looks-like-an-id', photoInput: 'none' }), p('Add B', { operation: 'add', name: 'Bea', photoInput: 'none' })]);
+  const odd = (made('Add')[0].person as { person_id: string }).person_id;
+  const bea = (made('Add B')[0].person as { person_id: string }).person_id;
+  // By name, a name shaped like an ID is a name; by ID, an ID.
+  const out = await run([
+    p('Rename Odd', { operation: 'rename', person: byName('p_looks-like-an-id'), newName: 'Odd' }),
+    p('Rename Bea', { operation: 'rename', person: byId(bea), newName: 'Beatrice' }),
+    // Saved before the locator: plain text, an ID when it has the shape of one, else a name.
+    p('Rename Old Text', { operation: 'rename', person: 'Beatrice', newName: 'Bea' }),
+    p('Rename Old Id', { operation: 'rename', person: odd, newName: 'Oddly' }),
+  ]);
+  expect(out('Rename Odd')[0]).toMatchObject({ person_id: odd, name: 'Odd' });
+  expect(out('Rename Bea')[0]).toMatchObject({ person_id: bea, name: 'Beatrice' });
+  expect(out('Rename Old Text')[0]).toMatchObject({ person_id: bea, name: 'Bea' });
+  expect(out('Rename Old Id')[0]).toMatchObject({ person_id: odd, name: 'Oddly' });
+  const missing = await engine().runChain([{ json: {} }], [p('Forget', { operation: 'forget', person: byId('p_0f8fad5b-d9cb-469f-a165-70867728950e') })]);
+  expect(missing.error).toBeUndefined();
+  expect(missing.output('Forget')[0].json).toMatchObject({ already_forgotten: true });
+});
+
+test('every parameter of every Person operation has its label in errors: a bad Face ID and Collection ID name their parameters', async () => {
+  const { tableId } = await fresh();
+  const e = engine();
+  const badFace = await e.runChain([{ json: {} }], [person('Remove Face', (await vision.createCollection()).collectionId, tableId, { operation: 'removeFace', faceId: 'not a face id!' })]);
+  expect((badFace.error as { description?: string }).description).toMatch(/"Face ID"/);
+  const badCollection = await e.runChain([{ json: {} }], [person('List', '={{ "not-a-uuid" }}', tableId, { operation: 'list' })]);
+  expect((badCollection.error as { description?: string }).description).toMatch(/"Collection ID"/);
+});
