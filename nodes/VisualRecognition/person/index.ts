@@ -7,6 +7,7 @@ import type { VisionApi } from '../../../shared/vision/vision-api';
 import type { OperationResult } from '../operations';
 import { add } from './add';
 import { addFace } from './add-face';
+import { check } from './check';
 import { shownFor, type PersonOperation } from './common';
 import { forget } from './forget';
 import { importLabels } from './import-labels';
@@ -21,7 +22,7 @@ import { rename } from './rename';
  * and run), as n8n's own versioned nodes keep their actions: the operation list, the parameters,
  * the run table and the labels are all made from this one list.
  */
-const OPERATIONS: PersonOperation[] = [add, addFace, forget, importLabels, list, merge, notThisPerson, removeFace, rename];
+const OPERATIONS: PersonOperation[] = [add, addFace, check, forget, importLabels, list, merge, notThisPerson, removeFace, rename];
 
 /** The Person resource's parameters, in display order: the operation, the collection and table, then each operation's own. */
 export const PERSON_PROPERTIES: INodeProperties[] = [
