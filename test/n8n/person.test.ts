@@ -242,3 +242,17 @@ test('every parameter of every Person operation has its label in errors: a bad F
   const badCollection = await e.runChain([{ json: {} }], [person('List', '={{ "not-a-uuid" }}', tableId, { operation: 'list' })]);
   expect((badCollection.error as { description?: string }).description).toMatch(/"Collection ID"/);
 });
+
+test('Person > Check lists the faces of the collection nothing records, counts the given visitor faces as recorded, and removes the rest when asked', async () => {
+  const { collectionId, tableId } = await fresh();
+  const p = (name: string, parameters: NodeSpec['parameters']) => person(name, collectionId, tableId, parameters);
+  await run([p('Add', { operation: 'add', name: 'Eileen', photoBinaryProperty: 'data' })], [{ binary: photos({ data: img.a }) }]);
+  // Two faces the table does not know: one a remembered visitor's, one left by a run that stopped half-way.
+  const visitor = (await vision.addFace(collectionId, img.b)).faceId;
+  const orphan = (await vision.addFace(collectionId, img.b2)).faceId;
+  const listed = await run([p('Check', { operation: 'check', visitorFaceIds: visitor })]);
+  expect(listed('Check')[0]).toMatchObject({ collection_id: collectionId, faces_in_collection: 3, orphans: [{ face_id: orphan }], removed: [] });
+  const cleaned = await run([p('Check', { operation: 'check', remove: true, visitorFaceIds: visitor }), p('List', { operation: 'list' })]);
+  expect(cleaned('Check')[0]).toMatchObject({ orphans: [{ face_id: orphan }], removed: [orphan] });
+  expect((await vision.listFaces(collectionId)).map((f) => f.faceId).sort()).toEqual([visitor, ...peopleRows(tableId).map((r) => r.face_id as string)].sort());
+}, 120_000);
