@@ -37,6 +37,8 @@ export interface OperationCommandSpec {
 export interface OperationCommand {
   /** Every flag the command takes, for its help and the docs' tables. */
   flags: readonly Flag[];
+  /** Its actions with their one-line help (none for a command of one operation). */
+  actions: Readonly<Record<string, string>>;
   help(): string;
   run(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number>;
 }
@@ -113,7 +115,7 @@ export function operationCommand(spec: OperationCommandSpec): OperationCommand {
       await lease.release();
     }
   };
-  return { flags, help, run };
+  return { flags, actions: Object.fromEntries(actions.map((a) => [a, spec.operations[a].summary])), help, run };
 }
 
 /** A missing argument is bad input naming it. */
