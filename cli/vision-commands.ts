@@ -50,7 +50,8 @@ export const compareCommand = operationCommand({
     '  {"score", "source": {location}, "target": {location}}  (score 0 to 1, higher is more alike)',
     'or, with --collection, with the faces of a collection, most similar first:',
     '  {"source": {location}, "target": {"collection_id", "faces": [{face_id, score}]}}',
-    `${IMAGE_HELP} Faces must be 120 to 280 px on each side.`,
+    IMAGE_HELP,
+    'Faces must be 120 to 280 px on each side.',
   ],
   flags: [
     // No variable: VS_COLLECTION, set for the other commands of a script, must not turn IMAGE IMAGE into a collection search.
@@ -90,7 +91,8 @@ export const collectionsCommand = operationCommand({
   usage: 'ACTION [IMAGE] [options]',
   about: [
     'Face collections and their faces: what watch --collection compares with and people keeps.',
-    `${IMAGE_HELP} The face added is the image's most confident one, 120 to 280 px on each side.`,
+    IMAGE_HELP,
+    "The face added is the image's most confident one, 120 to 280 px on each side.",
   ],
   flags: [
     { ...COLLECTION, help: 'the face collection (delete, faces, add-face, remove-face)' },
