@@ -182,8 +182,8 @@ async function watch(settings: CliSettings, io: CliIo): Promise<number> {
     watcher = new FaceWatcher({ ...o, vision: lease.vision(), streaming: lease.streaming(), events: undefined, session });
   } catch (err) {
     await lease?.release();
-    io.stderr(`vision-streaming watch: ${describe(err)}`);
-    return 2;
+    // The watcher checks its options as it is made: a refusal is bad input, its flag named.
+    return refuseInput('watch', err, FLAGS, io);
   }
   try {
     return await watchWith(settings, io, watcher);
