@@ -97,7 +97,7 @@ async function main() {
 /** A `vision-streaming watch` command for the demo's room, ready to paste (the sandbox's public placeholder secret). */
 function watchLine(sandboxUrl, roomId, collectionId) {
   const urls = ['auth', 'vision', 'sfu'].map((service) => `--${service}-url ${sandboxUrl}`).join(' ');
-  return `VS_CLIENT_SECRET=${CLIENT.clientSecret} node bin/vision-streaming.js watch --client-id ${CLIENT.clientId} ${urls} --room ${roomId} --collection ${collectionId}`;
+  return `VS_CLIENT_SECRET=${CLIENT.clientSecret} npx vision-streaming watch --client-id ${CLIENT.clientId} ${urls} --room ${roomId} --collection ${collectionId}`;
 }
 
 /** A Node-RED user directory with this package and Dashboard 2.0 linked in, and the demo flow. */

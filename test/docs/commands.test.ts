@@ -189,10 +189,10 @@ describe('the first run of docs/command-line.md', () => {
     const script = rest.join('\n').split('http://127.0.0.1:8787').join(sandbox.url);
     dir = await mkdtemp(path.join(os.tmpdir(), 'first-run-'));
     // A folder like a clone: the commands' paths are relative to it (and what they write stays here).
-    for (const part of ['bin', 'scripts']) await symlink(path.join(ROOT, part), path.join(dir, part));
+    for (const part of ['bin', 'scripts', 'node_modules']) await symlink(path.join(ROOT, part), path.join(dir, part));
     await writeFile(path.join(dir, 'first-run.sh'), script);
     // Its own process group, so that the watch and the publish in the background are stopped together, as Ctrl-C would.
-    const shell = spawn('bash', ['-e', 'first-run.sh'], { cwd: dir, detached: true, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const shell = spawn('bash', ['-e', 'first-run.sh'], { cwd: dir, detached: true, env: { PATH: withoutProjectBin(process.env.PATH), HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: Record<string, unknown>[] = [];
     let stderr = '';
     let pending = '';
@@ -235,6 +235,14 @@ describe('the first run of docs/command-line.md', () => {
     expect(existsSync(path.join(dir, 'first-run', 'door-camera.ivf'))).toBe(true);
   }, 240_000);
 });
+
+/** PATH without the project's node_modules/.bin (npm test puts it first): the first run's own PATH line must bring Node 24. */
+function withoutProjectBin(pathList = ''): string {
+  return pathList
+    .split(path.delimiter)
+    .filter((p) => !p.endsWith(path.join('node_modules', '.bin')))
+    .join(path.delimiter);
+}
 
 function alive(group: number): boolean {
   try {
