@@ -22,14 +22,21 @@
  *   total memory (PSS, this process plus decoder children), CPU (percent of one core, the same), the
  *   event latency p95 (from a frame's arrival to its event; goal under 1 s) and the samples dropped
  *   (a newer sample replaced one waiting for analysis, `samples.skippedBusy`).
- * - `api_calls`: calls made on the standard clip (photos: A 5 s, B 5 s, nobody 4 s, looped) against
+ * - `api_calls`: calls made on the standard clip (A 5 s, B 5 s, nobody 4 s, looped; made by the tests'
+ *   generator, test/support/clip.ts, whose standard clip is the same at 3 s, 3 s, 2 s) against
  *   one detect plus one compare per sample, with the events the run gave; `api_swaying` repeats it
  *   with the people drifting 4 px/s (the gate then lets more samples through); `strangers` runs it on a
  *   clip whose stranger the service misses in first crops (a small face at 600 kbit/s), remembering
  *   visitors: the share of faces (tracks) that got a verdict (goal 100%), the extra calls spent on
  *   retries per appearance of the stranger, and the call ratio with the enrolments (goal >= 8).
+ * - `people`: what a people directory costs. The standard clip watched by two watchers at once, one
+ *   over 20 people of one face each, one over 20 people of three faces and 5 not-faces: their calls
+ *   (a verdict is one compare per new track whatever the directory holds); then 10 renames of the
+ *   person in view, made through another store on the watcher's people file (as `people rename` from
+ *   another process), each timed from the rename's return to the running watcher's present() naming
+ *   them so (p50, p95, max).
  * The sandbox and the publishers run in child processes, so their CPU is not counted.
- * Run: npm run bench:watch. The last line is one JSON object. Knobs: BENCH_ONLY=latency|api|cpu|rss|many
+ * Run: npm run bench:watch. The last line is one JSON object. Knobs: BENCH_ONLY=latency|api|cpu|rss|many|people
  * (one part), BENCH_THREAD=main (the receive path on the main thread; default: the shared receive
  * workers), BENCH_STREAMS (streams in the CPU room, 3), BENCH_SECONDS (CPU window, 10),
  * BENCH_MANY_STREAMS (40), BENCH_MANY_SECONDS (the many-streams window, 20), BENCH_WATCHERS
@@ -44,17 +51,19 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type SharpModule from 'sharp';
 import type { HttpTransport } from '../shared/http/transport';
 import { findFfmpeg } from '../shared/media';
 import { openVideoSource, Publisher, type VideoSource } from '../shared/publish';
 import { StreamingClient } from '../shared/streaming';
 import { VisionClient } from '../shared/vision';
+import { PeopleDirectory } from '../shared/people';
+import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
 import { FaceWatcher, receiveWorkers, type MatchEvent, type WatchEvent, type WatchOptions } from '../shared/watch';
+import { PEOPLE_RELOAD_MS } from '../shared/watch/people-view';
+import { encodeClip, faceOfB, loadPeople, personFrom, standardSegments, type StandardClip } from '../test/support/clip';
+import { astronautFaceOfSize, faceApiSample, faceOfSize, mirrorJpeg, rectOf } from '../test/support/images';
 import { forkSandbox, type SandboxChild } from './support/sandbox-child';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- sharp is CommonJS
-const sharp = require('sharp') as typeof SharpModule;
 
 const PUBLISHER_FLAG = '--watch-bench-publishers';
 const CREDENTIALS = { clientId: 'sandbox-client', clientSecret: 'sandbox-secret' };
@@ -65,9 +74,10 @@ const LATENCY_APPEARANCES = Number(process.env.BENCH_APPEARANCES ?? 8);
 const MANY_STREAMS = Number(process.env.BENCH_MANY_STREAMS ?? 40);
 const MANY_SECONDS = Number(process.env.BENCH_MANY_SECONDS ?? 20);
 const RSS_WATCHERS = Number(process.env.BENCH_WATCHERS ?? 4);
-const ROOT = path.join(__dirname, '..', '..');
-/** The standard clip of the API-call count: A, then B, then nobody, looped. */
-const STANDARD: { who?: 'A' | 'B'; seconds: number }[] = [{ who: 'A', seconds: 5 }, { who: 'B', seconds: 5 }, { seconds: 4 }];
+/** The standard clip of the API-call count: A 5 s, then the stranger B 5 s, then nobody 4 s, looped (the tests' clip, longer). */
+const STANDARD: StandardClip = { seconds: [5, 5, 4] };
+/** The clips' VP8 bitrate (the people clips; the strangers clip has its own). */
+const BITRATE = '1000k';
 const STANDARD_LOOPS = 3;
 /** BENCH_ONLY=cpu (or latency, api, rss, many) runs one part, for profiling. */
 const ONLY = process.env.BENCH_ONLY;
@@ -99,54 +109,6 @@ const VP8 = (fps: number) => ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-u
 async function motionClip(dir: string): Promise<string> {
   const out = path.join(dir, 'motion.ivf');
   await ffmpeg(['-f', 'lavfi', '-i', `testsrc2=size=${FRAME.width}x${FRAME.height}:rate=15,noise=alls=12:allf=t`, '-frames:v', '150', ...VP8(15), out]);
-  return out;
-}
-
-interface Person {
-  file: Buffer;
-  face: { left: number; top: number; width: number; height: number };
-  /** Face width in the clip, px (default 150). */
-  side?: number;
-}
-
-/** A head-and-shoulders cut of a person, scaled so the face is `side` px wide, as PNG with its face offset. */
-async function headShot(p: Person, side: number): Promise<{ png: Buffer; faceX: number; faceY: number; w: number; h: number }> {
-  const meta = await sharp(p.file).metadata();
-  const left = Math.max(0, Math.round(p.face.left - p.face.width * 0.4));
-  const top = Math.max(0, Math.round(p.face.top - p.face.height * 0.6));
-  const width = Math.min(meta.width! - left, Math.round(p.face.width * 1.8));
-  const height = Math.min(meta.height! - top, Math.round(p.face.height * 2.4));
-  const f = side / p.face.width;
-  const w = Math.round(width * f);
-  const h = Math.round(height * f);
-  const png = await sharp(p.file).extract({ left, top, width, height }).resize(w, h).png().toBuffer();
-  return { png, faceX: Math.round((p.face.left - left) * f), faceY: Math.round((p.face.top - top) * f), w, h };
-}
-
-/** Frames of people (or nobody) on a plain background, as JPEG files, then VP8 at `fps`. */
-async function peopleClip(dir: string, name: string, fps: number, segments: { who?: Person; seconds: number }[], driftPxPerS = 0, look: { side?: number; bitrate?: string } = {}): Promise<string> {
-  const frames = path.join(dir, `${name}-frames`);
-  await rm(frames, { recursive: true, force: true });
-  await mkdir(frames, { recursive: true });
-  const background = { create: { width: FRAME.width, height: FRAME.height, channels: 3 as const, background: { r: 90, g: 110, b: 130 } } };
-  let n = 0;
-  for (const seg of segments) {
-    const shot = seg.who ? await headShot(seg.who, seg.who.side ?? look.side ?? 150) : undefined;
-    const count = Math.round(seg.seconds * fps);
-    for (let i = 0; i < count; i++) {
-      // Optionally a sideways drift, as a person swaying in front of a camera.
-      const dx = Math.round((driftPxPerS * i) / fps);
-      const img = sharp(background);
-      const composed = shot
-        ? img.composite([{ input: shot.png, left: Math.max(0, 320 - 75 - shot.faceX + dx), top: Math.max(0, 220 - 75 - shot.faceY) }])
-        : img;
-      await writeFile(path.join(frames, `${String(++n).padStart(4, '0')}.jpg`), await composed.jpeg({ quality: 90 }).toBuffer());
-    }
-  }
-  const out = path.join(dir, `${name}.ivf`);
-  const codec = VP8(fps);
-  if (look.bitrate) codec[codec.indexOf('-b:v') + 1] = look.bitrate;
-  await ffmpeg(['-framerate', String(fps), '-i', path.join(frames, '%04d.jpg'), ...codec, out]);
   return out;
 }
 
@@ -589,26 +551,42 @@ async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, cl
   };
 }
 
+/** How long one loop of the standard clip lasts, s, and the share of it that shows a face. */
+const STANDARD_LOOP_S = STANDARD.seconds.reduce((t, x) => t + x, 0);
+const STANDARD_FACE_SHARE = (STANDARD.seconds[0] + STANDARD.seconds[1]) / STANDARD_LOOP_S;
+
 async function measureApiCalls(sandbox: SandboxChild, streaming: StreamingClient, vision: VisionClient, collectionId: string, clip: string, options: Partial<WatchOptions> = {}) {
+  return (await watchCalls(sandbox, streaming, vision, clip, [{ collectionId, options }]))[0];
+}
+
+/** Watchers in one room, each with its collection and options, over STANDARD_LOOPS loops of one published clip: each one's calls and events. */
+async function watchCalls(sandbox: SandboxChild, streaming: StreamingClient, vision: VisionClient, clip: string, setups: { collectionId: string; options: Partial<WatchOptions> }[]) {
   const room = await streaming.createRoom();
-  const watcher = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId, fps: 2, cooldownSeconds: 600, loopbackOnly: true, ...options });
-  const events: WatchEvent[] = [];
-  watcher.on('match', (e) => events.push(e));
-  watcher.on('unknown', (e) => events.push(e));
-  await watcher.start();
+  const watched = setups.map(({ collectionId, options }) => {
+    const watcher = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId, fps: 2, cooldownSeconds: 600, loopbackOnly: true, ...options });
+    const events: WatchEvent[] = [];
+    watcher.on('match', (e) => events.push(e));
+    watcher.on('unknown', (e) => events.push(e));
+    return { watcher, events };
+  });
+  for (const w of watched) await w.watcher.start();
   const pubs = await forkPublishers(sandbox.url, [{ roomId: room.id, file: clip }]);
-  const loopMs = STANDARD.reduce((t, s) => t + s.seconds, 0) * 1000;
-  await sleep(STANDARD_LOOPS * loopMs);
-  await watcher.stop();
+  await sleep(STANDARD_LOOPS * STANDARD_LOOP_S * 1000);
+  for (const w of watched) await w.watcher.stop();
   await pubs.stop();
   await streaming.deleteRoom(room.id).catch(() => undefined);
+  return watched.map(({ watcher, events }) => callsOf(watcher, events));
+}
+
+/** A stopped watcher's calls on the standard clip, against one detect plus one compare per sample. */
+function callsOf(watcher: FaceWatcher, events: WatchEvent[]) {
   const s = watcher.stats;
   const made = s.api.detect + s.api.compare + s.api.enrol;
   // Naive (the issue's measure): one detect plus one compare per sample. Stricter: a compare only
   // for the samples that show a face.
   const naive = s.samples.taken * 2;
-  const withFace = STANDARD.filter((x) => x.who).reduce((t, x) => t + x.seconds, 0) / (loopMs / 1000);
-  const naiveFacesOnly = Math.round(s.samples.taken * (1 + withFace));
+  const naiveFacesOnly = Math.round(s.samples.taken * (1 + STANDARD_FACE_SHARE));
+  const [a, b, nobody] = STANDARD.seconds;
   return {
     made,
     naive,
@@ -619,7 +597,7 @@ async function measureApiCalls(sandbox: SandboxChild, streaming: StreamingClient
     compare: s.api.compare,
     samples: s.samples.taken,
     skipped_by_gate: s.samples.skippedGate,
-    clip: STANDARD.map((x) => `${x.who ?? 'nobody'} ${x.seconds} s`).join(', ') + `, 10 fps, ${STANDARD_LOOPS} loops`,
+    clip: `A ${a} s, B ${b} s, nobody ${nobody} s, 10 fps, ${STANDARD_LOOPS} loops`,
     events: { match: events.filter((e) => e.event === 'match').length, unknown: events.filter((e) => e.event === 'unknown').length },
     // Every face that appeared (a track) got a verdict: goal 100%.
     faces_decided_pct: Math.round((1000 * s.faces.decided) / Math.max(1, s.faces.tracks)) / 10,
@@ -628,49 +606,191 @@ async function measureApiCalls(sandbox: SandboxChild, streaming: StreamingClient
   };
 }
 
+// ---------------------------------------------------------------- people
+
+/** The people part's directory: PEOPLE persons (A, the clip's known face, is one), NOT_FACES not-faces. */
+const PEOPLE = 20;
+const NOT_FACES = 5;
+const RENAMES = 10;
+/** A's name in the people directory. */
+const DOOR_PERSON = 'Door person';
+
+/** The largest faces of face-api's demo photos but B, as (photo, face) pairs: the directory's other people. */
+async function otherFaces(vision: VisionClient, count: number): Promise<{ photo: Buffer; face: { x: number; y: number; width: number; height: number } }[]> {
+  const out: { photo: Buffer; face: { x: number; y: number; width: number; height: number } }[] = [];
+  for (const n of [2, 3, 5, 6, 1, 4] as const) {
+    const photo = faceApiSample(n);
+    const found = (await vision.detectFaces(photo)).map((f) => rectOf(f.location));
+    // Sample 1's first face is B, the standard clip's stranger: not anyone's.
+    for (const face of n === 1 ? found.slice(1) : found) out.push({ photo, face });
+  }
+  // The largest faces first, and only those the service finds again in every enrolment shot made of them
+  // (a small face scaled up can be too blurred for it).
+  const usable: typeof out = [];
+  for (const candidate of out.sort((a, b) => b.face.width - a.face.width)) {
+    if (usable.length === count) break;
+    let found = true;
+    for (const shot of enrolmentShots(candidate)) {
+      const faces = await vision.detectFaces(shot);
+      const side = faces.length === 1 ? faces[0].location.right - faces[0].location.left : 0;
+      // The service enrols faces of 120 to 280 px: a margin either side, as its box differs from ours.
+      found &&= side >= 130 && side <= 270;
+    }
+    if (found) usable.push(candidate);
+  }
+  if (usable.length === 0) throw new Error("none of face-api's demo photos' faces is found again once scaled up");
+  return usable;
+}
+
+/** The photos a face is enrolled from: three sizes, the second mirrored, and a fourth for a not-face. */
+function enrolmentShots({ photo, face }: { photo: Buffer; face: { x: number; y: number; width: number; height: number } }): Buffer[] {
+  return [faceOfSize(photo, face, 200), mirrorJpeg(faceOfSize(photo, face, 190)), faceOfSize(photo, face, 230), faceOfSize(photo, face, 215)];
+}
+
+/**
+ * A collection and a people file for it: PEOPLE persons of `facesEach` faces (A, named DOOR_PERSON,
+ * enrolled first from the tests' photo of A), and `notFaces` not-faces of other people's.
+ */
+async function peopleDirectory(vision: VisionClient, file: string, others: Awaited<ReturnType<typeof otherFaces>>, facesEach: number, notFaces: number) {
+  const collectionId = (await vision.createCollection()).collectionId;
+  const store = new FilePeopleStore(file, { collectionId, key: peopleKey(CREDENTIALS) });
+  const labels = new Map<string, string>();
+  const aPhotos = [mirrorJpeg(astronautFaceOfSize(220)), astronautFaceOfSize(180), mirrorJpeg(astronautFaceOfSize(190))];
+  for (const photo of aPhotos.slice(0, facesEach)) labels.set((await vision.addFace(collectionId, photo)).faceId, DOOR_PERSON);
+  for (let i = 0; i < PEOPLE - 1; i++) {
+    // The sandbox's model finds few of the demo photos' faces again once scaled up: people share them
+    // in turn (each enrolment is a face of its own; only A's faces are like the clip's A).
+    const shots = enrolmentShots(others[i % others.length]);
+    for (let k = 0; k < facesEach; k++) labels.set((await vision.addFace(collectionId, shots[k])).faceId, `Person ${i + 2}`);
+  }
+  const directory = new PeopleDirectory({ collectionId, store, vision });
+  const made = await directory.importLabels(labels);
+  // A not-face: someone once taken for a person. Here Person 3's face is a not-face of Person 2, and so
+  // on (the demo photos hold too few faces for strangers of their own).
+  for (let j = 0; j < notFaces; j++) {
+    await directory.notThisPerson({ person: { name: `Person ${j + 2}` }, image: enrolmentShots(others[(j + 1) % others.length])[3] });
+  }
+  const list = await directory.list();
+  const personA = made.people.find((p) => p.name === DOOR_PERSON)!.person_id;
+  return { collectionId, store, personA, people: list.people.length, faces: list.faces_in_collection };
+}
+
+/**
+ * The people part: the standard clip watched by two watchers at once in one room, one over a
+ * directory of PEOPLE persons of one face each, one over PEOPLE persons of three faces and NOT_FACES
+ * not-faces (a verdict is one compare per new track whatever the directory holds, so their calls
+ * should be equal); then RENAMES renames of A, made through another store on the same file (as
+ * `vision-streaming people rename` in another process), each timed until the running watcher's
+ * present() names A so.
+ */
+async function measurePeople(sandbox: SandboxChild, streaming: StreamingClient, vision: VisionClient, dir: string, standard: string, onlyA: string) {
+  const folder = await mkdtemp(path.join(dir, 'people-'));
+  const others = await otherFaces(vision, PEOPLE - 1);
+  const one = await peopleDirectory(vision, path.join(folder, 'one-face.json'), others, 1, 0);
+  const three = await peopleDirectory(vision, path.join(folder, 'three-faces.json'), others, 3, NOT_FACES);
+  console.error(`people: ${one.people} people over ${one.faces} faces, and ${three.people} over ${three.faces} faces; calls...`);
+  const [oneCalls, threeCalls] = await watchCalls(sandbox, streaming, vision, standard, [
+    { collectionId: one.collectionId, options: { people: one.store } },
+    { collectionId: three.collectionId, options: { people: three.store } },
+  ]);
+  console.error('people: renames...');
+  const renames = await measureRenames(sandbox, streaming, vision, three, onlyA);
+  const brief = (c: typeof oneCalls) => ({ made: c.made, detect: c.detect, compare: c.compare, tracks: c.faces.tracks, samples: c.samples, events: c.events });
+  return {
+    one_face: { people: one.people, faces: one.faces, ...brief(oneCalls) },
+    three_faces: { people: three.people, faces: three.faces, not_faces: NOT_FACES, ...brief(threeCalls) },
+    compare_per_track: { one_face: Math.round((oneCalls.compare / Math.max(1, oneCalls.faces.tracks)) * 100) / 100, three_faces: Math.round((threeCalls.compare / Math.max(1, threeCalls.faces.tracks)) * 100) / 100 },
+    rename_ms: renames,
+  };
+}
+
+/** Renames A RENAMES times through another store on the watcher's people file; ms from each rename's return to the watcher's present() naming A so. */
+async function measureRenames(sandbox: SandboxChild, streaming: StreamingClient, vision: VisionClient, people: { collectionId: string; store: FilePeopleStore; personA: string }, onlyA: string) {
+  const room = await streaming.createRoom();
+  const watcher = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId: people.collectionId, fps: 2, cooldownSeconds: 600, loopbackOnly: true, people: people.store });
+  await watcher.start();
+  const pubs = await forkPublishers(sandbox.url, [{ roomId: room.id, file: onlyA }]);
+  // Nothing links this store to the watcher's but the file: the watcher learns of it as of another process's change.
+  const other = new PeopleDirectory({ collectionId: people.collectionId, store: new FilePeopleStore(people.store.path, { collectionId: people.collectionId, key: peopleKey(CREDENTIALS) }), vision });
+  const nameHere = (): string | undefined => watcher.present().find((p) => p.person_id === people.personA)?.name;
+  const until = async (what: () => boolean, ms: number): Promise<boolean> => {
+    const deadline = Date.now() + ms;
+    while (!what()) {
+      if (Date.now() > deadline) return false;
+      await sleep(20);
+    }
+    return true;
+  };
+  const took: number[] = [];
+  let missed = 0;
+  try {
+    if (!(await until(() => nameHere() !== undefined, 60_000))) throw new Error('A was never present in the rename part');
+    for (let i = 1; i <= RENAMES; i++) {
+      // Renames at random moments, so they fall anywhere in the watcher's re-read period.
+      await sleep(300 + Math.random() * 2000);
+      const to = `${DOOR_PERSON} ${i}`;
+      await other.rename({ person: { person_id: people.personA }, to });
+      const t0 = now();
+      if (await until(() => nameHere() === to, 15_000)) took.push(now() - t0);
+      else missed++;
+    }
+  } finally {
+    await watcher.stop();
+    await pubs.stop();
+    await streaming.deleteRoom(room.id).catch(() => undefined);
+  }
+  return { p50: pct(took, 50), p95: missed > 0 ? undefined : pct(took, 95), max: took.length > 0 ? Math.round(Math.max(...took)) : undefined, renames: RENAMES, not_seen_in_15_s: missed, reload_period_ms: PEOPLE_RELOAD_MS };
+}
+
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'watch-bench-'));
-  // No result cache: a looped clip would otherwise be answered from memory, not by the model.
-  const sandbox = await forkSandbox({ eagerModel: true, modelCacheEntries: 0, streaming: { countDelayMs: 0, roomLimit: 100 } });
+  // No result cache: a looped clip would otherwise be answered from memory, not by the model. Three
+  // collections: the main one and the people part's two directories.
+  const sandbox = await forkSandbox({ eagerModel: true, modelCacheEntries: 0, collectionLimit: 3, streaming: { countDelayMs: 0, roomLimit: 100 } });
   const exclude = new Set<number>();
   for (const pid of (await childCpu(new Set())).keys()) exclude.add(pid); // the sandbox child
   const streaming = new StreamingClient({ ...CREDENTIALS, authUrl: sandbox.url, sfuUrl: sandbox.url });
   const vision = new VisionClient({ ...CREDENTIALS, authUrl: sandbox.url, visionUrl: sandbox.url });
   try {
-    const astronaut = await readFile(path.join(ROOT, 'test', 'fixtures', 'astronaut.jpg'));
-    const group = await readFile(path.join(path.dirname(require.resolve('@vladmandic/face-api/package.json')), 'demo', 'sample1.jpg'));
-    const b = (await vision.detectFaces(group))[0].location;
-    const A: Person = { file: astronaut, face: { left: 163, top: 76, width: 116, height: 110 } };
-    const B: Person = { file: group, face: { left: b.left, top: b.top, width: b.right - b.left, height: b.bottom - b.top } };
+    const people = loadPeople(await faceOfB((jpeg) => vision.detectFaces(jpeg)));
     const collectionId = (await vision.createCollection()).collectionId;
-    // A enrolled from another image of A: the photo mirrored and scaled up.
-    await vision.addFace(collectionId, await sharp(astronaut).resize(700).flop().jpeg().toBuffer());
-    console.error('making clips...');
-    const standardSegments = STANDARD.map((s) => ({ who: s.who === 'A' ? A : s.who === 'B' ? B : undefined, seconds: s.seconds }));
-    // A stranger the service's detector misses in the first crop of a compressed frame (bench:crop-retry):
-    // a face of sample4.jpg, small, at a low bitrate.
-    const group4 = await readFile(path.join(path.dirname(require.resolve('@vladmandic/face-api/package.json')), 'demo', 'sample4.jpg'));
-    const h = (await vision.detectFaces(group4))[0].location;
-    const H: Person = { file: group4, face: { left: h.left, top: h.top, width: h.right - h.left, height: h.bottom - h.top }, side: 72 };
-    const strangerSegments = STANDARD.map((s) => ({ who: s.who === 'A' ? A : s.who === 'B' ? H : undefined, seconds: s.seconds }));
-    const [motion, appear, standard, swaying, strangers] = [
-      await motionClip(dir),
-      await peopleClip(dir, 'appear', 15, [{ seconds: 2.2 }, { who: A, seconds: 2 }]),
-      await peopleClip(dir, 'standard', 10, standardSegments),
-      await peopleClip(dir, 'swaying', 10, standardSegments, 4),
-      await peopleClip(dir, 'strangers', 10, strangerSegments, 2, { bitrate: '600k' }),
-    ];
+    // A enrolled from another image of A, as the tests do: a mirrored, differently scaled crop of the photo.
+    await vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)));
+    // The clips come from the tests' generator (test/support/clip.ts), each made when a part first needs it.
+    const made = new Map<string, Promise<string>>();
+    const clip = (name: string, make: () => Promise<string>): Promise<string> => {
+      if (!made.has(name)) made.set(name, make());
+      return made.get(name)!;
+    };
+    const at = { faceSide: 150, cx: 320, cy: 220 };
+    const clips = {
+      motion: () => clip('motion', () => motionClip(dir)),
+      // nobody 2.2 s, then A 2 s, at 15 fps: 33 + 30 frames (measureLatency's marks).
+      appear: () => clip('appear', () => encodeClip(dir, 'appear', [{ placements: [], seconds: 2.2 }, { placements: [{ person: people.a, ...at }], seconds: 2 }], { fps: 15, bitrate: BITRATE })),
+      standard: () => clip('standard', () => encodeClip(dir, 'standard', standardSegments(people.a, people.b, STANDARD), { bitrate: BITRATE })),
+      swaying: () => clip('swaying', () => encodeClip(dir, 'swaying', standardSegments(people.a, people.b, { ...STANDARD, drift: 4 }), { bitrate: BITRATE })),
+      // A stranger the service's detector misses in the first crop of a compressed frame
+      // (bench:crop-retry): the first face of sample4.jpg, 72 px, at a low bitrate.
+      strangers: () =>
+        clip('strangers', async () => {
+          const group4 = faceApiSample(4);
+          const stranger = personFrom(group4, rectOf((await vision.detectFaces(group4))[0].location));
+          return encodeClip(dir, 'strangers', standardSegments(people.a, stranger, { ...STANDARD, drift: 2, faceSide: { b: 72 } }), { bitrate: '600k' });
+        }),
+      // A alone, swaying: present all along for the rename part.
+      onlyA: () => clip('onlyA', () => encodeClip(dir, 'only-a', [{ placements: [{ person: people.a, ...at }], seconds: 4, drift: 4 }], { bitrate: BITRATE })),
+    };
     console.error('latency...');
-    const latency = runs('latency') ? await measureLatency(sandbox, streaming, vision, collectionId, appear) : undefined;
+    const latency = runs('latency') ? await measureLatency(sandbox, streaming, vision, collectionId, await clips.appear()) : undefined;
     console.error(JSON.stringify(latency));
     console.error('api calls...');
-    const api = runs('api') ? await measureApiCalls(sandbox, streaming, vision, collectionId, standard) : undefined;
+    const api = runs('api') ? await measureApiCalls(sandbox, streaming, vision, collectionId, await clips.standard()) : undefined;
     console.error(JSON.stringify(api));
     console.error('api calls, people swaying 4 px/s...');
-    const apiSwaying = runs('api') ? await measureApiCalls(sandbox, streaming, vision, collectionId, swaying) : undefined;
+    const apiSwaying = runs('api') ? await measureApiCalls(sandbox, streaming, vision, collectionId, await clips.swaying()) : undefined;
     console.error(JSON.stringify(apiSwaying));
     console.error('api calls, a stranger hard to find again, remembering visitors...');
-    const apiStrangers = runs('api') ? await measureApiCalls(sandbox, streaming, vision, collectionId, strangers, { rememberVisitors: true, cooldownSeconds: 5 }) : undefined;
+    const apiStrangers = runs('api') ? await measureApiCalls(sandbox, streaming, vision, collectionId, await clips.strangers(), { rememberVisitors: true, cooldownSeconds: 5 }) : undefined;
     const strangerAppearances = STANDARD_LOOPS;
     const strangersSummary = apiStrangers && {
       faces_decided_pct: apiStrangers.faces_decided_pct,
@@ -682,15 +802,18 @@ async function main(): Promise<void> {
     const rss: Record<string, Awaited<ReturnType<typeof measureRss>> | undefined> = {};
     for (const backend of BACKENDS) {
       console.error(`cpu ${backend}...`);
-      cpu[backend] = runs('cpu') ? await measureCpu(sandbox, streaming, motion, backend, exclude) : undefined;
+      cpu[backend] = runs('cpu') ? await measureCpu(sandbox, streaming, await clips.motion(), backend, exclude) : undefined;
       if (cpu[backend]) console.error(JSON.stringify(cpu[backend]));
       console.error(`memory ${backend}...`);
-      rss[backend] = runs('rss') ? await measureRss(sandbox, streaming, motion, backend, exclude) : undefined;
+      rss[backend] = runs('rss') ? await measureRss(sandbox, streaming, await clips.motion(), backend, exclude) : undefined;
       if (rss[backend]) console.error(JSON.stringify(rss[backend]));
     }
     console.error(`many streams (${MANY_STREAMS})...`);
-    const many = runs('many') ? await measureMany(sandbox, streaming, standard, exclude) : undefined;
+    const many = runs('many') ? await measureMany(sandbox, streaming, await clips.standard(), exclude) : undefined;
     if (many) console.error(JSON.stringify(many));
+    console.error(`people (${PEOPLE} people of 1 face, then of 3 faces and ${NOT_FACES} not-faces; ${RENAMES} renames)...`);
+    const peopleCost = runs('people') ? await measurePeople(sandbox, streaming, vision, dir, await clips.standard(), await clips.onlyA()) : undefined;
+    if (peopleCost) console.error(JSON.stringify(peopleCost));
     const delays = Object.values(cpu).flatMap((c) => (c ? [c.event_loop_delay_ms.p99] : []));
     console.log(
       JSON.stringify({
@@ -701,12 +824,19 @@ async function main(): Promise<void> {
         many_streams: many && { streams: many.streams, latency_p95_ms: many.latency_p95_ms, total_mb: many.total_mb, cpu_pct: many.cpu_pct, samples_dropped: many.samples_dropped },
         api_calls: api && { made: api.made, naive: api.naive, ratio: api.ratio },
         strangers: strangersSummary,
+        people: peopleCost && {
+          calls_one_face: peopleCost.one_face.made,
+          calls_three_faces: peopleCost.three_faces.made,
+          compare_per_track: peopleCost.compare_per_track,
+          rename_p95_ms: peopleCost.rename_ms.p95,
+        },
         cpu: cpu,
         rss: rss,
         api: api,
         api_swaying: apiSwaying,
         api_strangers: apiStrangers,
         many: many,
+        people_cost: peopleCost,
         cores: os.cpus().length,
         load: os.loadavg().map((l) => Math.round(l * 10) / 10),
       }),

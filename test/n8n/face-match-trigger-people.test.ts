@@ -9,7 +9,7 @@ import type { Publisher } from '../../shared/publish';
 import { StreamingClient } from '../../shared/streaming';
 import { VisionClient } from '../../shared/vision';
 import { astronautFaceOfSize, mirrorJpeg } from '../support/images';
-import { encodeClip, faceOfB, loadPeople } from '../watch/support/clip';
+import { encodeClip, faceOfB, loadPeople } from '../support/clip';
 import { publishClip, waitFor } from '../watch/support/room';
 import { CredentialStore } from './support/credentials-helper';
 import { fetchTableRequest, startDataTables, type DataTables } from './support/data-tables';

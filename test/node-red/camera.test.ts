@@ -7,7 +7,7 @@ import configNode from '../../node-red/config';
 import watchNode from '../../node-red/watch';
 import { liveFfmpegChildren } from '../../shared/publish';
 import { encodeJpeg } from '../support/images';
-import { frame } from '../watch/support/clip';
+import { frame } from '../support/clip';
 import { standardScene, startWatchHarness, type StandardScene, type WatchHarness } from '../watch/support/room';
 import { doorFrames, startRtspCamera, type RtspCamera } from '../publish/support/cameras';
 import { configCredentials, configNode as sandboxConfig, helper, inject, useNodeRedHelper } from './support/runtime';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { Publisher } from '../../shared/publish';
-import { encodeClip } from '../watch/support/clip';
+import { encodeClip } from '../support/clip';
 import { publishClip, standardScene, startWatchHarness, type WatchHarness } from '../watch/support/room';
 import { CHROMIUM, launchChromium, layOutPackage, liveFlow, openDashboard, readLiveView, startLiveNodeRed, untilView, type LiveNodeRed, type LiveView } from '../support/live-browser';
 

@@ -11,7 +11,7 @@ import { readPeople, type PeopleList, type Person } from '../../shared/people';
 import { VisionClient } from '../../shared/vision';
 import type { VisitorDocument } from '../../shared/watch';
 import { astronautFaceOfSize, faceApiSample, faceOfSize, mirrorJpeg, type Rect } from '../support/images';
-import { faceOfB } from '../watch/support/clip';
+import { faceOfB } from '../support/clip';
 import { CONFIG_ID, configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, sandboxForTests, useNodeRedHelper } from './support/runtime';
 
 // The people node in Node-RED's runtime against the sandbox: the config node keeps each

@@ -6,7 +6,7 @@ import configNode from '../../node-red/config';
 import watchNode from '../../node-red/watch';
 import type { Publisher } from '../../shared/publish';
 import { astronautFaceOfSize, mirrorJpeg } from '../support/images';
-import { encodeClip, faceOfB, loadPeople } from '../watch/support/clip';
+import { encodeClip, faceOfB, loadPeople } from '../support/clip';
 import { publishClip, startWatchHarness, type WatchHarness } from '../watch/support/room';
 import { configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, received, until, useNodeRedHelper } from './support/runtime';
 

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { INTERRUPTED, PHOTOS_REFUSED, peopleMain } from '../../cli/people';
 import { CLIENT_ID, CLIENT_SECRET, startHarness, type Harness } from '../client/harness';
 import { astronautFaceOfSize, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg } from '../support/images';
-import { faceOfB } from '../watch/support/clip';
+import { faceOfB } from '../support/clip';
 import { buildPackage } from '../watch/support/build';
 
 // `vision-streaming people` as a script runs it: flags and VS_ variables, the secret in

@@ -8,7 +8,7 @@ import { MemoryPeopleStore, PeopleDirectory, PeopleIndex, personVerdict, readPeo
 import { MemoryVisitorStore, type VisitorDocument } from '../../shared/watch/visitors';
 import { caught, startHarness, type Harness } from '../client/harness';
 import { astronautFaceOfSize, encodeJpeg, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg, type Rect } from '../support/images';
-import { faceOfB, frame, loadPeople } from '../watch/support/clip';
+import { faceOfB, frame, loadPeople } from '../support/clip';
 
 // The people directory against the sandbox's vision API on 127.0.0.1: photos through detect_faces
 // and add_face, the collection listed through the API, stores shared by two writers.

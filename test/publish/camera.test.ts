@@ -4,7 +4,7 @@ import path from 'node:path';
 import { CameraPublisher, liveFfmpegChildren, type CameraStatus } from '../../shared/publish';
 import { FaceWatcher, type MatchEvent, type WatchEvent } from '../../shared/watch';
 import { encodeJpeg } from '../support/images';
-import { frame } from '../watch/support/clip';
+import { frame } from '../support/clip';
 import { collect, standardScene, startWatchHarness, waitFor, type StandardScene, type WatchHarness } from '../watch/support/room';
 import { doorFrames, startMjpegCamera, startRtspCamera, type RtspCamera } from './support/cameras';
 import { claimedPng } from '../support/claimed-images';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import * as jpeg from 'jpeg-js';
@@ -25,8 +25,8 @@ export interface Rect {
   height: number;
 }
 
-/** Folder of committed, public-domain fixtures. */
-export const FIXTURES_DIR = join(__dirname, '..', 'fixtures');
+/** Folder of committed, public-domain fixtures (test/fixtures, also when a benchmark runs this file from dist/test/support). */
+export const FIXTURES_DIR = [join(__dirname, '..', 'fixtures'), join(__dirname, '..', '..', '..', 'test', 'fixtures')].find((dir) => existsSync(dir)) ?? join(__dirname, '..', 'fixtures');
 
 /** The public-domain astronaut portrait (512x512 JPEG, one frontal face). */
 export function astronautJpeg(): Buffer {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { main } from '../../cli/main';
 import type { Publisher } from '../../shared/publish';
 import { ASTRONAUT_FACE, astronautJpeg } from '../support/images';
-import { encodeClip, personFrom } from './support/clip';
+import { encodeClip, personFrom } from '../support/clip';
 import { publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
 // Failures of `vision-streaming watch` are loud where someone can act on them: a --snapshots folder

@@ -10,7 +10,7 @@ import { peopleMain } from '../../cli/people';
 import { astronautFaceOfSize } from '../support/images';
 import { readOutput } from '../support/command-output';
 import { buildPackage } from './support/build';
-import { encodeClip } from './support/clip';
+import { encodeClip } from '../support/clip';
 import { loopMs, publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
 // `vision-streaming watch` run as a user runs it: the bin under the package's Node, the secret in

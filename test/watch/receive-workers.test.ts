@@ -5,7 +5,7 @@ import type { Publisher } from '../../shared/publish';
 import { receivePool } from '../../shared/signaling/receive-pool';
 import { appliedSpeedups, weriftSpeedupsStatus } from '../../shared/signaling/werift-speedups';
 import { FaceWatcher, receiveWorkers, setReceiveWorkers, setWeriftSpeedups, type StatusEvent, type WatchEvent } from '../../shared/watch';
-import { encodeClip } from './support/clip';
+import { encodeClip } from '../support/clip';
 import { collect, during, publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
 // Watchers in the process's shared receive workers: a worker that dies takes only its own watchers'

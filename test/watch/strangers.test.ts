@@ -4,7 +4,7 @@ import { VisionClient } from '../../shared/vision';
 import { FaceWatcher, MemoryVisitorStore, VisitorError, type MatchEvent, type UnknownEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
 import { VisitorBook } from '../../shared/watch/visitors';
 import { astronautFaceOfSize, decode, faceApiSample, rectOf } from '../support/images';
-import { encodeClip, personFrom } from './support/clip';
+import { encodeClip, personFrom } from '../support/clip';
 import { collect, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
 
 // Strangers through a real WebRTC room: a real face the service's detector misses in a compressed

@@ -7,7 +7,7 @@ import type { Publisher } from '../../shared/publish';
 import { isClientError } from '../../shared/errors';
 import { FaceWatcher, type ErrorEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
 import { astronautFaceOfSize, mirrorJpeg } from '../support/images';
-import { encodeClip, faceOfB, loadPeople, type People } from './support/clip';
+import { encodeClip, faceOfB, loadPeople, type People } from '../support/clip';
 import { collect, during, publishClip, startWatchHarness, waitFor, type WatchHarness } from './support/room';
 
 // Faces of other sizes and numbers, several publishers in one room, and what bad input gets. A face

@@ -1,6 +1,6 @@
 import type { Publisher } from '../../shared/publish';
 import { FaceWatcher, type MatchEvent, type UnknownEvent, type WatchEvent } from '../../shared/watch';
-import { encodeClip } from './support/clip';
+import { encodeClip } from '../support/clip';
 import { collect, during, loopMs, publishClip, useStandardScene, waitFor, type WatchHarness } from './support/room';
 
 // The standard clip: A (the astronaut) 3 s, then B (a stranger from face-api's demo photo) 3 s, then

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { runFfmpeg } from '../../streaming/support/ffmpeg';
 import { parseH264 } from '../../support/h264-rtp';
 import { startRtspCameraServer } from '../../support/rtsp-camera';
-import { encodeClip, type Placement } from '../../watch/support/clip';
+import { encodeClip, type Placement } from '../../support/clip';
 
 /**
  * Test cameras on 127.0.0.1: an RTSP IP camera (test/support/rtsp-camera.ts: H.264 Baseline over

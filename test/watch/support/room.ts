@@ -8,7 +8,7 @@ import { StreamingClient } from '../../../shared/streaming';
 import { VisionClient } from '../../../shared/vision';
 import type { WatchEvent } from '../../../shared/watch';
 import { astronautFaceOfSize, mirrorJpeg } from '../../support/images';
-import { encodeClip, faceOfB, loadPeople, type People, type Segment } from './clip';
+import { encodeClip, faceOfB, loadPeople, standardSegments, type People, type Segment } from '../../support/clip';
 import { closingItsSource } from '../../streaming/support/peers';
 
 /** A sandbox with a vision and a streaming client logged in to it. */
@@ -87,12 +87,7 @@ export async function standardScene(h: WatchHarness): Promise<StandardScene> {
   const people = loadPeople(await faceOfB((jpeg) => h.vision.detectFaces(jpeg)));
   const collectionId = (await h.vision.createCollection()).collectionId;
   const faceA = (await h.vision.addFace(collectionId, mirrorJpeg(astronautFaceOfSize(220)))).faceId;
-  const at = { faceSide: 150, cx: 320, cy: 220 };
-  const segments: Segment[] = [
-    { placements: [{ person: people.a, ...at }], seconds: 3, drift: 4 },
-    { placements: [{ person: people.b, ...at }], seconds: 3, drift: 4 },
-    { placements: [], seconds: 2 },
-  ];
+  const segments = standardSegments(people.a, people.b);
   return { people, collectionId, faceA, segments };
 }
 

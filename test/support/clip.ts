@@ -2,13 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runFfmpeg, testFfmpeg } from '../../streaming/support/ffmpeg';
-import { astronautJpeg, ASTRONAUT_FACE, crop, decode, encodeJpeg, faceApiSample, rectOf, scale, TEST_CACHE, type Rect, type Rgba } from '../../support/images';
+import { spawn } from 'node:child_process';
+import { findFfmpeg } from '../../shared/media';
+import { astronautJpeg, ASTRONAUT_FACE, crop, decode, encodeJpeg, faceApiSample, rectOf, scale, TEST_CACHE, type Rect, type Rgba } from './images';
 
 /**
- * Test clips for the watcher, built from photos: person A (the public-domain astronaut) and person B
- * (a face of face-api's demo group photo 1, read from node_modules at run time), pasted on a plain
- * background at chosen sizes, encoded once with the dev ffmpeg.
+ * Clips of people for the watcher's tests and benchmarks, built from photos: person A (the
+ * public-domain astronaut) and person B (a face of face-api's demo group photo 1, read from
+ * node_modules at run time), pasted on a plain background at chosen sizes, encoded once with the
+ * dev ffmpeg. The tests and `bench:watch` make their clips here, so their figures are of one kind of clip.
  */
 
 /** Frame size of every clip. */
@@ -99,6 +101,32 @@ export interface Segment {
   drift?: number;
 }
 
+/** A person to paste in clips: a head-and-shoulders picture and the face rectangle inside it. */
+export type ClipPerson = People['a'];
+
+/** The standard clip's shape: how long A, then the stranger B, then nobody stay, and how the people sway. */
+export interface StandardClip {
+  seconds: readonly [a: number, b: number, nobody: number];
+  /** Pixels the people move sideways per second (default 0). */
+  drift?: number;
+  /** Face width of A and of B, px (default 150 each). */
+  faceSide?: { a?: number; b?: number };
+}
+
+/** The tests' standard clip: A 3 s, B 3 s, nobody 2 s, swaying 4 px/s. */
+export const TEST_STANDARD: StandardClip = { seconds: [3, 3, 2], drift: 4 };
+
+/** The standard clip's segments: A, then the stranger B, then nobody, each face in the middle of the frame. */
+export function standardSegments(a: ClipPerson, b: ClipPerson, clip: StandardClip = TEST_STANDARD): Segment[] {
+  const at = { cx: 320, cy: 220 };
+  const [aSeconds, bSeconds, nobody] = clip.seconds;
+  return [
+    { placements: [{ person: a, faceSide: clip.faceSide?.a ?? 150, ...at }], seconds: aSeconds, drift: clip.drift },
+    { placements: [{ person: b, faceSide: clip.faceSide?.b ?? 150, ...at }], seconds: bSeconds, drift: clip.drift },
+    { placements: [], seconds: nobody },
+  ];
+}
+
 /**
  * Encodes segments at `fps` into a file in `dir`: VP8/VP9 as .ivf, H264 (Baseline) as .h264.
  * One key frame a second, so a late viewer starts soon.
@@ -138,7 +166,8 @@ type Located = { location: { left: number; top: number; right: number; bottom: n
 export async function faceOfB(detect: (jpeg: Buffer) => Promise<readonly Located[]>): Promise<Rect> {
   await mkdir(TEST_CACHE, { recursive: true, mode: 0o700 });
   const hash = createHash('sha256').update(faceApiSample(1));
-  for (const file of ['face-model.ts', 'tfjs-runtime.ts']) hash.update(readFileSync(path.join(__dirname, '..', '..', '..', 'sandbox', 'vision', 'model', file)));
+  // Resolved, not joined: the sources under jest, the built files when a benchmark runs from dist/.
+  for (const file of ['face-model', 'tfjs-runtime']) hash.update(readFileSync(require.resolve(`../../sandbox/vision/model/${file}`)));
   const kept = path.join(TEST_CACHE, `face-of-b-${hash.digest('hex').slice(0, 32)}.json`);
   const known = await readFile(kept, 'utf8').catch(() => undefined);
   if (known) return JSON.parse(known) as Rect;
@@ -152,8 +181,8 @@ export async function faceOfB(detect: (jpeg: Buffer) => Promise<readonly Located
 /** Everything a clip is made from: this code, the ffmpeg that encodes it, the options, and each placement's picture. */
 async function clipKey(segments: readonly Segment[], opts: ClipOptions): Promise<string> {
   const hash = createHash('sha256');
-  for (const file of [__filename, path.join(__dirname, '..', '..', 'support', 'images.ts')]) hash.update(readFileSync(file));
-  hash.update(await testFfmpeg());
+  for (const file of [__filename, require.resolve('./images')]) hash.update(readFileSync(file));
+  hash.update(await ffmpegBinary());
   hash.update(JSON.stringify(opts));
   for (const seg of segments) {
     hash.update(JSON.stringify({ seconds: seg.seconds, drift: seg.drift }));
@@ -193,6 +222,25 @@ async function makeClip(folder: string, segments: readonly Segment[], opts: Clip
     codec === 'H264'
       ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p', '-g', String(fps), '-f', 'h264']
       : ['-c:v', codec === 'VP8' ? 'libvpx' : 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-g', String(fps), '-keyint_min', String(fps), '-b:v', opts.bitrate ?? '1500k', '-pix_fmt', 'yuv420p', '-f', 'ivf'];
-  const r = await runFfmpeg(['-v', 'error', '-y', '-framerate', String(fps), '-i', path.join(frames, '%04d.jpg'), ...enc, out]);
-  if (r.code !== 0) throw new Error(`ffmpeg could not encode the clip: ${r.stderr}`);
+  await encodeFrames(['-framerate', String(fps), '-i', path.join(frames, '%04d.jpg'), ...enc, out]);
+}
+
+let binary: Promise<string> | undefined;
+
+/** The ffmpeg the clips are made with (found as the product finds it, once). */
+function ffmpegBinary(): Promise<string> {
+  binary ??= findFfmpeg();
+  return binary;
+}
+
+/** Runs ffmpeg on the clip's frames; rejects with what it said when it fails. */
+async function encodeFrames(args: string[]): Promise<void> {
+  const bin = await ffmpegBinary();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(bin, ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg could not encode the clip: ${err}`))));
+  });
 }
