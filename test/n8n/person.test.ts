@@ -25,7 +25,7 @@ beforeAll(async () => {
   // Built first: a build of a minute would leave the test client's pooled connection idle long enough for the sandbox to close it.
   pkg = await loadPackage();
   registerN8nApiCredential(pkg);
-  sandbox = await startSandbox({ port: 0, clientSecret: SECRET, eagerModel: true, collectionLimit: 5 });
+  sandbox = await startSandbox({ port: 0, clientSecret: SECRET, eagerModel: true, collectionLimit: 10 });
   tables = await startDataTables({ apiKey: API_KEY });
   vision = new VisionClient({ authUrl: sandbox.url, visionUrl: sandbox.url, clientId: sandbox.clientId, clientSecret: SECRET });
   const group = faceApiSample(1);
