@@ -1,4 +1,5 @@
 import type { ClientError } from '../errors';
+import type { ClipEvent } from '../clips/events';
 import type { Closest } from '../people/verdict';
 import type { Box } from './geometry';
 import type { VisitKind } from './presence';
@@ -214,4 +215,6 @@ export interface WatcherEvents {
   status: [StatusEvent];
   error: [ErrorEvent];
   left: [LeftEvent];
+  /** With `clips`: a clip of a visit is written, or could not be made. */
+  clip: [ClipEvent];
 }

@@ -19,9 +19,13 @@ import { isMuted, PeopleView } from './people-view';
 import { leftEvent, presentEntry } from './visit-events';
 import { MemoryVisitorStore, VisitorBook } from './visitors';
 import { PeopleIndex } from '../people/people-index';
+import { ClipRecorder } from '../clips/clip-recorder';
+import { checkPrivateFolder } from '../util/private-folder';
 
 /** How often visitors past their retention are looked for (also once at start). */
 const VISITOR_EXPIRY_MS = 3_600_000;
+/** How often clips are checked for their end when no frame comes. */
+const CLIP_CHECK_MS = 250;
 /** How often visits are checked for a `left` event. */
 const LEFT_CHECK_MS = 1000;
 /** While no stream comes, how often the room's publisher count is looked at (one REST call). */
@@ -49,6 +53,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   readonly #presence: Presence;
   readonly #visitors?: VisitorBook;
   readonly #people?: PeopleView;
+  readonly #clips?: ClipRecorder;
   #started?: Promise<void>;
   #stopped?: Promise<void>;
   /** stop() was called: a start it ends rejects with 'stopped'. */
@@ -77,6 +82,10 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       };
       this.#people = new PeopleView(this.#o.people, this.#o.collectionId, (error) => this.#report.error(error, 'people'), changed);
     }
+    if (this.#o.clips) {
+      const clips = { folder: this.#o.clips, preRollMs: this.#o.preRollMs, postRollMs: this.#o.postRollMs, maxClipMs: this.#o.maxClipMs, on: this.#o.clipOn, room: this.#o.roomId };
+      this.#clips = new ClipRecorder(clips, { present: () => this.present(), emit: (e) => void emitGuarded(this, 'clip', [e]) });
+    }
     const people = (): PeopleIndex => this.#people?.index ?? PeopleIndex.EMPTY;
     if (this.#o.rememberVisitors) {
       const isPerson = (faceId: string): boolean => people().personOf(faceId) !== undefined || people().notFaceOf(faceId) !== undefined;
@@ -92,7 +101,10 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       paused: () => this.#report.paused(),
       apiFailed: (err, streamId) => this.#report.apiFailed(err, streamId),
       apiSucceeded: () => this.#report.apiSucceeded(),
-      emit: (e) => this.#report.face(e),
+      emit: (e) => {
+        this.#clips?.face(e);
+        this.#report.face(e);
+      },
       ended: (visit) => this.#report.send(leftEvent(visit, 'recognised', this.#o.roomId)),
       muted: (faceId, person) => isMuted(this.#o, faceId, person),
       people,
@@ -108,6 +120,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
         rejoining: (detail) => this.#report.setState('rejoining', detail),
         rejoined: (joins) => this.#report.setState('watching', `joined again (join ${joins})`),
         lost: (error) => this.#lost(error),
+        ...(this.#clips ? { frame: (id, frame) => this.#clips!.frame(id, frame), streamEnded: (id) => this.#clips!.streamEnded(id) } : {}),
       },
       this.#timers,
     );
@@ -142,7 +155,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
 
   /** Counters: in total and per stream. */
   get stats(): WatchStats {
-    return { ...this.#report.totals(), latencyMs: this.#report.latency.summary(), state: this.#report.state, decoder: this.#room.backend, werift: this.#room.weriftStatus(), streams: this.#room.stats() };
+    const clips = this.#clips ? { pre_roll: this.#clips.stats() } : {};
+    return { ...this.#report.totals(), latencyMs: this.#report.latency.summary(), state: this.#report.state, decoder: this.#room.backend, werift: this.#room.weriftStatus(), streams: this.#room.stats(), ...clips };
   }
 
   async #start(): Promise<void> {
@@ -150,6 +164,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#report.setState('joining');
     try {
       await this.#room.prepare();
+      if (this.#o.clips) await checkPrivateFolder(this.#o.clips, 'clips', 'clips');
       // Clear errors before any media: an unknown room or collection, or credentials that do not work.
       await Promise.all([this.#streaming.getRoom(this.#o.roomId), this.#vision.listFaces(this.#o.collectionId)]);
       // The people first: a visitor whose face is a person's now is not one (and never removed).
@@ -169,6 +184,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     if (this.#o.streams) this.#timers.later(this.#o.streamWaitMs, () => this.#reportMissing());
     this.#timers.later(this.#o.streamWaitMs, () => void this.#checkOtherCodecs());
     this.#checkLeft();
+    if (this.#clips) this.#checkClips();
     if (this.#visitors) this.#expireVisitors();
   }
 
@@ -206,6 +222,12 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#timers.later(LEFT_CHECK_MS, () => this.#checkLeft());
   }
 
+  /** Clips past their end are written even when their stream sends nothing more. */
+  #checkClips(): void {
+    this.#clips!.tick();
+    this.#timers.later(CLIP_CHECK_MS, () => this.#checkClips());
+  }
+
   /** Every hour: visitors past their retention are removed from the collection. */
   #expireVisitors(): void {
     this.#timers.later(VISITOR_EXPIRY_MS, () => {
@@ -229,6 +251,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#timers.close();
     this.#people?.close();
     await this.#room.close();
+    await this.#clips?.close();
     await this.#visitors?.flush();
     await this.#closeOwned();
     this.#report.stopped(reason, error);

@@ -6,6 +6,9 @@ export { WATCH_OPTIONS, type OptionSpec, type WatchOptionName, type OptionValues
 export type { WatchEvent, WatchEventName, MatchEvent, UnknownEvent, ArrivedEvent, StatusEvent, ErrorEvent, ErrorSource, LeftEvent, LeftReason, PresentEntry, VisitOf, FaceQuality, VisitKind, StatusCounts, WatchState, StopReason, WatcherEvents } from './events';
 export { EVENT_FIELDS, QUALITY_FIELDS, PRESENT_FIELDS, COUNT_FIELDS, fieldList, type EventField, type FieldDocs } from './event-fields';
 export type { WatchStats, StreamStats, StreamCounters } from './stats';
+export type { ClipEvent, ClipTrigger, ClipErrorCode, ClipEndReason } from '../clips/events';
+export type { ClipContainer } from '../clips/mux';
+export type { PreRollStats } from '../clips/pre-roll';
 export type { Box } from './geometry';
 export { WatchError, WATCH_ERROR_CODES, type WatchErrorCode } from './errors';
 export { VisitorError, VISITOR_ERROR_CODES, isVisitorErrorCode, type VisitorErrorCode } from './visitor-errors';

@@ -28,7 +28,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameType = <A, B>(same: Same<A, B>): Same<A, B> => same;
 
 test('the option types are the table\'s: WatchOptions holds each option with the type its kind gives, and the plumbing besides', () => {
-  type Plumbing = 'vision' | 'streaming' | 'roomId' | 'collectionId' | 'loopbackOnly' | 'ffmpegPath' | 'session' | 'visitorStore' | 'people';
+  type Plumbing = 'vision' | 'streaming' | 'roomId' | 'collectionId' | 'loopbackOnly' | 'ffmpegPath' | 'session' | 'visitorStore' | 'people' | 'clips';
   // The compiler checks these lines: a name or a type that drifts from the table does not build.
   expect(sameType<Exclude<keyof WatchOptions, Plumbing>, WatchOptionName>(true)).toBe(true);
   expect(sameType<OptionValueOf<'fps'>, number>(true)).toBe(true);
@@ -66,14 +66,17 @@ test('every host offers the same options: n8n, Node-RED and the CLI each have al
   const n8n = Object.keys(N8N_PLACEMENT).sort();
   const nodeRed = [...NODE_RED_OPTIONS].sort();
   // Events are chosen by each host in its own way (n8n's Events parameter, Node-RED's outputs).
+  // The clip options are on the command line; the n8n trigger and the Node-RED node do not offer clips yet.
+  const clipOptions = ['preRollSeconds', 'postRollSeconds', 'maxClipSeconds', 'clipOn'];
+  expect(Object.keys(CLI_FLAGS)).toEqual(expect.arrayContaining(clipOptions));
   const cli = Object.keys(CLI_FLAGS)
-    .filter((n) => n !== 'events')
+    .filter((n) => n !== 'events' && !clipOptions.includes(n))
     .sort();
   expect(nodeRed).toEqual(n8n);
   expect(cli).toEqual(n8n);
   expect(Object.keys(CLI_FLAGS)).toContain('events');
   // The rest are the core's own tuning, offered by no host.
-  expect(table.filter((o) => !n8n.includes(o.name) && o.name !== 'events').map((o) => o.name)).toEqual(['recheckSeconds', 'maxResults', 'streamWaitSeconds', 'quotaPauseSeconds', 'jpegQuality']);
+  expect(table.filter((o) => !n8n.includes(o.name) && o.name !== 'events' && !clipOptions.includes(o.name)).map((o) => o.name)).toEqual(['recheckSeconds', 'maxResults', 'streamWaitSeconds', 'quotaPauseSeconds', 'jpegQuality']);
 });
 
 test('the n8n trigger has a parameter for each option, with the table default, range and choices, and an error label', () => {
