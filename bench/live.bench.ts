@@ -23,7 +23,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { findFfmpeg } from '../shared/media';
 import { openVideoSource, Publisher, type VideoSource } from '../shared/publish';
 import { StreamingClient } from '../shared/streaming';
-import { CHROMIUM, launchChromium, liveFlow, ROOT, startLiveNodeRed, type LiveNodeRed } from './support/live-browser';
+import { CHROMIUM, launchChromium, liveFlow, ROOT, startLiveNodeRed, type LiveNodeRed } from '../test/support/live-browser';
 import { forkSandbox } from './support/sandbox-child';
 
 const OPENINGS = Number(process.env.BENCH_OPENINGS ?? 10);

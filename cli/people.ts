@@ -19,6 +19,7 @@ export const ACTIONS = {
   'remove-face': 'removes the face --face from its person and from the collection',
   forget: 'removes every face and not-face of a person from the collection, and the person; prints a receipt',
   'import-labels': 'makes people of a labels file ({"face_id": "Name"}): faces with one label become one person',
+  check: 'lists faces of the collection that no person, not-face or visitor (--visitors) records; --remove takes them out',
 } as const;
 
 type Action = keyof typeof ACTIONS;
@@ -36,6 +37,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'to', env: '', value: 'NAME', help: 'rename: the new name; merge: the person merged into' },
   { name: 'face', env: '', value: 'ID', help: 'remove-face: the face_id' },
   { name: 'labels', env: '', value: 'FILE', help: 'import-labels: a JSON file {"face_id": "Name", ...} (as watch --labels takes)' },
+  { name: 'remove', env: '', help: "check: remove the faces nothing records from the collection (give --visitors, or the watch's visitors count as such)" },
   HELP_FLAG,
 ];
 
@@ -65,7 +67,8 @@ export function peopleHelp(): string {
     about: [
       'Keeps the people of a face collection: a person is a name with several faces (and faces marked',
       '"not this person"). watch --people FILE names its events after them. Prints one JSON object on stdout.',
-      'Exit 2: bad input (the flag is named); 1: the service or the file failed.',
+      `Exit 2: bad input (the flag is named); 1: the service or the file failed; ${PHOTOS_REFUSED}: add made the person but`,
+      `refused some photos (the answer says which and why); ${INTERRUPTED}: stopped by Ctrl-C or SIGTERM.`,
       '',
       'Actions:',
       ...Object.entries(ACTIONS).map(([name, help]) => `  ${name.padEnd(15)} ${help}`),
@@ -80,8 +83,24 @@ export function peopleHelp(): string {
   });
 }
 
+/** Exit code of `people add` when the person was made but some of the photos were refused. */
+export const PHOTOS_REFUSED = 4;
+/** Exit code when Ctrl-C or SIGTERM stopped the command, whatever it was waiting on. */
+export const INTERRUPTED = 130;
+const STOPPED = Symbol('stopped');
+
 /** Runs `vision-streaming people <args>`; resolves with the exit code. */
 export async function peopleMain(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  // Whatever it waits on (a file, the lock of another writer, the service), a stop answers at once:
+  // the work left running is dropped with the process.
+  const stop = io.interrupted.then((): typeof STOPPED => STOPPED);
+  const code = await Promise.race([run(args, env, io), stop]);
+  if (code !== STOPPED) return code;
+  io.stderr(`vision-streaming people ${String(args[0] ?? '').slice(0, 40)}: stopped before it finished; run list (or check) to see where it got`);
+  return INTERRUPTED;
+}
+
+async function run(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   const [action, ...rest] = args;
   if (action === undefined || action === '--help' || action === '-h') {
     io.stdout(peopleHelp());
@@ -92,22 +111,22 @@ export async function peopleMain(args: readonly string[], env: NodeJS.ProcessEnv
     return 2;
   }
   let flags: FlagValues;
-  let run: Prepared;
+  let prepared: Prepared;
   try {
     flags = parseFlags(rest, FLAGS, env);
     if (flags.on('help')) {
       io.stdout(peopleHelp());
       return 0;
     }
-    run = await prepare(action as Action, flags, env);
+    prepared = await prepare(action as Action, flags, env);
   } catch (err) {
     return refused(err, io);
   }
-  const { lease, directory } = await open(run);
+  const { lease, directory } = await open(prepared);
   try {
-    const result = await run.operation(directory);
+    const result = await prepared.operation(directory);
     io.stdout(JSON.stringify(result));
-    return 0;
+    return someRefused(result) ? PHOTOS_REFUSED : 0;
   } catch (err) {
     if (err instanceof InputError) return refused(err, io);
     io.stderr(`vision-streaming people ${action}: ${describe(err)}`);
@@ -154,6 +173,7 @@ async function prepare(action: Action, flags: FlagValues, env: NodeJS.ProcessEnv
     if ((images.length === 1) === (visitorId !== undefined)) throw new InputError('invalid_input', `people ${action} needs --image FILE or --visitor ID (one of them)`, { field: 'image', limit: 'a photo or a visitor' });
     return images.length === 1 ? { image: images[0] } : { visitorId };
   };
+  if (action !== 'check' && flags.on('remove')) throw new InputError('invalid_input', '--remove is a flag of people check', { field: 'remove', limit: 'people check' });
   const base = { credentials, collectionId, store, visitors };
   switch (action) {
     case 'list':
@@ -195,7 +215,17 @@ async function prepare(action: Action, flags: FlagValues, env: NodeJS.ProcessEnv
       const labels = await readLabelsFile(flags.required('labels'));
       return { ...base, operation: (d) => d.importLabels(labels) };
     }
+    case 'check': {
+      const remove = flags.on('remove');
+      return { ...base, operation: (d) => d.check({ remove }) };
+    }
   }
+}
+
+/** Whether an answer of add lists a photo that was refused. */
+function someRefused(result: unknown): boolean {
+  const results = (result as { results?: unknown } | null)?.results;
+  return Array.isArray(results) && results.some((r) => (r as { status?: unknown }).status === 'refused');
 }
 
 async function open(run: Prepared): Promise<{ lease: ConnectionLease; directory: PeopleDirectory }> {

@@ -57,7 +57,7 @@ export function helpText(): string {
       'Watches a live room and prints one JSON object per line on stdout for each event:',
       '  match   {event, person_id?, name?, face_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
       '  unknown {event, score, reason?, closest?, visitor_id?, first_visit?, visits?, location, quality, room, stream_id, track, time, snapshot, face}',
-      '  arrived {event, visit_id, kind, person_id? name?, face_id | visitor_id, label, score, location, quality, room, stream_id, track, time, snapshot, face}',
+      '  arrived {event, visit_id, kind, person_id? name?, face_id | visitor_id, label, score, arrived_at, location, quality, room, stream_id, track, time, snapshot, face}',
       '  left    {event, visit_id, kind, reason, person_id? name?, face_id | visitor_id | track, label, room, stream_id, arrived_at, left_at, duration_s, time}',
       '  (with --people: person_id and name name the person, label equals the name; an unknown may say reason not_person',
       '  and the closest person {person_id, name, score})',

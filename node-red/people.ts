@@ -15,7 +15,7 @@ interface PeopleDef extends ServiceNodeDef {
   person?: string;
 }
 
-const OPERATIONS = ['list', 'add', 'add-face', 'rename', 'merge', 'not', 'remove-face', 'forget', 'import-labels'] as const;
+const OPERATIONS = ['list', 'add', 'add-face', 'rename', 'merge', 'not', 'remove-face', 'forget', 'import-labels', 'check'] as const;
 
 /** A person id as the directory makes them: `p_` and a UUID. */
 const PERSON_ID = /^p_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -27,6 +27,10 @@ export = function register(RED: NodeAPI): void {
 
 async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
   const { def, msg } = ctx;
+  // A message can carry anything: an object is not turned into text (its toString may throw, or lie).
+  if (msg.operation !== undefined && msg.operation !== null && typeof msg.operation !== 'string') {
+    throw new InputError('invalid_input', `msg.operation must be one of ${OPERATIONS.join(', ')} (a string); got ${Array.isArray(msg.operation) ? 'a list' : typeof msg.operation}`, { field: 'operation', limit: OPERATIONS.join(' | ') });
+  }
   const operation = pickOperation(msg, def.operation, 'list', OPERATIONS);
   const people = configPeople(ctx.RED, def.service);
   if (!people) throw new InputError('invalid_input', 'vision-streaming-people needs a vision-streaming-config node', { field: 'service', limit: 'a configured service' });
@@ -85,6 +89,12 @@ async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
       const labels = labelsFrom(msg.payload, 'import-labels: msg.payload');
       const imported = await directory.importLabels(labels);
       return done(imported, `${imported.people.length} people imported`);
+    }
+    case 'check': {
+      if (msg.remove !== undefined && typeof msg.remove !== 'boolean') throw new InputError('invalid_input', 'msg.remove must be true or false', { field: 'remove', limit: 'a boolean' });
+      const checked = await directory.check({ remove: msg.remove === true });
+      const status = checked.removed.length ? `${checked.removed.length} orphan face(s) removed` : `${checked.orphans.length} orphan face(s)`;
+      return { payload: checked, properties: { collectionId: id, count: checked.orphans.length }, status };
     }
   }
 }

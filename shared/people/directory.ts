@@ -11,6 +11,8 @@ import type {
   AddFaceResult,
   AddPersonInput,
   AddPersonResult,
+  CheckOptions,
+  CheckResult,
   FaceSource,
   ForgetReceipt,
   ImportResult,
@@ -29,6 +31,8 @@ import type {
 export const COLLECTION_CAPACITY = 1000;
 /** Most photos one call takes. */
 const MAX_IMAGES = 20;
+/** Rounds of removal one forget makes when other operations keep adding faces to the person. */
+const MAX_FORGET_ROUNDS = 5;
 
 /** What a PeopleDirectory works on. */
 export interface PeopleDirectoryOptions {
@@ -199,8 +203,12 @@ export class PeopleDirectory {
 
   /**
    * Forgets a person: their faces and not-faces leave the collection first, then the entry (and
-   * visitor records of their faces) go. A failure part-way keeps the person with what is `left`;
-   * forgetting again finishes. Forgetting someone not (or no longer) here is not an error.
+   * visitor records of their faces) go. The entry goes only when every face it holds *then* (in the
+   * store's atomic update) has left the collection: a face another operation added meanwhile is
+   * removed in one more round, and an operation that adds after the entry went finds nobody and takes
+   * its face back out, so a race never leaves a face the directory does not know. A failure part-way
+   * keeps the person with what is `left`; forgetting again finishes. Forgetting someone not (or no
+   * longer) here is not an error.
    */
   async forget(input: { person: PersonRef }): Promise<ForgetReceipt> {
     if (!input || typeof input !== 'object') throw new InputError('invalid_input', 'forget needs { person }', { field: 'person', limit: 'an object' });
@@ -212,33 +220,102 @@ export class PeopleDirectory {
       const ref = input.person as Partial<{ person_id: string; name: string }>;
       return { person_id: ref.person_id ?? '', name: ref.name?.trim() ?? '', removed_faces: [], removed_not_faces: [], removed_visitors: [], forgotten_at, already_forgotten: true };
     }
+    const kind = new Map<string, 'face' | 'not_face'>();
+    const facesOf = (p: Person): string[] => {
+      for (const f of p.faces) kind.set(f.face_id, 'face');
+      for (const f of p.not_faces) kind.set(f.face_id, 'not_face');
+      return [...p.faces, ...p.not_faces].map((f) => f.face_id);
+    };
     const removed = new Set<string>();
     const left: string[] = [];
-    for (const f of [...target.faces, ...target.not_faces]) {
-      try {
-        await this.#removeFromCollection(f.face_id);
-        removed.add(f.face_id);
-      } catch {
-        left.push(f.face_id);
+    let pending = facesOf(target);
+    for (let round = 1; ; round++) {
+      for (const faceId of pending) {
+        try {
+          await this.#removeFromCollection(faceId);
+          removed.add(faceId);
+        } catch {
+          left.push(faceId);
+        }
       }
+      const added = await this.#change([], (d) => {
+        // Faces that left the collection leave every entry (one merged into another person meanwhile too).
+        for (const p of d.people) [p.faces, p.not_faces] = [p.faces.filter((f) => !removed.has(f.face_id)), p.not_faces.filter((f) => !removed.has(f.face_id))];
+        const p = d.people.find((q) => q.person_id === target.person_id);
+        if (!p) return [];
+        const rest = facesOf(p);
+        if (rest.length === 0) d.people = d.people.filter((q) => q !== p);
+        return rest.filter((id) => !left.includes(id));
+      });
+      if (added.length === 0 || left.length > 0) break;
+      // Bounded: a person who keeps getting faces is left with them, said in the receipt.
+      if (round === MAX_FORGET_ROUNDS) {
+        left.push(...added);
+        break;
+      }
+      pending = added;
     }
-    const removedVisitors = this.#visitors ? await dropStoredVisitors(this.#visitors, this.#collectionId, target.faces.map((f) => f.face_id)).catch(() => []) : [];
-    await this.#change([], (d) => {
-      const p = d.people.find((q) => q.person_id === target.person_id);
-      if (!p) return;
-      if (left.length === 0) d.people = d.people.filter((q) => q !== p);
-      else [p.faces, p.not_faces] = [p.faces.filter((f) => !removed.has(f.face_id)), p.not_faces.filter((f) => !removed.has(f.face_id))];
-    });
+    const removedFaces = [...removed].filter((id) => kind.get(id) === 'face');
+    const removedVisitors = this.#visitors ? await dropStoredVisitors(this.#visitors, this.#collectionId, removedFaces).catch(() => []) : [];
     const receipt: ForgetReceipt = {
       person_id: target.person_id,
       name: target.name,
-      removed_faces: target.faces.map((f) => f.face_id).filter((id) => removed.has(id)),
-      removed_not_faces: target.not_faces.map((f) => f.face_id).filter((id) => removed.has(id)),
+      removed_faces: removedFaces,
+      removed_not_faces: [...removed].filter((id) => kind.get(id) === 'not_face'),
       removed_visitors: removedVisitors,
       forgotten_at,
     };
     if (left.length > 0) receipt.left = left;
     return receipt;
+  }
+
+  /**
+   * Faces of the collection that no person, not-face or remembered visitor records (orphans: left
+   * by a process that died between the service and the store, or added by hand), and with `remove`
+   * takes them out of the collection. Visitors count from the directory's visitor store and from
+   * `visitorFaceIds` (a host's other visitor stores). A face an operation is adding at that very
+   * moment is not recorded yet either: the store and visitors are read again just before removing.
+   */
+  async check(options: CheckOptions = {}): Promise<CheckResult> {
+    if (!options || typeof options !== 'object') throw new InputError('invalid_input', 'check takes { remove?, visitorFaceIds? }', { field: 'options', limit: 'an object' });
+    if (options.remove !== undefined && typeof options.remove !== 'boolean') throw new InputError('invalid_input', 'remove must be true or false', { field: 'remove', limit: 'a boolean' });
+    const given = new Set<string>();
+    if (options.visitorFaceIds !== undefined) {
+      if (typeof options.visitorFaceIds !== 'object' || options.visitorFaceIds === null || typeof (options.visitorFaceIds as Iterable<string>)[Symbol.iterator] !== 'function') {
+        throw new InputError('invalid_input', 'visitorFaceIds must be a list of face ids', { field: 'visitorFaceIds', limit: 'an iterable of face ids' });
+      }
+      for (const id of options.visitorFaceIds) given.add(faceIdOf(id, 'visitorFaceIds'));
+    }
+    const inCollection = (await this.#vision.listFaces(this.#collectionId)).map((f) => f.faceId);
+    const unknown = async (ids: readonly string[]): Promise<string[]> => {
+      const known = await this.#known(given);
+      return ids.filter((id) => !known.has(id));
+    };
+    const orphans = await unknown(inCollection);
+    const removed: string[] = [];
+    const left: string[] = [];
+    if (options.remove && orphans.length > 0) {
+      for (const faceId of await unknown(orphans)) {
+        try {
+          await this.#removeFromCollection(faceId);
+          removed.push(faceId);
+        } catch {
+          left.push(faceId);
+        }
+      }
+    }
+    const result: CheckResult = { collection_id: this.#collectionId, faces_in_collection: inCollection.length, orphans: orphans.map((face_id) => ({ face_id })), removed };
+    if (left.length > 0) result.left = left;
+    return result;
+  }
+
+  /** Every face the directory and the visitor stores record. */
+  async #known(visitorFaceIds: ReadonlySet<string>): Promise<Set<string>> {
+    const doc = await this.#read();
+    const known = new Set(visitorFaceIds);
+    for (const p of doc.people) for (const f of [...p.faces, ...p.not_faces]) known.add(f.face_id);
+    if (this.#visitors) for (const v of await storedVisitors(this.#visitors, this.#collectionId)) known.add(v.visitorId);
+    return known;
   }
 
   /** Makes people of `labels` (face_id -> name): faces with the same name become one person (an existing person of that name gets them). */

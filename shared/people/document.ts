@@ -11,20 +11,42 @@ const PERSON_ID = /^p_[A-Za-z0-9-]{1,100}$/;
 const SOURCES = new Set(['photo', 'event', 'visitor', 'labels']);
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * Characters that change how a name looks without showing themselves: zero-width ones (so
+ * "Al\u200Bice" would pose as "Alice"), bidi marks, embeddings, overrides and isolates (which reorder
+ * what is shown around them), the word joiner and invisible operators, and the byte-order mark.
+ */
+const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
 
 /** A document with nobody in it, for a collection. */
 export function emptyPeople(collectionId: string): PeopleDocument {
   return { kind: 'vision-streaming-people', version: 1, collectionId, people: [] };
 }
 
-/** A person's name checked and trimmed; an InputError naming `field` when it breaks the rule. */
+/**
+ * A person's name checked, trimmed and in NFC (so one name is one string however it was typed);
+ * an InputError naming `field` when it is empty, too long, or holds a control, zero-width or
+ * bidi control character. Every host's names pass here.
+ */
 export function checkName(v: unknown, field: string): string {
-  const rule = '1 to 100 characters, no control characters';
-  if (typeof v !== 'string') throw new InputError('invalid_input', `${field} must be a name (a string)`, { field, limit: rule });
-  const name = v.trim();
-  if (name === '') throw new InputError('invalid_input', `${field} is empty: a person needs a name`, { field, limit: rule });
-  if ([...name].length > MAX_NAME) throw new InputError('invalid_input', `${field} is ${[...name].length} characters long; names are at most ${MAX_NAME}`, { field, limit: rule });
-  if (CONTROL.test(name)) throw new InputError('invalid_input', `${field} holds a control character (a line break, tab, ...)`, { field, limit: rule });
+  // Before trimming, which would take a byte-order mark at either end away unsaid.
+  const hidden = typeof v === 'string' ? INVISIBLE.exec(v) : null;
+  if (hidden) {
+    const code = `U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new InputError('invalid_input', `${field} holds an invisible or text-direction character (${code}) at position ${[...(v as string).slice(0, hidden.index)].length + 1}: it could make one name look like another`, { field, limit: NAME_RULE });
+  }
+  return basicName(v, field);
+}
+
+const NAME_RULE = '1 to 100 characters, no control, zero-width or bidi control characters';
+
+/** The rule names had before invisible characters were refused: what a saved entry must keep, so a file written then still loads. */
+function basicName(v: unknown, field: string): string {
+  if (typeof v !== 'string') throw new InputError('invalid_input', `${field} must be a name (a string)`, { field, limit: NAME_RULE });
+  const name = v.trim().normalize('NFC');
+  if (name === '') throw new InputError('invalid_input', `${field} is empty: a person needs a name`, { field, limit: NAME_RULE });
+  if ([...name].length > MAX_NAME) throw new InputError('invalid_input', `${field} is ${[...name].length} characters long; names are at most ${MAX_NAME}`, { field, limit: NAME_RULE });
+  if (CONTROL.test(name)) throw new InputError('invalid_input', `${field} holds a control character (a line break, tab, ...)`, { field, limit: NAME_RULE });
   return name;
 }
 
@@ -94,11 +116,11 @@ function entryProblem(people: readonly unknown[]): string | undefined {
     if (ids.has(p.person_id)) return `${at}: a person id listed twice`;
     let name: string;
     try {
-      name = checkName(p.name, 'name');
+      name = basicName(p.name, 'name');
     } catch {
       return `${at}: not a valid name`;
     }
-    if (name !== p.name) return `${at}: a name with spaces around it`;
+    if (name !== (p.name as string).normalize('NFC')) return `${at}: a name with spaces around it`;
     if (names.has(nameKey(name))) return `${at}: a name listed twice`;
     if (!Array.isArray(p.faces) || !Array.isArray(p.not_faces)) return `${at}: no list of faces`;
     for (const f of [...p.faces, ...p.not_faces] as Partial<PersonFace>[]) {

@@ -136,6 +136,26 @@ export interface ForgetReceipt {
   left?: string[];
 }
 
+/** What check takes. */
+export interface CheckOptions {
+  /** Take the orphans out of the collection too (default: only list them). */
+  remove?: boolean;
+  /** Face ids of remembered visitors the directory's visitor store does not hold (a host's other stores). */
+  visitorFaceIds?: Iterable<string>;
+}
+
+/** What check gives: faces of the collection nothing records, and which of them were removed. */
+export interface CheckResult {
+  collection_id: string;
+  faces_in_collection: number;
+  /** Faces no person, not-face or visitor records. */
+  orphans: Array<{ face_id: string }>;
+  /** Orphans taken out of the collection (with `remove`). */
+  removed: string[];
+  /** Orphans whose removal failed: check again to finish. */
+  left?: string[];
+}
+
 /** What removeFace gives. */
 export interface RemoveFaceResult {
   person_id: string;

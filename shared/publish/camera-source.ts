@@ -397,7 +397,8 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
 
   #failure(code: number | null, stderr: string, relay: boolean): CameraFailure {
     const text = stderr.trim().split('\n').slice(-3).join(' | ');
-    if (/401|403|Unauthorized|authorization failed|Forbidden/i.test(text)) return new CameraFailure('camera_refused', this.#mask(`the camera refused the credentials: ${text}`));
+    // Words, not bare 401/403: those digits are often part of an address's port (127.0.0.1:40123).
+    if (/Unauthorized|authorization failed|Forbidden|access denied|failed: 40[13]\b/i.test(text)) return new CameraFailure('camera_refused', this.#mask(`the camera refused the credentials: ${text}`));
     if (relay && /h264_mp4toannexb|bitstream filter|Codec '.*' is not supported/i.test(text)) {
       // Not an H.264 camera (H.265, MJPEG over RTSP ...): it is encoded from now on.
       this.#relay = false;

@@ -2,6 +2,8 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { parseChallenges, pickChallenge, RtspAuthorizer, type RtspCredentials } from './rtsp-auth';
 import { headerValue, headerValues, RtspProtocolError, RtspReader, type RtspMessage } from './rtsp-message';
+import { peerUser } from './rtsp-relay-peer';
+import { StreamScope } from './rtsp-relay-scope';
 
 /** A request sent to the camera, kept until its answer came: it may have to be sent again with credentials. */
 interface Pending {
@@ -38,8 +40,13 @@ interface CameraTarget {
  * answer without a source (see withUdpSource). Only the control connection goes through it: RTP
  * over UDP flows between camera and ffmpeg directly.
  *
- * It takes one connection, the first, and stops listening then, so no other local process can
- * use the camera through it; each ffmpeg attempt gets a relay of its own.
+ * It serves one connection: the first one made by a process of this same user (on Linux, the
+ * peer's socket's owner read from /proc/net/tcp before a byte is read or sent), and stops
+ * listening then; connections of other users are closed unanswered, and it keeps listening for
+ * its own ffmpeg. Where the peer's user cannot be known (no /proc/net/tcp: macOS, Windows) the
+ * first connection is served. Only the configured stream is relayed (see StreamScope): a request
+ * for another URI is answered 404 by the relay and never reaches the camera. Each ffmpeg attempt
+ * gets a relay of its own.
  */
 export class RtspAuthRelay {
   /** The URL ffmpeg reads: rtsp://127.0.0.1:PORT/path?query. */
@@ -53,6 +60,9 @@ export class RtspAuthRelay {
   #authorizer?: RtspAuthorizer;
   #cseq = 0;
   readonly #pending = new Map<number, Pending>();
+  readonly #scope: StreamScope;
+  /** Connections whose peer's user is being checked. */
+  #checking = 0;
   #failure?: string;
   #refused = false;
   #closed = false;
@@ -62,7 +72,8 @@ export class RtspAuthRelay {
     this.#server = server;
     this.origin = `rtsp://127.0.0.1:${port}`;
     this.url = `${this.origin}${camera.path}`;
-    server.on('connection', (socket) => this.#accept(socket));
+    this.#scope = new StreamScope(`${camera.origin}${camera.path}`);
+    server.on('connection', (socket) => void this.#admit(socket));
     server.on('error', () => undefined);
   }
 
@@ -70,7 +81,6 @@ export class RtspAuthRelay {
   static async start(cameraUrl: string): Promise<RtspAuthRelay> {
     const camera = cameraTarget(cameraUrl);
     const server = net.createServer({ noDelay: true });
-    server.maxConnections = 1;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => {
@@ -107,11 +117,30 @@ export class RtspAuthRelay {
     this.close();
   }
 
-  #accept(socket: net.Socket): void {
-    if (this.#client || this.#closed) {
+  /** Serves a connection only once its peer is known to be this user's; others are closed unread and the relay listens on. */
+  async #admit(socket: net.Socket): Promise<void> {
+    socket.pause();
+    socket.on('error', () => undefined);
+    // A flood of connections is not checked one by one: the relay's own ffmpeg retries.
+    if (this.#client || this.#closed || this.#checking >= MAX_CHECKING) {
       socket.destroy();
       return;
     }
+    this.#checking++;
+    const who = await peerUser(socket).catch(() => 'unknown' as const);
+    this.#checking--;
+    if (this.#client || this.#closed || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    if (who !== 'same' && who !== 'unchecked') {
+      socket.destroy();
+      return;
+    }
+    this.#accept(socket);
+  }
+
+  #accept(socket: net.Socket): void {
     this.#client = socket;
     this.#server.close();
     socket.setNoDelay(true);
@@ -167,7 +196,11 @@ export class RtspAuthRelay {
     if (m.startLine.startsWith('RTSP/')) return this.#write(upstream, raw(m), this.#client!);
     const [method = '', uri = '', version = 'RTSP/1.0'] = m.startLine.split(' ');
     const headers = m.headers.filter(([n]) => !/^(cseq|authorization)$/i.test(n));
-    this.#send({ method, uri: this.#toCamera(uri), version, headers, body: m.body, clientCseq: headerValue(m.headers, 'cseq') ?? '0', retried: false });
+    const clientCseq = headerValue(m.headers, 'cseq') ?? '0';
+    const target = this.#toCamera(uri);
+    // Not the configured stream: answered here, so no request for it carries the credentials.
+    if (!this.#scope.allows(method, target)) return this.#write(this.#client!, Buffer.from(`RTSP/1.0 404 Not Found\r\nCSeq: ${clientCseq.replace(/[\r\n]/g, '')}\r\nContent-Length: 0\r\n\r\n`, 'latin1'), upstream);
+    this.#send({ method, uri: target, version, headers, body: m.body, clientCseq, retried: false });
   }
 
   #send(p: Pending): void {
@@ -197,6 +230,7 @@ export class RtspAuthRelay {
       }
       this.#refused = true;
     }
+    if (p.method.toUpperCase() === 'DESCRIBE' && status >= 200 && status < 300) this.#scope.learn(m.headers, m.body);
     let head = m.head.replace(/^(CSeq[ \t]*:)[^\r\n]*/im, `$1 ${p.clientCseq}`);
     if (p.method.toUpperCase() === 'SETUP' && status === 200) head = withUdpSource(head, this.#upstream!.remoteAddress);
     this.#write(client, Buffer.concat([Buffer.from(head + m.separator, 'latin1'), m.body]), this.#upstream!);
@@ -207,6 +241,9 @@ export class RtspAuthRelay {
     return rewriteRequestUri(uri, this.origin, this.#camera.origin);
   }
 }
+
+/** Connections whose peer is being checked at once; more are closed at once. */
+const MAX_CHECKING = 16;
 
 /**
  * A request URI as the camera must see it: one naming the relay (`relayOrigin`) or the camera
@@ -238,7 +275,13 @@ export function withUdpSource(head: string, cameraAddress: string | undefined): 
 
 /** What the relay needs of a camera URL; the URL was checked by parseCameraSource. */
 function cameraTarget(cameraUrl: string): CameraTarget {
-  const url = new URL(cameraUrl);
+  let url: URL;
+  try {
+    url = new URL(cameraUrl);
+  } catch {
+    // Node's URL error carries the whole input, password included: none of it goes on.
+    throw new Error('the camera URL cannot be read');
+  }
   const secure = url.protocol.toLowerCase() === 'rtsps:';
   return {
     tls: secure,

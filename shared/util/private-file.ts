@@ -7,6 +7,11 @@ import { trustProblem } from './trust';
 
 /** 0 where the platform has no such flag (Windows): there the checks by owner and mode are skipped too. */
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+/**
+ * Opening a FIFO to read waits for a writer, and a terminal may become the controlling one: with
+ * these the open returns at once and fstat refuses what is not a regular file. No effect on reading a regular file.
+ */
+const O_NOWAIT = (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /** How a private file is named in errors, and which field the InputError names. */
 export interface PrivateFileLabel {
@@ -65,11 +70,11 @@ export class PrivateFile {
     });
   }
 
-  /** The file's text; undefined when there is no file. Refuses a link, another user's file, one others may write, or one too large. */
+  /** The file's text; undefined when there is no file. Refuses a link, anything but a regular file (at once: a FIFO is not waited on), another user's file, one others may write, or one too large. */
   async read(): Promise<string | undefined> {
     let handle;
     try {
-      handle = await open(this.#file, constants.O_RDONLY | O_NOFOLLOW);
+      handle = await open(this.#file, constants.O_RDONLY | O_NOFOLLOW | O_NOWAIT);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;

@@ -92,7 +92,8 @@ interface Compared {
 export async function analyseSample(sample: Sample, s: StreamState, ctx: AnalysisContext): Promise<void> {
   const m = s.meter.counters;
   const { picture } = sample;
-  const now = performance.now();
+  // The tracks' times are the frame's: a face was seen when its frame came, however long the analysis waited.
+  const now = sample.arrival;
   if (ctx.paused()) {
     m.samples.skippedPaused++;
     return;
@@ -274,10 +275,11 @@ async function decide(t: TrackedFace, v: Verdict, s: StreamState, ctx: AnalysisC
   };
   const now = Date.now();
   const arrive = (who: Identity, label: string | null, score: number | null): void => {
-    const visit = ctx.presence.arrive(who, label, s.streamId, now);
+    // The visit began when this face was first seen, though its verdict comes only now.
+    const visit = ctx.presence.arrive(who, label, s.streamId, epochOf(track.lastSeen), epochOf(track.firstSeen), Date.now());
     if (!visit) return;
     counters.events.arrived++;
-    ctx.emit({ ...base, event: 'arrived', visit_id: visit.visitId, kind: visit.kind, ...identityFields(who, label), label, score, latency_ms: Math.round(performance.now() - arrival) });
+    ctx.emit({ ...base, event: 'arrived', visit_id: visit.visitId, kind: visit.kind, ...identityFields(who, label), label, score, arrived_at: new Date(visit.arrivedAt).toISOString(), latency_ms: Math.round(performance.now() - arrival) });
   };
   const cooldownKey = (id: string): string => (ctx.o.cooldownScope === 'room' ? id : `${s.streamId}\u0000${id}`);
   if (v.kind === 'match') {
@@ -334,11 +336,11 @@ async function enrolVisitor(ctx: AnalysisContext, s: StreamState, face: Buffer, 
   return ctx.visitors!.enrol(face, now);
 }
 
-/** Those on a visit whose tracks are in view on this stream stay here. */
+/** Those on a visit whose tracks are in view on this stream stay here, as of the frame they were last seen in. */
 function markPresent(s: StreamState, ctx: AnalysisContext): void {
-  const now = Date.now();
   for (const track of s.tracker.tracks) {
     if (track.missed !== 0) continue;
+    const now = epochOf(track.lastSeen);
     if (track.visitorId !== undefined) {
       ctx.presence.seen({ visitorId: track.visitorId }, s.streamId, now);
       ctx.visitors?.seen(track.visitorId, now);
@@ -348,6 +350,11 @@ function markPresent(s: StreamState, ctx: AnalysisContext): void {
     }
     else if (track.verdict?.kind === 'unknown') ctx.presence.seen({ streamId: s.streamId, track: track.id }, s.streamId, now);
   }
+}
+
+/** A performance.now() time as epoch ms on the wall clock that presence and the events use. */
+function epochOf(perfMs: number): number {
+  return Date.now() - (performance.now() - perfMs);
 }
 
 function boxOf(t: TrackedFace, ctx: AnalysisContext): { location: Box; label?: string; color?: string } {

@@ -40,7 +40,7 @@ const FACE_FIELDS = {
   snapshot: { doc: 'the whole frame, JPEG', binary: true },
   face: { doc: 'the face as sent to compare: a crop with the face inside the API\'s 120..280 px rule, ready to enrol (the whole frame when only that could be compared)', binary: true },
   snapshot_boxes: { doc: 'the frame with the faces boxed and labelled, JPEG (with `drawBoxes`)', optional: true, binary: true },
-  latency_ms: { doc: 'from the arrival of the sampled frame to this event, ms' },
+  latency_ms: { doc: 'from the arrival of the sampled frame (the one `location` and `snapshot` show) to this event, ms' },
   timing_ms: { doc: 'where that time went, ms: `decode`, `snapshot`, `detect`, `crop`, `compare`', optional: true },
 } as const;
 
@@ -75,6 +75,7 @@ const ARRIVED_FIELDS = {
   visitor_id: { doc: "kind `visitor`: the remembered stranger's id", optional: true },
   label: { doc: "the person's name or label, else null" },
   score: { doc: "the verdict's best similarity; null when the face could not be compared" },
+  arrived_at: { doc: 'when the visit began: the arrival of the frame in which this face was first seen (ISO 8601); the event comes with the verdict, `time` minus `arrived_at` later' },
   ...FACE_FIELDS,
 } as const satisfies FieldDocs<ArrivedEvent>;
 
@@ -91,9 +92,9 @@ const LEFT_FIELDS = {
   label: { doc: "the person's name or label, else null" },
   room: { doc: 'the room watched' },
   stream_id: { doc: 'the stream they were last seen on' },
-  arrived_at: { doc: "the visit's first verdict, its `arrived` (ISO 8601)" },
-  left_at: { doc: 'when they were last seen (ISO 8601)' },
-  duration_s: { doc: '`left_at` minus `arrived_at`, seconds' },
+  arrived_at: { doc: 'when the visit began: the frame in which the face was first seen, as its `arrived` has it (ISO 8601)' },
+  left_at: { doc: 'the frame in which they were last seen (ISO 8601)' },
+  duration_s: { doc: '`left_at` minus `arrived_at`, seconds: how long they were in view' },
   time: { doc: 'when the event was made (ISO 8601)' },
 } as const satisfies FieldDocs<LeftEvent>;
 
@@ -140,8 +141,8 @@ export const PRESENT_FIELDS = {
   track: { doc: 'the track of a stranger who is not remembered', optional: true },
   label: { doc: 'the name or label, else null' },
   stream_id: { doc: 'the stream they were last seen on' },
-  since: { doc: 'when the visit began (ISO 8601)' },
-  last_seen: { doc: 'when they were last seen (ISO 8601)' },
+  since: { doc: 'when the visit began: the frame in which the face was first seen (ISO 8601)' },
+  last_seen: { doc: 'the frame in which they were last seen (ISO 8601)' },
 } as const satisfies FieldDocs<PresentEntry>;
 
 /** The fields of a status event's `counts`. */

@@ -35,7 +35,7 @@ interface FaceEventBase {
   snapshot_boxes?: Buffer;
   /** The face's size, sharpness, brightness, colour and direction in this sample. */
   quality: FaceQuality;
-  /** From the arrival of the sampled frame to this event, ms. */
+  /** From the arrival of the sampled frame (the one `location` and `snapshot` show) to this event, ms. */
   latency_ms: number;
   /** Where that time went, ms: decoding the frame, the snapshot JPEG, detect_faces, this face's crop, its compare call. */
   timing_ms?: { decode: number; snapshot: number; detect: number; crop: number; compare: number };
@@ -80,7 +80,8 @@ export interface UnknownEvent extends FaceEventBase {
 }
 
 /**
- * Someone's visit starts: at its first verdict, whatever the cooldown. For a person (with `people`:
+ * Someone's visit starts: told at its first verdict, whatever the cooldown; the visit itself began
+ * when their face was first seen (`arrived_at`), which a slow verdict puts seconds earlier. For a person (with `people`:
  * `person_id` and `name`, beside the `face_id` that matched; else a face of the collection, `face_id`), a remembered stranger (`visitor_id`), or a stranger who is not remembered (one visit
  * per track). Each visit ends in exactly one `left` with the same `visit_id`.
  */
@@ -88,6 +89,8 @@ export interface ArrivedEvent extends FaceEventBase, VisitOf {
   event: 'arrived';
   /** The verdict's score: the best similarity found, null when the face could not be compared. */
   score: number | null;
+  /** When the visit began: the frame in which this face was first seen (ISO 8601); `time` minus this is how late the arrival is told. */
+  arrived_at: string;
 }
 
 /** Who a visit is of, as `arrived`, `left` and the present list name them. */
@@ -111,9 +114,9 @@ export interface PresentEntry extends VisitOf {
   track?: number;
   /** The stream they were last seen on. */
   stream_id: string;
-  /** When the visit began (ISO 8601). */
+  /** When the visit began: the frame in which the face was first seen (ISO 8601). */
   since: string;
-  /** When they were last seen (ISO 8601). */
+  /** The frame in which they were last seen (ISO 8601). */
   last_seen: string;
 }
 
@@ -195,11 +198,11 @@ export interface LeftEvent extends VisitOf {
   room: string;
   /** The stream the person was last seen on. */
   stream_id: string;
-  /** The time of the visit's first verdict: its `arrived` (ISO 8601). */
+  /** When the visit began: the frame in which the face was first seen, as its `arrived` says (ISO 8601). */
   arrived_at: string;
-  /** The last time the person was seen (ISO 8601). */
+  /** The frame in which they were last seen (ISO 8601). */
   left_at: string;
-  /** left_at - arrived_at, seconds. */
+  /** left_at - arrived_at, seconds: how long they were in view. */
   duration_s: number;
   time: string;
 }

@@ -10,16 +10,21 @@ export type Identity = { personId: string; faceId: string } | { faceId: string }
 /** What kind of someone a visit is of. */
 export type VisitKind = 'person' | 'visitor' | 'stranger';
 
-/** One visit: from the first verdict that named someone to the last time a track of theirs was in view. */
+/**
+ * One visit: from the frame in which a face of theirs was first seen to the last frame a track of
+ * theirs was in view. It is known to be a visit at its first verdict, which can come seconds later.
+ */
 export interface Visit {
   readonly visitId: string;
   readonly kind: VisitKind;
   readonly who: Identity;
   label: string | null;
-  /** Epoch ms of the visit's first verdict. */
+  /** Epoch ms of the frame in which the face that began the visit was first seen (its track began). */
   readonly arrivedAt: number;
-  /** Epoch ms they were last in view, on any stream. */
+  /** Epoch ms of the last frame they were in view in, on any stream. */
   lastSeen: number;
+  /** Epoch ms the visit was known (its first verdict): until leftAfter past it, it is not over, as no frame was looked at while the verdict was awaited. */
+  readonly knownAt: number;
   /** The stream they were last seen on. */
   streamId: string;
 }
@@ -38,18 +43,22 @@ export class Presence {
     this.#leftAfterMs = leftAfterMs;
   }
 
-  /** A verdict named someone on `streamId`: the new visit when this starts one, else undefined (the visit under way goes on). */
-  arrive(who: Identity, label: string | null, streamId: string, now: number): Visit | undefined {
+  /**
+   * A verdict named someone on `streamId`, whose face was last seen at `now` and first seen at
+   * `firstSeen` (the frame its track began with; default `now`): the new visit when this starts one,
+   * beginning at `firstSeen` and known at `knownAt` (when the verdict came; default `now`), else
+   * undefined (the visit under way goes on).
+   */
+  arrive(who: Identity, label: string | null, streamId: string, now: number, firstSeen = now, knownAt = now): Visit | undefined {
     if (this.#closed) return undefined;
     const key = keyOf(who);
     const visit = this.#visits.get(key);
     if (visit) {
-      visit.lastSeen = now;
-      visit.streamId = streamId;
+      this.#saw(visit, streamId, now);
       visit.label = label;
       return undefined;
     }
-    const started: Visit = { visitId: randomUUID(), kind: kindOf(who), who, label, arrivedAt: now, lastSeen: now, streamId };
+    const started: Visit = { visitId: randomUUID(), kind: kindOf(who), who, label, arrivedAt: Math.min(firstSeen, now), lastSeen: now, knownAt: Math.max(knownAt, now), streamId };
     this.#visits.set(key, started);
     return started;
   }
@@ -57,8 +66,13 @@ export class Presence {
   /** A track of someone on a visit is still in view on `streamId`; others are ignored. */
   seen(who: Identity, streamId: string, now: number): void {
     const visit = this.#visits.get(keyOf(who));
-    if (!visit) return;
-    visit.lastSeen = now;
+    if (visit) this.#saw(visit, streamId, now);
+  }
+
+  // Streams are analysed side by side: a frame older than the latest one seen does not move the visit back.
+  #saw(visit: Visit, streamId: string, at: number): void {
+    if (at < visit.lastSeen) return;
+    visit.lastSeen = at;
     visit.streamId = streamId;
   }
 
@@ -74,7 +88,7 @@ export class Presence {
   over(now: number): Visit[] {
     const gone: Visit[] = [];
     for (const [key, visit] of this.#visits) {
-      if (now - visit.lastSeen < this.#leftAfterMs) continue;
+      if (now - Math.max(visit.lastSeen, visit.knownAt) < this.#leftAfterMs) continue;
       this.#visits.delete(key);
       gone.push(visit);
     }

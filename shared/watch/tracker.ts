@@ -24,6 +24,8 @@ export const DEFAULT_TRACKER: TrackerOptions = { minIou: 0.3, lostAfterMs: 2000,
 /** What the tracker knows of one face it follows. */
 export interface Track {
   readonly id: number;
+  /** When the frame the track began with arrived (the time given to update): when this face was first seen. */
+  readonly firstSeen: number;
   box: Box;
   /** Small grey copy of the face, to tell a different face in the same place. */
   look?: Uint8Array;
@@ -110,7 +112,7 @@ export class Tracker {
     const out: TrackedFace[] = faces.map((face, f) => {
       let track = trackOf.get(f);
       if (!track) {
-        track = { id: this.#nextId++, box: face.box, look: face.look, quality: face.quality, unknownEmitted: false, missed: 0, lastSeen: now };
+        track = { id: this.#nextId++, firstSeen: now, box: face.box, look: face.look, quality: face.quality, unknownEmitted: false, missed: 0, lastSeen: now };
         kept.push(track);
         return { track, box: face.box, compare: 'new' };
       }

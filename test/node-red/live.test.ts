@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { Publisher } from '../../shared/publish';
 import { encodeClip } from '../watch/support/clip';
 import { publishClip, standardScene, startWatchHarness, type WatchHarness } from '../watch/support/room';
-import { CHROMIUM, launchChromium, layOutPackage, liveFlow, openDashboard, readLiveView, startLiveNodeRed, untilView, type LiveNodeRed, type LiveView } from '../../bench/support/live-browser';
+import { CHROMIUM, launchChromium, layOutPackage, liveFlow, openDashboard, readLiveView, startLiveNodeRed, untilView, type LiveNodeRed, type LiveView } from '../support/live-browser';
 
 // The live view in the real Node-RED runtime with Dashboard 2.0, opened by Debian's headless
 // Chromium: the browser joins the sandbox's room with WebRTC and plays each camera as a tile.

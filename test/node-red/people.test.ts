@@ -199,3 +199,30 @@ it('bad input reaches the Catch node with the field it concerns, before anything
   }
   expect(sandbox.stats()).toEqual(before);
 }, 60_000);
+
+it('an operation that is not a string (an object with its own toString) reaches the Catch node as invalid_input naming operation', async () => {
+  await load();
+  const before = sandbox.stats();
+  for (const operation of [{ toString: 'list' }, { toString: () => 'list' }, ['list'], 42]) {
+    const error = await refused({ operation });
+    expect(error).toMatchObject({ code: 'invalid_input', cause: { name: 'InputError', field: 'operation' } });
+  }
+  expect(sandbox.stats()).toEqual(before);
+}, 60_000);
+
+it('check lists the faces of the collection nothing records (a watch node remembers its visitors) and with msg.remove takes them out', async () => {
+  await load();
+  const person = ((await op({ operation: 'add', name: 'Kept', payload: photoA() })).payload as { person: Person }).person;
+  const orphan = (await vision.addFace(collectionId, photoA2())).faceId;
+  const visitorId = (await vision.addFace(collectionId, photoB())).faceId;
+  const now = new Date().toISOString();
+  (helper.getNode('w') as Node).context().set('visitors', { kind: 'vision-streaming-visitors', version: 1, collectionId, visitors: [{ visitorId, firstSeen: now, lastSeen: now, visits: 1 }] } satisfies VisitorDocument);
+
+  const listed = await op({ operation: 'check' });
+  expect(listed.payload).toEqual({ collection_id: collectionId, faces_in_collection: 3, orphans: [{ face_id: orphan }], removed: [] });
+  expect((await faceIds()).has(orphan)).toBe(true);
+  const removed = await op({ operation: 'check', remove: true });
+  expect(removed.payload).toMatchObject({ orphans: [{ face_id: orphan }], removed: [orphan] });
+  expect([...(await faceIds())].sort()).toEqual([person.faces[0].face_id, visitorId].sort());
+  expect((await refused({ operation: 'check', remove: 'yes' })).cause).toMatchObject({ field: 'remove' });
+}, 60_000);

@@ -1,10 +1,13 @@
-import { chmod, copyFile, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { peopleMain } from '../../cli/people';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { INTERRUPTED, PHOTOS_REFUSED, peopleMain } from '../../cli/people';
 import { CLIENT_ID, CLIENT_SECRET, startHarness, type Harness } from '../client/harness';
 import { astronautFaceOfSize, faceApiSample, faceOfSize, gradientJpeg, mirrorJpeg } from '../support/images';
 import { faceOfB } from '../watch/support/clip';
+import { buildPackage } from '../watch/support/build';
 
 // `vision-streaming people` as a script runs it: flags and VS_ variables, the secret in
 // VS_CLIENT_SECRET, one JSON object on stdout, against the sandbox's vision API on 127.0.0.1.
@@ -164,4 +167,92 @@ test('--help lists the actions and the flags', async () => {
   const r = await people('--help');
   expect(r.code).toBe(0);
   for (const word of ['list', 'add-face', 'remove-face', 'import-labels', '--collection', '--people', '--image', '--visitor', '--to']) expect(r.stdout).toContain(word);
+});
+
+test('add exits 4 when some photos were refused, and still prints the whole answer', async () => {
+  const r = await people('add', '--name', 'Partly', '--image', photos.a1, '--image', photos.blank);
+  expect(r.code).toBe(PHOTOS_REFUSED);
+  expect((r.out.results as { status: string }[]).map((x) => x.status)).toEqual(['added', 'refused']);
+  expect(r.out.person).toMatchObject({ name: 'Partly' });
+  expect((await people('forget', '--name', 'Partly')).code).toBe(0);
+}, 60_000);
+
+test('check lists the faces nothing records and --remove takes them out; --remove elsewhere is refused', async () => {
+  const orphan = (await h.client.addFace(collectionId, await readFile(photos.b))).faceId;
+  expect((await people('add', '--name', 'Checked', '--image', photos.a1)).code).toBe(0);
+  const listed = await people('check');
+  expect(listed.code).toBe(0);
+  expect(listed.out).toMatchObject({ collection_id: collectionId, removed: [] });
+  expect(listed.out.orphans).toContainEqual({ face_id: orphan });
+  expect(listed.out.orphans).toHaveLength(1);
+  expect((await faceIds()).has(orphan)).toBe(true);
+  const removed = await people('check', '--remove');
+  expect(removed.code).toBe(0);
+  expect(removed.out).toMatchObject({ orphans: [{ face_id: orphan }], removed: [orphan] });
+  expect((await faceIds()).has(orphan)).toBe(false);
+  expect((await people('check')).out.orphans).toEqual([]);
+  const misplaced = await people('list', '--remove');
+  expect(misplaced.code).toBe(2);
+  expect(misplaced.stderr).toMatch(/--remove is a flag of people check/);
+  expect((await people('forget', '--name', 'Checked')).code).toBe(0);
+}, 60_000);
+
+describe('the command as a process', () => {
+  let bin: string;
+  const children = new Set<ChildProcess>();
+  beforeAll(async () => {
+    const build = path.join(dir, 'package');
+    await mkdir(build);
+    bin = (await buildPackage(build)).bin;
+  }, 120_000);
+  afterEach(() => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    children.clear();
+  });
+
+  /** Starts `vision-streaming people ...`; `ended(ms)` gives its exit, or undefined while it still runs after ms. */
+  function start(...args: string[]) {
+    const env = { PATH: process.env.PATH, VS_CLIENT_ID: CLIENT_ID, VS_CLIENT_SECRET: CLIENT_SECRET, VS_AUTH_URL: h.sandbox.url, VS_VISION_URL: h.sandbox.url, VS_COLLECTION: collectionId, VS_PEOPLE: peopleFile };
+    const child = spawn(process.execPath, [bin, 'people', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let stderr = '';
+    child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+    const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+    return { child, ended: (ms: number) => Promise.race([exit, sleep(ms, undefined, { ref: false }).then(() => undefined)]) };
+  }
+
+  test('a people or visitors file that is a FIFO or a folder is refused at once, naming the flag', async () => {
+    const fifo = path.join(dir, 'people.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const folder = path.join(dir, 'people-folder.json');
+    await mkdir(folder);
+    for (const [flag, file] of [
+      ['--people', fifo],
+      ['--visitors', fifo],
+      ['--people', folder],
+    ]) {
+      const r = await start('list', flag, file).ended(20_000);
+      expect({ flag, file, code: r?.code }).toEqual({ flag, file, code: 2 });
+      expect(r!.stderr).toContain(flag);
+      expect(r!.stderr).toMatch(/not a regular file/);
+    }
+  }, 90_000);
+
+  test('SIGTERM ends it while a service call is still waiting: exit 130', async () => {
+    // The faces listing answers in a minute: far longer than a stop may take.
+    h.sandbox.setFaults({ faces: { latencyMs: 60_000 } });
+    try {
+      const before = h.hits('faces');
+      const run = start('list');
+      for (let i = 0; i < 400 && h.hits('faces') === before; i++) await sleep(50);
+      expect(h.hits('faces')).toBeGreaterThan(before);
+      run.child.kill('SIGTERM');
+      const r = await run.ended(10_000);
+      expect(r?.code).toBe(INTERRUPTED);
+      expect(r!.stderr).toMatch(/stopped before it finished/);
+    } finally {
+      // Ends the held listing too, so nothing waits out its minute.
+      h.sandbox.clearFaults();
+    }
+  }, 90_000);
 });

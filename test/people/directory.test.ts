@@ -1,4 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InputError } from '../../shared/errors';
+import { FilePeopleStore } from '../../shared/people/file-store';
 import { MemoryPeopleStore, PeopleDirectory, PeopleIndex, personVerdict, readPeople, type PeopleDocument, type PeopleStore } from '../../shared/people';
 import { MemoryVisitorStore, type VisitorDocument } from '../../shared/watch/visitors';
 import { caught, startHarness, type Harness } from '../client/harness';
@@ -17,7 +22,7 @@ const photoB = () => faceOfSize(faceApiSample(1), bFace, 200);
 const photoB2 = () => mirrorJpeg(faceOfSize(faceApiSample(1), bFace, 230));
 
 beforeAll(async () => {
-  h = await startHarness({ eagerModel: true });
+  h = await startHarness({ eagerModel: true, collectionLimit: 10 });
   collectionId = (await h.client.createCollection()).collectionId;
   bFace = await faceOfB((jpeg) => h.client.detectFaces(jpeg));
 }, 120_000);
@@ -195,6 +200,99 @@ test('a document of another collection or with a broken seal is refused, naming 
   expect(await caught(() => directory(otherKey).list())).toMatchObject({ code: 'people_store_untrusted', message: expect.stringContaining('people.json') });
   const elsewhere = new PeopleDirectory({ collectionId: 'another-collection', store: sealed, vision: h.client });
   expect(await caught(() => elsewhere.list())).toMatchObject({ code: 'people_store_mismatch', message: expect.stringContaining('people.json') });
+}, 60_000);
+
+test('names: kept in NFC; control, zero-width and bidi control characters refused naming the field, before anything is sent', async () => {
+  const people = directory();
+  const { person } = await people.addPerson({ name: 'Jose\u0301', images: [photoA()] });
+  expect(person.name).toBe('Jos\u00e9');
+  expect((await people.rename({ person: { name: 'JOS\u00c9' }, to: 'Zoe\u0308' })).name).toBe('Zo\u00eb');
+  const before = h.requests();
+  const names = ['Al\u200Bice', 'Al\u200Cice', 'Al\u200Fice', 'Al\u202Eice', 'Al\u2066ice', '\uFEFFAlice', 'Al\u0000ice', 'Al\u0085ice'];
+  for (const name of names) {
+    const err = await caught(() => people.addPerson({ name, images: [photoB()] }));
+    expect({ name, err }).toEqual({ name, err: expect.objectContaining({ code: 'invalid_input', field: 'name' }) });
+  }
+  expect((await caught(() => people.addPerson({ name: 'Al\u200Bice', images: [photoB()] }))).message).toMatch(/\(U\+200B\) at position 3/);
+  expect(await caught(() => people.rename({ person: { name: 'Zo\u00eb' }, to: 'Zo\u202Ee' }))).toMatchObject({ field: 'to' });
+  expect(await caught(() => people.importLabels({ [person.faces[0].face_id]: 'B\u2069ob' }))).toMatchObject({ field: `labels.${person.faces[0].face_id}` });
+  expect(h.requests()).toBe(before);
+  // A store written before the rule still loads: its people are not lost over a name.
+  const old = new MemoryPeopleStore();
+  await old.update(() => ({ kind: 'vision-streaming-people', version: 1, collectionId, people: [{ person_id: 'p_old', name: 'Old\u200Bname', faces: [], not_faces: [] }] }));
+  expect((await directory(old).list()).people.map((p) => p.name)).toEqual(['Old\u200Bname']);
+}, 60_000);
+
+describe('with 500 ms of service latency (the sandbox fault)', () => {
+  let dir: string;
+  let ids: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'people-race-'));
+    ids = (await h.client.createCollection()).collectionId;
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+  // Two directories on two stores of one file: what two processes of the command line are.
+  const twoWriters = () => {
+    const file = path.join(dir, 'people.json');
+    const key = Buffer.from('race key');
+    const open = () => new PeopleDirectory({ collectionId: ids, store: new FilePeopleStore(file, { collectionId: ids, key }), vision: h.client });
+    return [open(), open()] as const;
+  };
+  const recorded = async (people: PeopleDirectory) => new Set((await people.list()).people.flatMap((p) => p.face_ids));
+  const faces = async () => (await h.client.listFaces(ids)).map((f) => f.faceId);
+
+  test('forget of a person with 4 faces and add-face to them 0.3 s later leave no face the directory does not know', async () => {
+    const [one, two] = twoWriters();
+    await one.addPerson({ name: 'Victim', images: [photoA(), photoA2(), photoB(), photoB2()] });
+    h.sandbox.setFaults({ '*': { latencyMs: 500 } });
+    const forgetting = one.forget({ person: { name: 'Victim' } });
+    await sleep(300);
+    const [forgot, added] = await Promise.allSettled([forgetting, two.addFace({ person: { name: 'Victim' }, image: photoA() })]);
+    h.sandbox.setFaults({});
+    expect(forgot.status).toBe('fulfilled');
+    const receipt = (forgot as PromiseFulfilledResult<Awaited<typeof forgetting>>).value;
+    // Either the face joined the person in time and forget took it too, or add-face found nobody and took it back.
+    if (added.status === 'fulfilled') expect(receipt.removed_faces).toContain(added.value.result.status === 'added' && added.value.result.face_id);
+    else expect(added.reason).toMatchObject({ code: 'invalid_input', field: 'person' });
+    expect(receipt.left).toBeUndefined();
+    const known = await recorded(one);
+    expect((await faces()).filter((id) => !known.has(id))).toEqual([]);
+    expect((await one.list()).people).toEqual([]);
+  }, 60_000);
+
+  test('an add-face that ends after forget took the person finds nobody and takes its face back out', async () => {
+    const [one, two] = twoWriters();
+    await one.addPerson({ name: 'Quick', images: [photoA()] });
+    h.sandbox.setFaults({ '*': { latencyMs: 500 } });
+    const adding = two.addFace({ person: { name: 'Quick' }, image: photoB() });
+    await sleep(100);
+    const receipt = await one.forget({ person: { name: 'Quick' } });
+    expect(await caught(() => adding)).toMatchObject({ code: 'invalid_input', field: 'person' });
+    h.sandbox.setFaults({});
+    expect(receipt.left).toBeUndefined();
+    expect(await faces()).toEqual([]);
+  }, 60_000);
+});
+
+test('check lists faces no person, not-face or visitor records, and with remove takes them out', async () => {
+  const ids = (await h.client.createCollection()).collectionId;
+  const visitors = new MemoryVisitorStore();
+  const people = new PeopleDirectory({ collectionId: ids, store: new MemoryPeopleStore(), vision: h.client, visitors });
+  const { person } = await people.addPerson({ name: 'Known', images: [photoA()] });
+  const not = (await people.notThisPerson({ person: { name: 'Known' }, image: photoB() })).result as { face_id: string };
+  const stored = (await h.client.addFace(ids, photoB2())).faceId;
+  const stamp = new Date().toISOString();
+  visitors.save({ kind: 'vision-streaming-visitors', version: 1, collectionId: ids, visitors: [{ visitorId: stored, firstSeen: stamp, lastSeen: stamp, visits: 1 }] });
+  const elsewhere = (await h.client.addFace(ids, photoA2())).faceId;
+  const orphan = (await h.client.addFace(ids, photoA())).faceId;
+
+  expect(await people.check({ visitorFaceIds: [elsewhere] })).toEqual({ collection_id: ids, faces_in_collection: 5, orphans: [{ face_id: orphan }], removed: [] });
+  expect(await people.check()).toMatchObject({ orphans: expect.arrayContaining([{ face_id: orphan }, { face_id: elsewhere }]) });
+  expect(await people.check({ remove: true, visitorFaceIds: new Set([elsewhere]) })).toMatchObject({ orphans: [{ face_id: orphan }], removed: [orphan] });
+  expect((await h.client.listFaces(ids)).map((f) => f.faceId).sort()).toEqual([person.faces[0].face_id, not.face_id, stored, elsewhere].sort());
+  expect(await people.check({ visitorFaceIds: [elsewhere] })).toMatchObject({ orphans: [], removed: [] });
+  expect(await caught(() => people.check({ remove: 'yes' as unknown as boolean }))).toMatchObject({ field: 'remove' });
+  expect(await caught(() => people.check({ visitorFaceIds: ['../x'] }))).toMatchObject({ field: 'visitorFaceIds' });
 }, 60_000);
 
 describe('a full collection', () => {

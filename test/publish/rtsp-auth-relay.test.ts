@@ -202,6 +202,45 @@ describe('the relay on the wire', () => {
     await waitFor('both connections closed', () => client.closed && cam.closed, 5000);
   });
 
+  test('only the configured stream is relayed: other URIs are answered 404 by the relay and never reach the camera; URLs the camera names for the stream are relayed', async () => {
+    relay = await RtspAuthRelay.start(`rtsp://door:Scope-pa55@127.0.0.1:${camera.port}/live/ch1`);
+    const client = await connect(relay);
+    const cameraOrigin = `rtsp://127.0.0.1:${camera.port}`;
+    let cseq = 0;
+    const ask = async (method: string, uri: string): Promise<string> => {
+      client.socket.write(`${method} ${uri} RTSP/1.0\r\nCSeq: ${++cseq}\r\n\r\n`);
+      return client.message();
+    };
+    const refused = (n: number): string => `RTSP/1.0 404 Not Found\r\nCSeq: ${n}\r\nContent-Length: 0\r\n\r\n`;
+    for (const uri of [`${relay.origin}/other`, `${relay.origin}/live/ch10`, `${relay.origin}/live/ch1/../../admin`, `${relay.origin}/live/ch1/%2E%2e/admin`, `${cameraOrigin}/live/ch1/..\\secret`, 'rtsp://192.0.2.7/live/ch1', 'http://127.0.0.1/live/ch1']) {
+      expect(await ask('DESCRIBE', uri)).toBe(refused(cseq));
+    }
+    expect(await ask('GET_PARAMETER', '*')).toBe(refused(cseq));
+    await waitFor('the camera connection', () => camera.peers.length === 1, 5000);
+    const cam = camera.peers[0];
+
+    // OPTIONS * and the stream itself go through.
+    client.socket.write(`OPTIONS * RTSP/1.0\r\nCSeq: ${++cseq}\r\n\r\n`);
+    expect((await cam.message()).split('\r\n')[0]).toBe('OPTIONS * RTSP/1.0');
+    cam.socket.write('RTSP/1.0 200 OK\r\nCSeq: 1\r\n\r\n');
+    await client.message();
+    client.socket.write(`DESCRIBE ${relay.url} RTSP/1.0\r\nCSeq: ${++cseq}\r\n\r\n`);
+    expect((await cam.message()).split('\r\n')[0]).toBe(`DESCRIBE ${cameraOrigin}/live/ch1 RTSP/1.0`);
+    // The camera names its stream elsewhere (its LAN address, a track on another path): those are relayed from now on.
+    const sdp = 'v=0\r\na=control:*\r\nm=video 0 RTP/AVP 96\r\na=control:rtsp://10.0.0.9/h264/track9\r\n';
+    cam.socket.write(`RTSP/1.0 200 OK\r\nCSeq: 2\r\nContent-Base: rtsp://10.0.0.9/media/\r\nContent-Length: ${sdp.length}\r\n\r\n${sdp}`);
+    await client.message();
+    for (const uri of ['rtsp://10.0.0.9/media/trackID=1', 'rtsp://10.0.0.9/h264/track9', `${relay.origin}/live/ch1/trackID=0`]) {
+      client.socket.write(`SETUP ${uri} RTSP/1.0\r\nCSeq: ${++cseq}\r\n\r\n`);
+      expect((await cam.message()).split('\r\n')[0]).toBe(`SETUP ${uri.replace(relay.origin, cameraOrigin)} RTSP/1.0`);
+    }
+    // Still not: a track the camera did not name, a path out of its base.
+    expect(await ask('SETUP', 'rtsp://10.0.0.9/h264/track10')).toBe(refused(cseq));
+    expect(await ask('SETUP', 'rtsp://10.0.0.9/media/../admin')).toBe(refused(cseq));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(cam.bytes.length).toBe(0);
+  });
+
   test('a wrong password: the camera\'s second 401 goes to the client with its CSeq; refused is set', async () => {
     relay = await RtspAuthRelay.start(`rtsp://door:Wrong-pass@127.0.0.1:${camera.port}/s`);
     const client = await connect(relay);

@@ -66,6 +66,7 @@ function fixtures(): Record<HostEvent['event'], HostEvent> {
     event: 'arrived',
     ...visitOf('person'),
     score: num(),
+    arrived_at: text('arrived'),
     ...faceFields(),
   };
   const left: Required<LeftEvent> = {

@@ -52,6 +52,21 @@ describe('Presence', () => {
     expect(p.over(T0 + 10_000)).toEqual([]);
   });
 
+  test('a visit known late begins at the first sighting and is not over until leftAfter past its verdict, frames being awaited till then', () => {
+    const p = new Presence(2000);
+    // First seen at T0, last looked at then; the verdict came 3 s later.
+    const v = p.arrive(A, null, 's1', T0, T0 - 500, T0 + 3000)!;
+    expect(v).toMatchObject({ arrivedAt: T0 - 500, lastSeen: T0, knownAt: T0 + 3000 });
+    expect(p.over(T0 + 4999)).toEqual([]);
+    p.seen(A, 's1', T0 + 3500);
+    // A frame older than the last one seen (another stream's, analysed later) does not move the visit back.
+    p.seen(A, 's2', T0 + 3200);
+    expect(v).toMatchObject({ lastSeen: T0 + 3500, streamId: 's1' });
+    expect(p.over(T0 + 5499)).toEqual([]);
+    expect(p.over(T0 + 5500)).toEqual([v]);
+    expect(leftEvent(v, 'not_seen', 'r')).toMatchObject({ arrived_at: new Date(T0 - 500).toISOString(), left_at: new Date(T0 + 3500).toISOString(), duration_s: 4 });
+  });
+
   test('someone who comes back after their visit ended starts a new visit, after the old one', () => {
     const p = new Presence(2000);
     const first = p.arrive(A, null, 's1', T0)!;
@@ -124,7 +139,7 @@ describe('Presence', () => {
 });
 
 describe('visit events', () => {
-  const visit = (who: Identity, kind: Visit['kind'], label: string | null): Visit => ({ visitId: 'visit-1', kind, who, label, arrivedAt: T0, lastSeen: T0 + 2345, streamId: 'cam' });
+  const visit = (who: Identity, kind: Visit['kind'], label: string | null): Visit => ({ visitId: 'visit-1', kind, who, label, arrivedAt: T0, lastSeen: T0 + 2345, knownAt: T0 + 1000, streamId: 'cam' });
 
   afterEach(() => jest.useRealTimers());
 

@@ -228,6 +228,28 @@ describe('arrived, match and left', () => {
     expect(expectPairs(s.events).size).toBe(0);
   });
 
+  test('a verdict that comes late (the service failing at a start) does not shorten the visit: it began at the first sighting', async () => {
+    const s = scene();
+    const busy = () => Object.assign(new Error('service unavailable'), { status: 503, code: 'server_error' });
+    // The first four compares fail (2 s of samples): A's verdict comes with the fifth sample.
+    s.answer((call) => (call <= 4 ? busy() : A()));
+    await s.sample([AT]);
+    const firstSeen = Date.now();
+    await s.during(5.5, [AT]);
+    const lastSeen = Date.now();
+    await s.during(3, []);
+    const [arrived] = arrivals(s.events);
+    expect(Date.parse(arrived.arrived_at)).toBe(firstSeen);
+    // Told when the verdict came; its latency is the lag behind the verdict's own frame.
+    expect(Date.parse(arrived.time) - Date.parse(arrived.arrived_at)).toBe(2000);
+    expect(arrived.latency_ms).toBe(0);
+    const [left] = departures(s.events);
+    expect(left).toMatchObject({ visit_id: arrived.visit_id, reason: 'not_seen', arrived_at: arrived.arrived_at, left_at: new Date(lastSeen).toISOString() });
+    // In view 6 s: seen from the first to the last of those samples.
+    expect(left.duration_s).toBe(5.5);
+    expect(expectPairs(s.events).size).toBe(0);
+  });
+
   test('strangers who are not remembered: one visit and one unknown per track, never two for one track; a stop closes every visit', async () => {
     const s = scene();
     await loop(s, 3);
