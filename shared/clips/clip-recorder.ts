@@ -1,9 +1,9 @@
 import type { EncodedFrame, VideoCodec } from '../frames/types';
-import type { ArrivedEvent, MatchEvent, PresentEntry, UnknownEvent } from '../watch/events';
+import type { ArrivedEvent, MatchEvent, PresentEntry, UnknownEvent, VisitKind } from '../watch/events';
 import { writeClipFile } from './clip-file';
 import type { ClipEndReason, ClipErrorCode, ClipEvent, ClipTrigger } from './events';
 import { muxClip } from './mux';
-import { PreRoll, type PreRollStats } from './pre-roll';
+import { PreRoll, type HeldFrame, type PreRollStats } from './pre-roll';
 
 /** What a recorder needs to know; times in ms. */
 export interface ClipSettings {
@@ -26,9 +26,12 @@ export interface ClipHooks {
 
 /**
  * A face event reaches the recorder some time after its frame came (decode, detect, compare): the
- * pre-roll keeps this much more than `preRollMs` so the clip can still start `preRollMs` before that frame.
+ * pre-roll keeps this much more than `preRollMs` so the clip can still start `preRollMs` before that
+ * frame. Likewise a clip's end waits for the analysis of the frames past it, but no longer than this.
  */
 const ANALYSIS_SLACK_MS = 3000;
+/** The RTP video clock. */
+const RTP_HZ = 90_000;
 /** Bytes a stream's pre-roll may hold: 30 s (the longest pre-roll) at 2 Mbit/s. */
 export const PRE_ROLL_MAX_BYTES = 8 * 1024 * 1024;
 /** A stop writes the clips in flight within this, else removes them. */
@@ -40,12 +43,12 @@ interface OpenClip {
   key: string;
   streamId: string;
   visitId?: string;
+  kind?: VisitKind;
   trigger: ClipTrigger;
   who: Pick<ClipEvent, 'person_id' | 'name' | 'face_id' | 'visitor_id' | 'track' | 'label'>;
-  frames: EncodedFrame[];
-  /** Wall time of the first frame's arrival, of the trigger's frame, and the end as known now (epoch ms). */
+  frames: HeldFrame[];
+  /** Wall time of the first frame's arrival, and the end as known now (epoch ms). */
   firstAt: number;
-  anchor: number;
   deadline: number;
   codec: VideoCodec;
   width?: number;
@@ -66,6 +69,8 @@ export class ClipRecorder {
   /** Visits (per stream) that have had their clip, while the visit goes on. */
   readonly #done = new Set<string>();
   readonly #writing = new Set<Promise<void>>();
+  /** Per stream, the arrival of the newest frame whose analysis is over (epoch ms): how far its visits' last sights are known. */
+  readonly #analysedTo = new Map<string, number>();
   #closed = false;
   #abandoned = false;
 
@@ -84,26 +89,33 @@ export class ClipRecorder {
       if (clip.streamId !== streamId) continue;
       if (frame.codec !== clip.codec || (frame.isKeyframe && (frame.width !== clip.width || frame.height !== clip.height))) this.#finish(clip, 'stream_changed');
       else if (at - clip.firstAt >= this.#s.maxClipMs) this.#finish(clip, 'max_clip');
-      else if (at > this.#extended(clip)) this.#finish(clip, 'post_roll');
-      else clip.frames.push(frame);
+      else if (this.#over(clip, at)) this.#finish(clip, 'post_roll');
+      // Frames past the end as known now are kept until the analysis tells whether the visit went on.
+      else clip.frames.push({ frame, at });
     }
+  }
+
+  /** The analysis of a stream's frame that came at `at` (epoch ms) is over: the visits' last sights up to it are known. */
+  analysed(streamId: string, at: number): void {
+    if (at > (this.#analysedTo.get(streamId) ?? 0)) this.#analysedTo.set(streamId, at);
   }
 
   /** A stream left or starts over (a rejoin): its clips end with the frames they have, its pre-roll is emptied. */
   streamEnded(streamId: string): void {
     this.#rolls.get(streamId)?.clear();
+    this.#analysedTo.delete(streamId);
     for (const clip of [...this.#open.values()]) if (clip.streamId === streamId) this.#finish(clip, 'stream_left');
   }
 
   /** A face event: starts the clip of its visit on its stream when the trigger is on and none is made yet. */
   face(e: FaceEvent): void {
     if (this.#closed || !this.#s.on.has(e.event)) return;
-    const visit = e.event === 'arrived' ? { visit_id: e.visit_id } : this.#visitOf(e);
+    const visit = e.event === 'arrived' ? { visit_id: e.visit_id, kind: e.kind } : this.#visitOf(e);
     const who = whoOf(e);
     const key = `${e.stream_id}\u0000${visit?.visit_id ?? JSON.stringify(who)}`;
     if (this.#open.has(key) || this.#done.has(key)) return;
     const anchor = Date.parse(e.time) - e.latency_ms;
-    const base = { streamId: e.stream_id, visitId: visit?.visit_id, trigger: e.event, who };
+    const base = { streamId: e.stream_id, visitId: visit?.visit_id, kind: visit?.kind, trigger: e.event, who };
     const held = this.#rolls.get(e.stream_id)?.since(anchor, this.#s.preRollMs) ?? [];
     if (held.length === 0) {
       this.#done.add(key);
@@ -111,7 +123,7 @@ export class ClipRecorder {
       return;
     }
     const first = held[0].frame;
-    const clip: OpenClip = { key, ...base, frames: held.map((h) => h.frame), firstAt: held[0].at, anchor, deadline: anchor + this.#s.postRollMs, codec: first.codec, width: first.width, height: first.height };
+    const clip: OpenClip = { key, ...base, frames: held, firstAt: held[0].at, deadline: anchor + this.#s.postRollMs, codec: first.codec, width: first.width, height: first.height };
     this.#open.set(key, clip);
   }
 
@@ -119,7 +131,7 @@ export class ClipRecorder {
   tick(now = Date.now()): void {
     for (const clip of [...this.#open.values()]) {
       if (now - clip.firstAt >= this.#s.maxClipMs) this.#finish(clip, 'max_clip');
-      else if (now > this.#extended(clip)) this.#finish(clip, 'post_roll');
+      else if (this.#over(clip, now)) this.#finish(clip, 'post_roll');
     }
     const here = new Set(this.#hooks.present().map((p) => p.visit_id));
     for (const key of this.#done) if (!here.has(key.slice(key.indexOf('\u0000') + 1))) this.#done.delete(key);
@@ -143,6 +155,13 @@ export class ClipRecorder {
     this.#abandoned = true;
   }
 
+  // Past the end once the analysis has looked beyond it (the visit was not seen again), or, when
+  // the analysis lags (a spent quota, a slow service), ANALYSIS_SLACK_MS after it.
+  #over(clip: OpenClip, now: number): boolean {
+    const end = this.#extended(clip);
+    return now > end && ((this.#analysedTo.get(clip.streamId) ?? 0) > end || now > end + ANALYSIS_SLACK_MS);
+  }
+
   // The visit goes on while it is seen: the clip ends postRollMs after its last sight.
   #extended(clip: OpenClip): number {
     const visit = clip.visitId ? this.#hooks.present().find((p) => p.visit_id === clip.visitId && p.stream_id === clip.streamId) : undefined;
@@ -160,6 +179,10 @@ export class ClipRecorder {
 
   #finish(clip: OpenClip, ended: ClipEndReason): void {
     this.#open.delete(clip.key);
+    // Frames kept while the end was not known yet go.
+    const until = ended === 'max_clip' ? clip.firstAt + this.#s.maxClipMs : ended === 'post_roll' || ended === 'stopped' ? this.#extended(clip) : Infinity;
+    const within = clip.frames.filter((h) => h.at <= until);
+    if (within.length > 0) clip.frames = within;
     if (clip.visitId) this.#done.add(clip.key);
     const writing = this.#write(clip, ended)
       .catch(() => this.#hooks.emit(this.#event(clip, { error: 'write_failed' })))
@@ -170,12 +193,15 @@ export class ClipRecorder {
   async #write(clip: OpenClip, ended: ClipEndReason): Promise<void> {
     let muxed;
     try {
-      muxed = await muxClip(clip.frames);
+      muxed = await muxClip(clip.frames.map((h) => h.frame));
     } catch {
       this.#hooks.emit(this.#event(clip, { error: 'mux_failed', ended }));
       return;
     }
-    const start = new Date(clip.firstAt);
+    // Wall times from the stream's: anchored on the newest frame, as frames held since the stream's
+    // start may have come in a burst (a join, a jitter buffer) and arrived later than they were sent.
+    const last = clip.frames.at(-1)!;
+    const start = new Date(Math.round(last.at - ((last.frame.timestamp - clip.frames[0].frame.timestamp) / RTP_HZ) * 1000));
     const name = `${start.toISOString().replace(/[:.]/g, '-')}-${safe(clip.streamId)}-${safe(clip.visitId ?? clip.trigger).slice(0, 8)}.${muxed.container}`;
     const written = await writeClipFile(this.#s.folder, name, muxed.data, () => !this.#abandoned);
     if ('error' in written) {
@@ -185,7 +211,7 @@ export class ClipRecorder {
     this.#hooks.emit(
       this.#event(clip, {
         start: start.toISOString(),
-        end: new Date(clip.firstAt + muxed.durationS * 1000).toISOString(),
+        end: new Date(start.getTime() + muxed.durationS * 1000).toISOString(),
         duration_s: muxed.durationS,
         bytes: muxed.data.length,
         container: muxed.container,
@@ -197,8 +223,8 @@ export class ClipRecorder {
     );
   }
 
-  #event(clip: Pick<OpenClip, 'streamId' | 'visitId' | 'trigger' | 'who'>, rest: Partial<ClipEvent> & ({ error: ClipErrorCode } | { path: string })): ClipEvent {
-    return { event: 'clip', room: this.#s.room, stream_id: clip.streamId, ...(clip.visitId ? { visit_id: clip.visitId } : {}), trigger: clip.trigger, ...clip.who, ...rest, time: new Date().toISOString() };
+  #event(clip: Pick<OpenClip, 'streamId' | 'visitId' | 'kind' | 'trigger' | 'who'>, rest: Partial<ClipEvent> & ({ error: ClipErrorCode } | { path: string })): ClipEvent {
+    return { event: 'clip', room: this.#s.room, stream_id: clip.streamId, ...(clip.visitId ? { visit_id: clip.visitId } : {}), ...(clip.kind ? { kind: clip.kind } : {}), trigger: clip.trigger, ...clip.who, ...rest, time: new Date().toISOString() };
   }
 }
 

@@ -1,4 +1,5 @@
 import type { VideoCodec } from '../frames/types';
+import type { VisitKind } from '../watch/presence';
 import type { ClipContainer } from './mux';
 
 /** What starts a clip: a visit's arrival (the default), a match, an unknown face. */
@@ -26,6 +27,8 @@ export interface ClipEvent {
   visit_id?: string;
   /** What started the clip. */
   trigger: ClipTrigger;
+  /** The visit's kind (a person, a remembered visitor, a stranger), when the clip is of a visit. */
+  kind?: VisitKind;
   /** Who: a person (person_id, name, face_id), a face of the collection, a remembered visitor, or a stranger's track. */
   person_id?: string;
   name?: string;

@@ -101,6 +101,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       paused: () => this.#report.paused(),
       apiFailed: (err, streamId) => this.#report.apiFailed(err, streamId),
       apiSucceeded: () => this.#report.apiSucceeded(),
+      ...(this.#clips ? { analysed: (streamId: string, at: number) => this.#clips!.analysed(streamId, at) } : {}),
       emit: (e) => {
         this.#clips?.face(e);
         this.#report.face(e);

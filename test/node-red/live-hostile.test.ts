@@ -4,7 +4,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { StreamingClient } from '../../shared';
-import { layOutPackage, liveFlow, startLiveNodeRed, type LiveNodeRed } from '../../bench/support/live-browser';
+import { layOutPackage, liveFlow, startLiveNodeRed, type LiveNodeRed } from '../support/live-browser';
 import { TICKET_BURST, TICKETS_PER_SECOND } from '../../node-red/live-tickets';
 import { LIVE_TICKET_EVENT } from '../../node-red/live-widget';
 
