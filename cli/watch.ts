@@ -64,7 +64,7 @@ export function helpText(): string {
       '  (quality: {face_px, sharpness, brightness, greyscale, direction}; every left follows the arrived of its visit_id)',
       '  status  {event, state, room, counts, ...}    error {event, error, source, stream_id?, time}',
       '  (source: session, decoder, api, stream or visitors: the part of the watcher that failed)',
-      '  clip    {event, room, stream_id, visit_id?, trigger, person_id? name? face_id? | visitor_id | track, label, start, end,',
+      '  clip    {event, room, stream_id, visit_id?, kind?, trigger, person_id? name? face_id? | visitor_id | track, label, start, end,',
       '          duration_s, bytes, container, codec, width, height, path, ended, time} or {..., error, cause?} (with --clips)',
       'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while it still joins or',
       'rejoins (exit 0). Exit 2: bad options; 1: could not start, e.g. a room that cannot be joined:',

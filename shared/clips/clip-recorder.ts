@@ -22,6 +22,8 @@ export interface ClipHooks {
   present(): readonly PresentEntry[];
   /** A clip is written, or could not be made. */
   emit(event: ClipEvent): void;
+  /** A stream's pre-roll let frames go for its bytes bound, the first time (its key frames are too far apart). */
+  overBound?(streamId: string): void;
 }
 
 /**
@@ -84,7 +86,9 @@ export class ClipRecorder {
     if (this.#closed) return;
     let roll = this.#rolls.get(streamId);
     if (!roll) this.#rolls.set(streamId, (roll = new PreRoll(this.#s.preRollMs + ANALYSIS_SLACK_MS, PRE_ROLL_MAX_BYTES)));
+    const dropped = roll.dropped;
     roll.push(frame, at);
+    if (dropped === 0 && roll.dropped > 0) this.#hooks.overBound?.(streamId);
     for (const clip of this.#open.values()) {
       if (clip.streamId !== streamId) continue;
       if (frame.codec !== clip.codec || (frame.isKeyframe && (frame.width !== clip.width || frame.height !== clip.height))) this.#finish(clip, 'stream_changed');

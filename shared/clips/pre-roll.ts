@@ -67,6 +67,11 @@ export class PreRoll {
     this.#bytes = 0;
   }
 
+  /** Frames the bytes bound has let go so far. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
   get stats(): PreRollStats {
     const first = this.#held[0]?.frame.timestamp;
     const last = this.#held.at(-1)?.frame.timestamp;

@@ -1,5 +1,8 @@
 import type { ClientError } from '../errors';
 import type { ClipEvent } from '../clips/events';
+import type { PreRollStats } from '../clips/pre-roll';
+
+export type { ClipEvent } from '../clips/events';
 import type { Closest } from '../people/verdict';
 import type { Box } from './geometry';
 import type { VisitKind } from './presence';
@@ -146,7 +149,14 @@ export interface StatusEvent {
   error?: ClientError;
   /** Who is here now (as `watcher.present()`). */
   present: PresentEntry[];
+  /** With clips: each stream's pre-roll (what it holds, its bytes bound, the frames that bound let go). */
+  pre_roll?: PreRollEntry[];
   time: string;
+}
+
+/** A stream's pre-roll, as status events list them. */
+export interface PreRollEntry extends PreRollStats {
+  stream_id: string;
 }
 
 /** Counts in a status event. */

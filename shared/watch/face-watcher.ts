@@ -19,7 +19,7 @@ import { isMuted, PeopleView } from './people-view';
 import { leftEvent, presentEntry } from './visit-events';
 import { MemoryVisitorStore, VisitorBook } from './visitors';
 import { PeopleIndex } from '../people/people-index';
-import { ClipRecorder } from '../clips/clip-recorder';
+import { ClipRecorder, PRE_ROLL_MAX_BYTES } from '../clips/clip-recorder';
 import { checkPrivateFolder } from '../util/private-folder';
 
 /** How often visitors past their retention are looked for (also once at start). */
@@ -72,7 +72,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     }
     // Host listeners must not break the watcher, nor keep the listeners after them from running.
     const out = (event: WatchEvent): void => void emitGuarded(this, event.event, [event]);
-    this.#report = new WatchReporter(this.#o, out, { streams: () => this.#room.streams, decoder: () => this.#room.backend, present: () => this.present() }, this.#timers);
+    this.#report = new WatchReporter(this.#o, out, { streams: () => this.#room.streams, decoder: () => this.#room.backend, present: () => this.present(), preRoll: () => (this.#clips ? Object.entries(this.#clips.stats()).map(([stream_id, s]) => ({ stream_id, ...s })) : undefined) }, this.#timers);
     this.#presence = new Presence(this.#o.leftAfterMs);
     if (this.#o.people) {
       // A new index: visits follow renames, and visitors who became people leave the visitor book.
@@ -84,7 +84,10 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     }
     if (this.#o.clips) {
       const clips = { folder: this.#o.clips, preRollMs: this.#o.preRollMs, postRollMs: this.#o.postRollMs, maxClipMs: this.#o.maxClipMs, on: this.#o.clipOn, room: this.#o.roomId };
-      this.#clips = new ClipRecorder(clips, { present: () => this.present(), emit: (e) => void emitGuarded(this, 'clip', [e]) });
+      const overBound = (streamId: string): void => {
+        if (this.#report.state === 'watching') this.#report.status('watching', `stream ${streamId}: its key frames are too far apart for the pre-roll's ${PRE_ROLL_MAX_BYTES} bytes; frames are let go (see pre_roll)`);
+      };
+      this.#clips = new ClipRecorder(clips, { present: () => this.present(), emit: (e) => void emitGuarded(this, 'clip', [e]), overBound });
     }
     const people = (): PeopleIndex => this.#people?.index ?? PeopleIndex.EMPTY;
     if (this.#o.rememberVisitors) {

@@ -3,7 +3,7 @@ export * from '../common';
 export { FaceWatcher } from './face-watcher';
 export type { WatchOptions } from './options';
 export { WATCH_OPTIONS, type OptionSpec, type WatchOptionName, type OptionValues, type OptionValueOf, type ResolvedOptionValues } from './option-table';
-export type { WatchEvent, WatchEventName, MatchEvent, UnknownEvent, ArrivedEvent, StatusEvent, ErrorEvent, ErrorSource, LeftEvent, LeftReason, PresentEntry, VisitOf, FaceQuality, VisitKind, StatusCounts, WatchState, StopReason, WatcherEvents } from './events';
+export type { WatchEvent, WatchEventName, MatchEvent, UnknownEvent, ArrivedEvent, StatusEvent, ErrorEvent, ErrorSource, LeftEvent, LeftReason, PresentEntry, PreRollEntry, VisitOf, FaceQuality, VisitKind, StatusCounts, WatchState, StopReason, WatcherEvents } from './events';
 export { EVENT_FIELDS, QUALITY_FIELDS, PRESENT_FIELDS, COUNT_FIELDS, fieldList, type EventField, type FieldDocs } from './event-fields';
 export type { WatchStats, StreamStats, StreamCounters } from './stats';
 export type { ClipEvent, ClipTrigger, ClipErrorCode, ClipEndReason } from '../clips/events';
