@@ -41,23 +41,33 @@ export interface FlagValues {
   on(name: string): boolean;
   /** The flag's value; an InputError naming the flag when there is none. */
   required(name: string): string;
+  /** The arguments given besides the flags, in order (only for a command that takes them). */
+  args: readonly string[];
 }
 
 /**
  * Reads `args` against `flags` (strict: an unknown flag or a stray word is an InputError that names
- * the closest flag), each flag falling back to its environment variable.
+ * the closest flag), each flag falling back to its environment variable. A command that takes
+ * arguments besides its flags names them in `positionals` (IMAGE, IMAGE): at most that many are taken.
  */
-export function parseFlags(args: readonly string[], flags: readonly Flag[], env: NodeJS.ProcessEnv): FlagValues {
+export function parseFlags(args: readonly string[], flags: readonly Flag[], env: NodeJS.ProcessEnv, positionals: readonly string[] = []): FlagValues {
   let values: Record<string, string | string[] | boolean | undefined>;
+  let words: string[];
   try {
-    values = parseArgs({
+    const parsed = parseArgs({
       args: [...args],
       options: Object.fromEntries(flags.map((f) => [f.name, { type: f.value ? 'string' : 'boolean', ...(f.multiple ? { multiple: true } : {}) }])) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>,
       strict: true,
-      allowPositionals: false,
-    }).values as typeof values;
+      allowPositionals: positionals.length > 0,
+    });
+    values = parsed.values as typeof values;
+    words = parsed.positionals;
   } catch (err) {
     throw unknownFlag(err, flags);
+  }
+  if (words.length > positionals.length) {
+    const word = words[positionals.length];
+    throw new InputError('invalid_input', `unexpected argument ${JSON.stringify(word.slice(0, 40))}: this takes ${positionals.join(' ')} and flags (--flag VALUE)`, { field: 'arguments', limit: positionals.join(' ') });
   }
   const flagOf = (name: string): Flag => {
     const f = flags.find((x) => x.name === name);
@@ -92,6 +102,7 @@ export function parseFlags(args: readonly string[], flags: readonly Flag[], env:
       }
       return v;
     },
+    args: words,
   };
 }
 
@@ -116,13 +127,6 @@ export function helpPage(page: { command: string; usage: string; about: readonly
     '',
     ...(page.after ? [...page.after, ''] : []),
   ].join('\n');
-}
-
-/** Says on stderr why a command's flags were refused, and where its help is; the exit code of bad options. */
-export function refusedFlags(command: string, err: unknown, io: { stderr(line: string): void }, mask: (text: string) => string = (t) => t): number {
-  io.stderr(`vision-streaming ${command}: ${mask(err instanceof Error ? err.message : String(err))}`);
-  io.stderr(`see: vision-streaming ${command} --help`);
-  return 2;
 }
 
 /** The client secret, from VS_CLIENT_SECRET only (a flag would show it in ps). */

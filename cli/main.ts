@@ -3,6 +3,8 @@ import { closest } from './flags';
 import type { CliIo } from './io';
 import { peopleHelp, peopleMain } from './people';
 import { publishHelp, publishMain } from './publish';
+import { roomsCommand } from './rooms';
+import { collectionsCommand, compareCommand, detectCommand } from './vision-commands';
 import { helpText as watchHelp, watchMain } from './watch';
 
 /** A command of the binary: what it does in one line, its help, and how it runs. */
@@ -16,6 +18,10 @@ const COMMANDS: Record<string, Command> = {
   watch: { summary: 'watch a live room: one JSON line per face event (match, unknown, arrived, left)', help: watchHelp, run: watchMain },
   publish: { summary: 'publish cameras (RTSP, MJPEG/snapshot URLs, /dev/videoN, files) into a room and keep them up', help: publishHelp, run: publishMain },
   people: { summary: 'keep the people of a collection: add, name a stranger, rename, merge, not-this-person, forget', help: peopleHelp, run: peopleMain },
+  detect: { summary: 'faces (with where they look) or heads in an image', help: detectCommand.help, run: detectCommand.run },
+  compare: { summary: 'two faces, or a face and the faces of a collection: how alike', help: compareCommand.help, run: compareCommand.run },
+  collections: { summary: 'face collections: list, create, delete, faces, add-face, remove-face', help: collectionsCommand.help, run: collectionsCommand.run },
+  rooms: { summary: 'live rooms: list, get, create, delete, ticket', help: roomsCommand.help, run: roomsCommand.run },
 };
 
 /** The binary's own help: the commands, one line each. */
@@ -24,7 +30,7 @@ export function commandsHelp(): string {
     'Usage: vision-streaming COMMAND [options]',
     '',
     'Commands:',
-    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`),
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`),
     '',
     'vision-streaming help COMMAND (or COMMAND --help) shows its flags. Every command takes the same',
     'credential flags and variables (--client-id or VS_CLIENT_ID, --auth-url, --vision-url, --sfu-url; the',

@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import type { ConnectionLease } from '../shared/connection';
-import { InputError, isClientError } from '../shared/errors';
+import { InputError } from '../shared/errors';
 import type { ImageInput } from '../shared/image';
 import type { PeopleDirectory, PersonRef } from '../shared/people';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
-import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, helpPage, parseFlags, refusedFlags, type Flag, type FlagValues } from './flags';
+import { CREDENTIAL_FLAGS, HELP_FLAG, credentialsOf, helpPage, parseFlags, type Flag, type FlagValues } from './flags';
+import { describe, reportFailure } from './errors';
+import { readImageArgument, readLabelsFile } from './input-files';
 import type { CliIo } from './io';
 import { VisitorFile } from './visitor-file';
 
@@ -40,24 +41,6 @@ export const FLAGS: readonly Flag[] = [
   { name: 'remove', env: '', help: "check: remove the faces nothing records from the collection (give --visitors, or the watch's visitors count as such)" },
   HELP_FLAG,
 ];
-
-/** Where a core field is given on this command line, for error messages. */
-const FIELD_FLAGS: Record<string, string> = {
-  name: 'name',
-  person: 'name',
-  from: 'name',
-  into: 'to',
-  to: 'to',
-  images: 'image',
-  image: 'image',
-  visitorId: 'visitor',
-  faceId: 'face',
-  labels: 'labels',
-  collectionId: 'collection',
-  store: 'people',
-  people: 'people',
-  visitors: 'visitors',
-};
 
 /** The help text of `vision-streaming people`. */
 export function peopleHelp(): string {
@@ -166,7 +149,7 @@ async function prepare(action: Action, flags: FlagValues, env: NodeJS.ProcessEnv
     if (name === undefined) throw new InputError('invalid_input', `people ${action} needs the person: --name NAME or --person ID`, { field: 'name', limit: 'a person' });
     return { name };
   };
-  const images = await Promise.all(flags.all('image').map(readImage));
+  const images = await Promise.all(flags.all('image').map((value) => readImageArgument(value, '--image')));
   const visitorId = flags.get('visitor');
   const oneFace = (): { image?: ImageInput; visitorId?: string } => {
     if (images.length > 1) throw new InputError('invalid_input', `people ${action} takes one --image`, { field: 'image', limit: 'one photo' });
@@ -236,46 +219,7 @@ async function open(run: Prepared): Promise<{ lease: ConnectionLease; directory:
   return { lease, directory };
 }
 
-/** A photo given with --image: an http(s) URL as it is, else the file's bytes. */
-async function readImage(value: string): Promise<ImageInput> {
-  if (/^https?:\/\//i.test(value)) return value;
-  try {
-    return await readFile(value);
-  } catch (err) {
-    throw new InputError('invalid_input', `--image ${value} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { field: 'image', limit: 'a readable JPEG or PNG file' });
-  }
-}
-
-async function readLabelsFile(file: string): Promise<Record<string, string>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new InputError('invalid_input', `--labels ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { field: 'labels', limit: 'a readable JSON file' });
-  }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new InputError('invalid_input', `--labels ${file} is not JSON`, { field: 'labels', limit: 'a JSON object {"face_id": "Name"}' });
-  }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new InputError('invalid_input', `--labels ${file} must hold a JSON object {"face_id": "Name"}`, { field: 'labels', limit: 'a JSON object' });
-  return doc as Record<string, string>;
-}
-
-/** Bad input: exit 2 with the flag named. */
+/** Bad input: exit 2 with the flag named; anything else exit 1. */
 function refused(err: unknown, io: CliIo): number {
-  if (!(err instanceof InputError)) {
-    io.stderr(`vision-streaming people: ${describe(err)}`);
-    return 1;
-  }
-  const root = err.field.split(/[.[]/)[0];
-  const flag = FIELD_FLAGS[root] ?? root;
-  const text = err.message.startsWith('--') || err.message.startsWith('people ') || err.message.startsWith('the client secret') ? err.message : `--${flag}: ${err.message}`;
-  return refusedFlags('people', text, io);
-}
-
-function describe(err: unknown): string {
-  if (isClientError(err)) return `${err.message} [${err.code}]`;
-  return err instanceof Error ? err.message : String(err);
+  return reportFailure('people', err, FLAGS, io);
 }

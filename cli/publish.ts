@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { ConnectionLease } from '../shared/connection';
-import { InputError, isClientError } from '../shared/errors';
+import { InputError } from '../shared/errors';
 import type { CameraPublisher, CameraStatus } from '../shared/publish';
 import { checkCamera, type CameraSettings } from '../shared/publish/camera-settings';
 import { maskUrl, urlSecrets } from '../shared/publish/camera-url';
-import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, refusedFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, type Flag } from './flags';
+import { describe as describeError, refuseInput } from './errors';
 import type { CliIo } from './io';
 
 /** The flags of `vision-streaming publish`, in the order --help lists them. */
@@ -91,7 +92,7 @@ export async function publishMain(args: readonly string[], env: NodeJS.ProcessEn
   try {
     settings = await readSettings(args, env);
   } catch (err) {
-    return refusedFlags('publish', err, io, maskUrl);
+    return refuseInput('publish', err, FLAGS, io, maskUrl);
   }
   if (settings.help) {
     io.stdout(publishHelp());
@@ -133,7 +134,8 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     try {
       checkCamera(c.options);
     } catch (err) {
-      if (err instanceof InputError) throw new InputError('invalid_input', `camera ${i + 1}: ${err.message.replace(/^\w+ /, `--${flagFor(err.field)} `)}`, { field: flagFor(err.field), limit: err.limit });
+      // The camera is named; the field keeps its flag, which the refusal puts first.
+      if (err instanceof InputError) throw new InputError('invalid_input', `camera ${i + 1}: ${err.message}`, { field: err.field, limit: err.limit });
       throw err;
     }
   });
@@ -146,12 +148,6 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     loopback: on('loopback'),
     durationMs: durationOf(flags),
   };
-}
-
-const FIELD_FLAGS: Record<string, string> = { bitRateKbps: 'bit-rate', width: 'size', height: 'size', stallSeconds: 'stall', snapshotFps: 'snapshot-fps' };
-
-function flagFor(field: string): string {
-  return FIELD_FLAGS[field] ?? field;
 }
 
 async function readConfig(file: string, common: Omit<CameraSettings, 'source'>): Promise<CameraEntry[]> {
@@ -259,8 +255,7 @@ async function publish(s: PublishSettings, io: CliIo): Promise<number> {
 }
 
 function describe(err: unknown): string {
-  const text = isClientError(err) ? `${err.message} [${err.code}]` : err instanceof Error ? err.message : String(err);
-  return maskUrl(text);
+  return maskUrl(describeError(err));
 }
 
 function choice(v: string | undefined, flag: string, allowed: string[]): string | undefined {

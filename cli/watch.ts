@@ -1,13 +1,15 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConnectionLease } from '../shared/connection';
-import { InputError, isClientError } from '../shared/errors';
+import { InputError } from '../shared/errors';
 import type { ClientCredentials } from '../shared/auth/client-tokens';
 import type { FaceWatcher, WatchEvent, WatchOptions } from '../shared/watch';
 import { setWeriftSpeedups, WERIFT_SPEEDUPS_ENV } from '../shared/signaling/werift-speedups/status';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
-import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, onOffFlag, parseFlags, refusedFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, onOffFlag, parseFlags, type Flag } from './flags';
+import { describe, refuseInput } from './errors';
+import { readLabelsFile } from './input-files';
 import { cliFlag, envOf } from './option-flags';
 import type { CliIo } from './io';
 import { START_ATTEMPTS } from './publish';
@@ -90,7 +92,7 @@ export async function watchMain(args: readonly string[], env: NodeJS.ProcessEnv,
   try {
     settings = await readSettings(args, env);
   } catch (err) {
-    return refusedFlags('watch', err, io);
+    return refuseInput('watch', err, FLAGS, io);
   }
   if (settings.help) {
     io.stdout(helpText());
@@ -131,7 +133,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     if (text === undefined) continue;
     if (o.kind === 'number' || o.kind === 'integer') values.push([name, numberFlag(text, flag.name)]);
     else if (o.kind === 'list') values.push([name, list(text)]);
-    else if (o.kind === 'labels') values.push([name, await readLabels(text)]);
+    else if (o.kind === 'labels') values.push([name, await readLabelsFile(text)]);
     else values.push([name, text]);
   }
   const options: WatchOptions = {
@@ -189,8 +191,8 @@ async function watch(settings: CliSettings, io: CliIo): Promise<number> {
     watcher = new FaceWatcher({ ...o, vision: lease.vision(), streaming: lease.streaming(), events: undefined, session });
   } catch (err) {
     await lease?.release();
-    io.stderr(`vision-streaming watch: ${describe(err)}`);
-    return 2;
+    // The watcher checks its options as it is made: a refusal is bad input, its flag named.
+    return refuseInput('watch', err, FLAGS, io);
   }
   try {
     return await watchWith(settings, io, watcher);
@@ -295,20 +297,6 @@ async function toLine(e: WatchEvent, s: CliSettings, n: number): Promise<Record<
   return out;
 }
 
-async function readLabels(file: string): Promise<Record<string, string>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new InputError('invalid_input', `cannot read the labels file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { field: 'labels', limit: 'a readable JSON file' });
-  }
-  try {
-    return JSON.parse(text) as Record<string, string>;
-  } catch {
-    throw new InputError('invalid_input', `the labels file ${file} is not JSON`, { field: 'labels', limit: 'a JSON object of id -> name' });
-  }
-}
-
 function list(v: string | undefined): string[] | undefined {
   if (v === undefined) return undefined;
   return v
@@ -319,9 +307,4 @@ function list(v: string | undefined): string[] | undefined {
 
 function optionChoices(name: 'events'): string[] {
   return (optionSpec(name).choices ?? []).map((c) => c.value);
-}
-
-function describe(err: unknown): string {
-  if (isClientError(err)) return `${err.message} [${err.code}]`;
-  return err instanceof Error ? err.message : String(err);
 }

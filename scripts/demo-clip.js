@@ -88,3 +88,20 @@ async function enrolmentPhoto() {
 }
 
 module.exports = { makeClip, enrolmentPhoto };
+
+// `node scripts/demo-clip.js DIR` (after `npm run build`): writes the clip (DIR/door-camera.ivf) and the
+// enrolment photo (DIR/astronaut-face.jpg) for a first run of the command line (docs/command-line.md).
+if (require.main === module) {
+  const dir = path.resolve(process.argv[2] || 'first-run');
+  (async () => {
+    const { findFfmpeg } = require(path.join(ROOT, 'dist', 'shared'));
+    fs.mkdirSync(dir, { recursive: true });
+    const clip = await makeClip(dir, await findFfmpeg());
+    const photo = path.join(dir, 'astronaut-face.jpg');
+    fs.writeFileSync(photo, await enrolmentPhoto());
+    process.stdout.write(`${clip.file}\n${photo}\n`);
+  })().catch((err) => {
+    process.stderr.write(`demo-clip: ${err && err.message ? err.message : err}\n`);
+    process.exitCode = 1;
+  });
+}

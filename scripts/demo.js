@@ -64,7 +64,8 @@ async function main() {
   const { collectionId } = await vision.createCollection();
   const { faceId } = await vision.addFace(collectionId, await enrolmentPhoto());
   const room = await streaming.createRoom();
-  say(`collection ${collectionId.slice(0, 8)}… knows one face; room ${room.id.slice(0, 8)}…`);
+  say(`collection ${collectionId} knows one face (${KNOWN_LABEL})`);
+  say(`room ${room.id}`);
 
   if (CAMERA) {
     // The user's camera, encoded to VP8: what the demo's face watch node reads with its defaults.
@@ -87,7 +88,16 @@ async function main() {
   const url = await startNodeRed(userDir);
   say(`Node-RED editor:  ${url}/   (debug sidebar: matches with snapshots)`);
   say(`dashboard:        ${url}/dashboard/watch   (the room live with faces boxed and named, latest match, recent events, who is here now, the last stranger)`);
+  say(`People page:      ${url}/dashboard/people   (who the directory knows, strangers to name, forget)`);
+  say('the same room from the command line (another terminal, in this folder):');
+  say(`  ${watchLine(sandbox.url, room.id, collectionId)}`);
   say('Ctrl-C stops everything.');
+}
+
+/** A `vision-streaming watch` command for the demo's room, ready to paste (the sandbox's public placeholder secret). */
+function watchLine(sandboxUrl, roomId, collectionId) {
+  const urls = ['auth', 'vision', 'sfu'].map((service) => `--${service}-url ${sandboxUrl}`).join(' ');
+  return `VS_CLIENT_SECRET=${CLIENT.clientSecret} npx vision-streaming watch --client-id ${CLIENT.clientId} ${urls} --room ${roomId} --collection ${collectionId}`;
 }
 
 /** A Node-RED user directory with this package and Dashboard 2.0 linked in, and the demo flow. */

@@ -32,6 +32,8 @@ function sources() {
     watch: require('../cli/watch'),
     publish: require('../cli/publish'),
     people: require('../cli/people'),
+    visionCommands: require('../cli/vision-commands'),
+    rooms: require('../cli/rooms'),
   };
 }
 
@@ -140,6 +142,15 @@ function tables(src = sources()) {
   out.set('cli-publish-flags', flagTable(src.publish.FLAGS));
   out.set('cli-people-flags', flagTable(src.people.FLAGS));
   out.set('cli-people-actions', markdownTable(['action', 'does'], Object.entries(src.people.ACTIONS).map(([a, help]) => [code(a), help])));
+  // The commands of one service call each: their flags, after the credential flags every command takes.
+  const { detectCommand, compareCommand, collectionsCommand } = src.visionCommands;
+  const own = (command) => command.flags.filter((f) => !['auth-url', 'vision-url', 'sfu-url', 'client-id', 'help'].includes(f.name));
+  out.set('cli-detect-flags', flagTable(own(detectCommand)));
+  out.set('cli-compare-flags', flagTable(own(compareCommand)));
+  out.set('cli-collections-flags', flagTable(own(collectionsCommand)));
+  out.set('cli-collections-actions', markdownTable(['action', 'does'], Object.entries(collectionsCommand.actions).map(([a, help]) => [code(a), help])));
+  out.set('cli-rooms-flags', flagTable(own(src.rooms.roomsCommand)));
+  out.set('cli-rooms-actions', markdownTable(['action', 'does'], Object.entries(src.rooms.roomsCommand.actions).map(([a, help]) => [code(a), help])));
   return out;
 }
 

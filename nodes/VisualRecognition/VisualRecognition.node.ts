@@ -3,8 +3,7 @@ import { listSearch } from '../common/locators';
 import { N8N_API_CREDENTIAL, peopleListSearch } from '../common/people-table';
 import { boxesImage } from './boxes';
 import { executeVisualRecognition } from './execute';
-import { PERSON_OPERATIONS } from './person';
-import { PERSON_LABELS, withPeople } from './person-description';
+import { PERSON_LABELS, PERSON_OPERATIONS, withPeople } from './person';
 import { VisualRecognitionNode } from './VisualRecognitionNode';
 
 /**

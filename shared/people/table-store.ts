@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { PeopleError } from './errors';
 import { DataTableApi, type RowFilter, type TableRequest } from './table-api';
+import { backoff, leaseLive, LEASE_COLUMN, newVersionRow, releasedLease, takenLease, versionFilter, versionRows, type Held } from './table-lease';
 import { documentRows, PEOPLE_COLUMNS, readRows, rowKey, rowsDocument, type PeopleRow, type ReadRow } from './table-rows';
 import type { PeopleDocument, PeopleStore } from './types';
 
@@ -13,50 +15,119 @@ export interface TablePeopleStoreOptions {
   collectionId: string;
   /** The table's name, for messages; its id when not given. */
   tableName?: string;
+  /** How long a writer may hold the table before another takes it over (default 30 s). */
+  leaseMs?: number;
+  /** Tries of one update before people_conflict (default 60, over more than a lease). */
+  attempts?: number;
 }
 
 /** Conditions joined in one filter at most, so a request's URL stays short. */
 const MAX_CONDITIONS = 100;
 
+/** How long a writer may hold the table's version row before another may take it over (a writer that died). */
+const LEASE_MS = 30_000;
+
+/** Tries of one update before it gives up with people_conflict: with the waits below, longer than a lease. */
+const ATTEMPTS = 60;
+
+/** The wait before the next try grows from this, times 1.3 a try, up to MAX_WAIT_MS (each drawn between half and all of it). */
+const FIRST_WAIT_MS = 25;
+const MAX_WAIT_MS = 1000;
+
 /**
  * The people of a collection kept in an n8n data table, one row a face (table-rows.ts), read and
  * written through n8n's public API: users see and edit names on n8n's Data Tables page, and every
- * n8n process (queue-mode workers too) shares them. An update reads the rows, applies the change,
- * and writes only the rows that differ (added first, then changed, then removed, so a reader
- * never misses a face), so two writers lose nothing of each other's. There is no seal: users
- * edit the table by hand.
+ * n8n process (queue-mode workers too) shares them. There is no seal: users edit the table by hand.
+ *
+ * Two writers (two queue-mode workers) must not both apply a change to the same state, and n8n's
+ * API has no transaction over several requests. So one row per collection, of kind `version`
+ * (table-lease.ts), is a lease taken by a conditional update: a writer reads it, sets its own token
+ * where the version is still the one it read (n8n updates only the rows its filter matches, in one
+ * statement), reads the rows back, and goes on only if the token it finds is its own. It then
+ * applies the change to the rows as they are, writes the difference (added first, then changed,
+ * then removed, so a reader never misses a face) and gives the lease back. A writer that finds the
+ * lease taken, or loses the race for it, waits and tries again, up to ATTEMPTS times, and then
+ * fails with people_conflict, having written nothing.
  */
 export class TablePeopleStore implements PeopleStore {
   readonly name: string;
   readonly #api: DataTableApi;
   readonly #collectionId: string;
+  readonly #leaseMs: number;
+  readonly #attempts: number;
   #columnsChecked = false;
 
   constructor(options: TablePeopleStoreOptions) {
     this.#api = new DataTableApi(options.request, options.tableId);
     this.#collectionId = options.collectionId;
     this.name = `data table ${options.tableName ?? options.tableId}`;
+    this.#leaseMs = options.leaseMs ?? LEASE_MS;
+    this.#attempts = options.attempts ?? ATTEMPTS;
   }
 
   /** The collection's people, or undefined when the table holds none of them. */
   async load(): Promise<PeopleDocument | undefined> {
-    return rowsDocument(await this.#read(), this.#collectionId);
+    return rowsDocument(readRows(await this.#api.rows(), this.#collectionId), this.#collectionId);
   }
 
-  /** Applies `change` to the rows as they are now and writes the difference. */
+  /** Applies `change` to the rows as they are now and writes the difference, holding the table's lease meanwhile. */
   async update(change: (doc: PeopleDocument) => PeopleDocument): Promise<PeopleDocument> {
     await this.#ensureColumns();
-    const before = await this.#read();
+    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
+      const lease = await this.#takeLease();
+      if (lease === 'created') continue;
+      if (lease === 'busy') {
+        if (attempt < this.#attempts) await backoff(attempt, FIRST_WAIT_MS, MAX_WAIT_MS);
+        continue;
+      }
+      try {
+        return await this.#apply(lease, change);
+      } finally {
+        await this.#api.update(lease.mine, releasedLease()).catch(() => undefined);
+      }
+    }
+    throw new PeopleError('people_conflict', `The ${this.name} was being changed by another writer each of ${this.#attempts} times it was tried; nothing was written. Try again.`, { retryable: true, status: 409 });
+  }
+
+  /**
+   * Takes the collection's lease: 'created' when there was no version row yet (one is added; try
+   * again), 'busy' when another writer holds it or took it first, else what the holder needs.
+   */
+  async #takeLease(): Promise<Held | 'created' | 'busy'> {
+    const seen = versionRows(await this.#api.rows(), this.#collectionId);
+    const current = seen[0];
+    if (!current) {
+      await this.#api.insert([newVersionRow(this.#collectionId)]);
+      return 'created';
+    }
+    if (seen.some((v) => leaseLive(v, Date.now()))) return 'busy';
+    const token = randomUUID();
+    const version = current.version + 1;
+    await this.#api.update(versionFilter(current.id, current.stamp), takenLease(version, token, Date.now() + this.#leaseMs));
+    // Read back: the rows as they are now, and whether the update above was the one that matched.
+    const stored = await this.#api.rows();
+    const now = versionRows(stored, this.#collectionId);
+    const held = now.find((v) => v.id === current.id);
+    const mine = { type: 'and', filters: [...versionFilter(current.id, String(version)).filters, { columnName: LEASE_COLUMN, condition: 'eq', value: token }] } satisfies RowFilter;
+    if (held?.holder !== token) return 'busy';
+    // Two version rows (two first writers at once): the one of the lowest id counts; one in use by another writer waits for it.
+    if (now[0]?.id !== current.id || now.some((v) => v.id !== current.id && leaseLive(v, Date.now()))) {
+      await this.#api.update(mine, releasedLease()).catch(() => undefined);
+      return 'busy';
+    }
+    return { mine, stored, extra: now.filter((v) => v.id !== current.id).map((v) => v.id) };
+  }
+
+  /** Applies the change to the rows read under the lease and writes the difference. */
+  async #apply(lease: Held, change: (doc: PeopleDocument) => PeopleDocument): Promise<PeopleDocument> {
+    const before = readRows(lease.stored, this.#collectionId);
     const after = change(rowsDocument(before, this.#collectionId) ?? { kind: 'vision-streaming-people', version: 1, collectionId: '', people: [] });
     if (after.collectionId !== this.#collectionId && after.people.length > 0) {
       throw new PeopleError('people_store_mismatch', `The ${this.name} keeps the people of collection ${this.#collectionId}, not of ${after.collectionId}`);
     }
     await this.#write(before, documentRows({ ...after, collectionId: this.#collectionId }));
+    for (const filter of byIds(lease.extra)) await this.#api.delete(filter);
     return { ...after, collectionId: this.#collectionId };
-  }
-
-  async #read(): Promise<ReadRow[]> {
-    return readRows(await this.#api.rows(), this.#collectionId);
   }
 
   /** Adds the columns a table made by hand lacks (once per store). */

@@ -1,13 +1,30 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { startSandbox, type RunningSandbox } from '../../sandbox';
+import { buildPackage } from '../support/package-build';
 import { docFiles, ROOT } from '../../scripts/docs-tables';
 import { main } from '../../cli/main';
 import type { Flag } from '../../cli/flags';
 import { FLAGS as WATCH_FLAGS } from '../../cli/watch';
 import { FLAGS as PUBLISH_FLAGS } from '../../cli/publish';
 import { ACTIONS as PEOPLE_ACTIONS, FLAGS as PEOPLE_FLAGS } from '../../cli/people';
+import { roomsCommand } from '../../cli/rooms';
+import { collectionsCommand, compareCommand, detectCommand } from '../../cli/vision-commands';
 
-const COMMANDS: Record<string, readonly Flag[]> = { watch: WATCH_FLAGS, publish: PUBLISH_FLAGS, people: PEOPLE_FLAGS };
+const COMMANDS: Record<string, readonly Flag[]> = {
+  watch: WATCH_FLAGS,
+  publish: PUBLISH_FLAGS,
+  people: PEOPLE_FLAGS,
+  detect: detectCommand.flags,
+  compare: compareCommand.flags,
+  collections: collectionsCommand.flags,
+  rooms: roomsCommand.flags,
+};
+/** The actions of the commands that take one (the word after the command). */
+const ACTIONS: Record<string, Readonly<Record<string, string>>> = { people: PEOPLE_ACTIONS, collections: collectionsCommand.actions, rooms: roomsCommand.actions };
 const pages = docFiles().map((file) => ({ file, text: readFileSync(path.join(ROOT, file), 'utf8') }));
 
 /** A command line a page shows: where, and the words after `vision-streaming`. */
@@ -20,10 +37,10 @@ interface Shown {
 function commandLines(file: string, text: string): Shown[] {
   const out: Shown[] = [];
   const take = (line: string, where: string): void => {
-    const m = /(?:^|[\s/"'=])vision-streaming(?:\.js)?\s+(.*)$/.exec(line);
+    const m = /(?:^|[\s/"'=(])vision-streaming(?:\.js)?\s+(.*)$/.exec(line);
     if (!m) return;
-    // A shell comment, or the next command of a chain, ends the line.
-    const own = m[1].replace(/\s#.*$/, '').split(/\s(?:&&|\|\||;|\|)\s/)[0];
+    // A shell comment, the next command of a chain, or the end of a $( ) ends the line.
+    const own = m[1].replace(/\s#.*$/, '').split(/\s(?:&&|\|\||;|\|)\s/)[0].split(')')[0];
     const words = (own.match(/'[^']*'|"[^"]*"|\S+/g) ?? []).map((w) => w.replace(/^["']|["']$/g, ''));
     if (words.length > 0) out.push({ where, words });
   };
@@ -49,8 +66,9 @@ function problemsOf(shown: Shown): string[] {
   if (!flags) return [`${shown.where}: "${command}" is not a command of vision-streaming (${Object.keys(COMMANDS).join(', ')})`];
   const problems: string[] = [];
   let args = rest;
-  if (command === 'people' && args[0] !== undefined && !args[0].startsWith('-')) {
-    if (!(args[0] in PEOPLE_ACTIONS) && !PLACEHOLDER.test(args[0])) problems.push(`${shown.where}: "${args[0]}" is not an action of people`);
+  const actions = ACTIONS[command];
+  if (actions && args[0] !== undefined && !args[0].startsWith('-')) {
+    if (!(args[0] in actions) && !PLACEHOLDER.test(args[0])) problems.push(`${shown.where}: "${args[0]}" is not an action of ${command}`);
     args = args.slice(1);
   }
   for (const word of args.filter((w) => w.startsWith('--'))) {
@@ -80,13 +98,17 @@ describe('the command lines the docs show', () => {
       '  --no-such-flag 1   # a comment --not-a-flag',
       'vision-streaming people befriend --name A',
       'vision-streaming wach --room R',
+      'export VS_ROOM=$(vision-streaming rooms create --id-onl)',
+      'vision-streaming collections purge',
       '```',
       'and in prose `vision-streaming publish --sauce x`.',
     ].join('\n'));
     expect(planted.flatMap(problemsOf)).toEqual([
       'x.md (code block at line 1): watch has no flag --no-such-flag',
       'x.md (code block at line 1): "befriend" is not an action of people',
-      'x.md (code block at line 1): "wach" is not a command of vision-streaming (watch, publish, people)',
+      `x.md (code block at line 1): "wach" is not a command of vision-streaming (${Object.keys(COMMANDS).join(', ')})`,
+      'x.md (code block at line 1): rooms has no flag --id-onl',
+      'x.md (code block at line 1): "purge" is not an action of collections',
       'x.md: `vision-streaming publish --sauce x`: publish has no flag --sauce',
     ]);
   });
@@ -136,6 +158,100 @@ describe('the docs point at what exists', () => {
     expect(headingSlugs('# Watching a room\n```sh\n# not a heading\n```\n## The `--people` flag (files)\n')).toEqual(new Set(['watching-a-room', 'the---people-flag-files']));
   });
 });
+
+/** The first code block under a heading of a page. */
+function blockUnder(file: string, heading: string): string {
+  const text = readFileSync(path.join(ROOT, file), 'utf8');
+  const at = text.indexOf(`\n${heading}\n`);
+  if (at < 0) throw new Error(`${file} has no heading "${heading}"`);
+  const block = /```sh\n([\s\S]*?)```/.exec(text.slice(at));
+  if (!block) throw new Error(`no code block under "${heading}" in ${file}`);
+  return block[1];
+}
+
+describe('the first run of docs/command-line.md', () => {
+  let sandbox: RunningSandbox | undefined;
+  let dir: string | undefined;
+  afterAll(async () => {
+    await sandbox?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('runs as written against the sandbox: a collection and a face made by the commands, a clip made by the repository, and the watch names the face it added', async () => {
+    const block = blockUnder('docs/command-line.md', '## First run: against the local sandbox');
+    const [first, ...rest] = block.split('\n');
+    // The one line not run here: the build, which this run has made once for every test (the same tsc build).
+    expect(first).toBe('npm run build');
+    buildPackage();
+    // The sandbox as `npm run sandbox` starts it (its public placeholder client), on a free port instead of 8787.
+    sandbox = await startSandbox({ port: 0, eagerModel: true });
+    expect(block).toContain('http://127.0.0.1:8787');
+    const script = rest.join('\n').split('http://127.0.0.1:8787').join(sandbox.url);
+    dir = await mkdtemp(path.join(os.tmpdir(), 'first-run-'));
+    // A folder like a clone: the commands' paths are relative to it (and what they write stays here).
+    for (const part of ['bin', 'scripts', 'node_modules']) await symlink(path.join(ROOT, part), path.join(dir, part));
+    await writeFile(path.join(dir, 'first-run.sh'), script);
+    // Its own process group, so that the watch and the publish in the background are stopped together, as Ctrl-C would.
+    const shell = spawn('bash', ['-e', 'first-run.sh'], { cwd: dir, detached: true, env: { PATH: withoutProjectBin(process.env.PATH), HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: Record<string, unknown>[] = [];
+    let stderr = '';
+    let pending = '';
+    let matched!: () => void;
+    const match = new Promise<void>((resolve) => (matched = resolve));
+    shell.stdout.on('data', (d: Buffer) => {
+      pending += d.toString();
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        if (!line.startsWith('{')) continue;
+        const json = JSON.parse(line) as Record<string, unknown>;
+        lines.push(json);
+        if (json.event === 'match') matched();
+      }
+    });
+    shell.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => shell.once('exit', (code) => resolve(code)));
+    const group = -shell.pid!;
+    try {
+      const outcome = await Promise.race([match.then(() => 'match' as const), exited.then(() => 'exited' as const), new Promise((r) => setTimeout(r, 150_000, 'timeout'))]);
+      expect({ outcome, stderr: outcome === 'match' ? '' : stderr }).toEqual({ outcome: 'match', stderr: '' });
+    } finally {
+      try {
+        process.kill(group, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      const until = Date.now() + 15_000;
+      while (Date.now() < until && alive(group)) await new Promise((r) => setTimeout(r, 100));
+      if (alive(group)) process.kill(group, 'SIGKILL');
+    }
+    const detected = lines.find((l) => 'faces' in l);
+    expect(detected).toEqual({ faces: [expect.objectContaining({ direction: 'front' })] });
+    const added = lines.find((l) => 'face_id' in l && 'collection_id' in l)!;
+    expect(added.face_id).toEqual(expect.any(String));
+    expect(lines.find((l) => l.event === 'match')).toMatchObject({ face_id: added.face_id });
+    expect(lines.some((l) => l.state === 'live')).toBe(true);
+    expect(existsSync(path.join(dir, 'first-run', 'door-camera.ivf'))).toBe(true);
+  }, 240_000);
+});
+
+/** PATH without the project's node_modules/.bin (npm test puts it first): the first run's own PATH line must bring Node 24. */
+function withoutProjectBin(pathList = ''): string {
+  return pathList
+    .split(path.delimiter)
+    .filter((p) => !p.endsWith(path.join('node_modules', '.bin')))
+    .join(path.delimiter);
+}
+
+function alive(group: number): boolean {
+  try {
+    process.kill(group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The anchors GitHub makes of a page's headings (outside code blocks). */
 function headingSlugs(text: string): Set<string> {

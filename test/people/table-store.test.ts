@@ -47,6 +47,9 @@ function doc(people: Person[]): PeopleDocument {
   return { kind: 'vision-streaming-people', version: 1, collectionId: COLLECTION, people };
 }
 
+/** The rows of people (every row but the collection's version row). */
+const peopleRows = (tableId: string) => tables.rows(tableId).filter((r) => r.kind !== 'version');
+
 const storeOn = (tableId: string, collectionId = COLLECTION) => new TablePeopleStore({ request: request(), tableId, collectionId });
 
 describe('row mapping', () => {
@@ -101,7 +104,7 @@ describe('TablePeopleStore', () => {
     });
     expect(saved).toEqual(doc([eileen()]));
     expect(tables.count('POST', `/data-tables/${id}/columns`)).toBe(6);
-    expect(tables.rows(id).map((r) => [r.person_id, r.name, r.kind, r.face_id, r.from, r.collection_id])).toEqual([
+    expect(peopleRows(id).map((r) => [r.person_id, r.name, r.kind, r.face_id, r.from, r.collection_id])).toEqual([
       [eileen().person_id, 'Eileen', 'face', 'f-1', 'photo', COLLECTION],
       [eileen().person_id, 'Eileen', 'face', 'f-2', 'event', COLLECTION],
       [eileen().person_id, 'Eileen', 'not', 'n-1', 'photo', COLLECTION],
@@ -114,19 +117,20 @@ describe('TablePeopleStore', () => {
     const store = storeOn(id);
     const sam: Person = { person_id: 'p_1b4e28ba-2fa1-11d2-883f-0016d3cca427', name: 'Sam', faces: [face('s-1')], not_faces: [] };
     await store.update(() => doc([eileen(), sam]));
-    const ids = tables.rows(id).map((r) => r.id);
+    const ids = peopleRows(id).map((r) => r.id);
     const patches = tables.count('PATCH', '/rows/update');
     await store.update((d) => ({ ...d, people: d.people.map((p) => (p.name === 'Eileen' ? { ...p, name: 'Eileen B.' } : p)) }));
-    expect(tables.count('PATCH', '/rows/update')).toBe(patches + 1);
+    // The rename, between taking the table's lease and giving it back.
+    expect(tables.count('PATCH', '/rows/update')).toBe(patches + 3);
     // Merge Sam into Eileen: Sam's face row changes person, Sam is gone; no row is made again.
     await store.update((d) => {
       const [e, s] = d.people;
       return { ...d, people: [{ ...e, faces: [...e.faces, ...s.faces] }] };
     });
-    expect(tables.rows(id).map((r) => r.id)).toEqual(ids);
-    expect(new Set(tables.rows(id).map((r) => r.name))).toEqual(new Set(['Eileen B.']));
+    expect(peopleRows(id).map((r) => r.id)).toEqual(ids);
+    expect(new Set(peopleRows(id).map((r) => r.name))).toEqual(new Set(['Eileen B.']));
     await store.update((d) => ({ ...d, people: [{ ...d.people[0], faces: d.people[0].faces.filter((f) => f.face_id !== 'f-2') }] }));
-    expect(tables.rows(id).map((r) => r.face_id)).toEqual(['f-1', 'n-1', 's-1']);
+    expect(peopleRows(id).map((r) => r.face_id)).toEqual(['f-1', 'n-1', 's-1']);
     expect(tables.count('DELETE', '/rows/delete')).toBe(1);
     // Rows are read page by page (3 a page here): everything comes back.
     expect((await store.load())!.people[0].faces.map((f) => f.face_id)).toEqual(['f-1', 's-1']);
@@ -145,6 +149,45 @@ describe('TablePeopleStore', () => {
     expect((await other.load())!.people.map((p) => p.name)).toEqual(['Person 9']);
   });
 
+  test('two writers that read the same rows at once: one adds "Alice", the other finds her there and writes nothing', async () => {
+    const id = tables.create('People');
+    const alice = (n: number): Person => ({ person_id: `p_alice-${n}`, name: 'Alice', faces: [face(`a-${n}`)], not_faces: [] });
+    const addAlice = (n: number) =>
+      storeOn(id).update((d) => {
+        if (d.people.some((p) => p.name === 'Alice')) throw new Error(`Alice is there (writer ${n})`);
+        return { ...d, collectionId: COLLECTION, people: [...d.people, alice(n)] };
+      });
+    // Every read answered in pairs: both writers see the same table, as two workers can.
+    tables.holdReads(2);
+    try {
+      const outcomes = await Promise.allSettled([addAlice(1), addAlice(2)]);
+      expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(String((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/Alice is there/);
+    } finally {
+      tables.holdReads(0);
+    }
+    expect(peopleRows(id).map((r) => r.name)).toEqual(['Alice']);
+    // One version row is left, its lease given back.
+    expect(tables.rows(id).filter((r) => r.kind === 'version')).toEqual([expect.objectContaining({ from: '', added_at: '', collection_id: COLLECTION })]);
+  });
+
+  test('a lease held by another writer: people_conflict after the tries, nothing written; a lease past its end is taken over', async () => {
+    const id = tables.create('People');
+    await storeOn(id).update(() => doc([eileen()]));
+    const before = peopleRows(id);
+    // Another writer holds the lease for a minute (a worker in the middle of its write).
+    tables.edit(id, (r) => r.kind === 'version', { from: 'another-writer', added_at: new Date(Date.now() + 60_000).toISOString() });
+    const busy = new TablePeopleStore({ request: request(), tableId: id, collectionId: COLLECTION, attempts: 3 });
+    const refused = await busy.update((d) => ({ ...d, people: [] })).then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(PeopleError);
+    expect(refused).toMatchObject({ code: 'people_conflict', retryable: true, message: expect.stringMatching(/changed by another writer each of 3 times.*nothing was written/) });
+    expect(peopleRows(id)).toEqual(before);
+    // That writer died: once its lease has ended, the next writer goes on.
+    tables.edit(id, (r) => r.kind === 'version', { added_at: new Date(Date.now() - 1000).toISOString() });
+    await busy.update((d) => ({ ...d, people: [] }));
+    expect(peopleRows(id)).toEqual([]);
+  });
+
   test('a name edited on the Data Tables page is the name; the next write renames the other rows', async () => {
     const id = tables.create('People');
     const store = storeOn(id);
@@ -152,19 +195,21 @@ describe('TablePeopleStore', () => {
     tables.edit(id, (r) => r.face_id === 'f-2', { name: 'Eileen Collins' });
     expect((await store.load())!.people[0].name).toBe('Eileen Collins');
     await store.update((d) => d);
-    expect(new Set(tables.rows(id).map((r) => r.name))).toEqual(new Set(['Eileen Collins']));
+    expect(new Set(peopleRows(id).map((r) => r.name))).toEqual(new Set(['Eileen Collins']));
   });
 
   test('a change that throws writes nothing; a document of another collection is refused', async () => {
     const id = tables.create('People');
     const store = storeOn(id);
     await store.update(() => doc([eileen()]));
-    const before = tables.rows(id);
+    const before = peopleRows(id);
     await expect(store.update(() => {
       throw new Error('no');
     })).rejects.toThrow('no');
     await expect(store.update((d) => ({ ...d, collectionId: 'elsewhere' }))).rejects.toMatchObject({ code: 'people_store_mismatch' });
-    expect(tables.rows(id)).toEqual(before);
+    expect(peopleRows(id)).toEqual(before);
+    // The lease was given back each time: the next writer goes on at once.
+    expect(tables.rows(id).find((r) => r.kind === 'version')).toMatchObject({ from: '', added_at: '' });
   });
 
   test('a refused API key and an unknown table are PeopleErrors that say what to check, without the key', async () => {

@@ -124,7 +124,7 @@ test('--help; several cameras from a config file; bad options exit 2 naming the 
   };
   await bad(['--room', 'r', '--source', camera.url, '--codec', 'AV1'], /--codec takes VP8 or H264/);
   await bad(['--room', 'r', '--source', camera.url, '--size', 'big'], /--size must be WIDTHxHEIGHT/);
-  await bad(['--room', 'r', '--source', camera.url, '--fps', '500'], /camera 1: --fps must be a whole number from 1 to 60/);
+  await bad(['--room', 'r', '--source', camera.url, '--fps', '500'], /--fps: camera 1: fps must be a whole number from 1 to 60/);
   await bad(['--room', 'r', '--source', camera.url, '--bogus'], /--bogus/);
   await bad(['--source', camera.url], /--room ID or --create-room NAME is required/);
   const scheme = await bad(['--room', 'r', '--source', 'rtmp://door:Sekr1t-pass@192.0.2.10/live'], /source .*unsupported scheme rtmp/);
@@ -159,7 +159,7 @@ test('a camera URL with CR/LF, another control character or a blank exits 2 nami
   const bad = async (source: string, what: RegExp): Promise<void> => {
     const r = run(['--room', 'r', '--source', source]);
     expect(await r.exit).toBe(2);
-    expect(r.stderr()).toMatch(/--source must not contain spaces or control characters/);
+    expect(r.stderr()).toMatch(/--source: camera 1: source must not contain spaces or control characters/);
     expect(r.stderr()).toMatch(what);
     expect(r.stdout() + r.stderr()).not.toContain('Inj3ct-pass');
   };

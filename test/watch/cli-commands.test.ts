@@ -18,7 +18,7 @@ async function run(...argv: string[]): Promise<{ code: number; stdout: string; s
 test('--help lists the commands with one line each; without a command the same list and exit 2', async () => {
   const help = await run('--help');
   expect(help.code).toBe(0);
-  for (const command of ['watch', 'publish', 'people']) expect(help.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+  for (const command of ['watch', 'publish', 'people', 'detect', 'compare', 'collections', 'rooms']) expect(help.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
   expect(help.stdout).not.toContain('--threshold');
   const none = await run();
   expect(none.code).toBe(2);
@@ -30,6 +30,10 @@ test('help COMMAND and COMMAND --help show the same flags', async () => {
     ['watch', '--threshold'],
     ['publish', '--source'],
     ['people', '--image'],
+    ['detect', '--kind'],
+    ['compare', '--max-results'],
+    ['collections', '--id-only'],
+    ['rooms', '--direction'],
   ]) {
     const a = await run('help', command);
     const b = await run(command, '--help');
@@ -40,7 +44,7 @@ test('help COMMAND and COMMAND --help show the same flags', async () => {
 });
 
 test('every command takes the same credential flags', async () => {
-  for (const command of ['watch', 'publish', 'people']) {
+  for (const command of ['watch', 'publish', 'people', 'detect', 'compare', 'collections', 'rooms']) {
     const { stdout } = await run('help', command);
     for (const flag of ['--auth-url', '--vision-url', '--sfu-url', '--client-id', 'VS_CLIENT_SECRET']) expect({ command, has: stdout.includes(flag) }).toEqual({ command, has: true });
   }
@@ -61,7 +65,8 @@ test('help and bad flags answer before any WebRTC, HTTP or image library is load
   const dir = await mkdtemp(path.join(os.tmpdir(), 'cli-load-'));
   try {
     await buildPackage(dir);
-    const cases = [['--help'], ['help', 'watch'], ['watch', '--help'], ['publish', '--help'], ['people', '--help'], ['watch', '--treshold', '1'], ['publish', '--room', 'r'], ['people', 'list']];
+    const cases = [['--help'], ['help', 'watch'], ['watch', '--help'], ['publish', '--help'], ['people', '--help'], ['watch', '--treshold', '1'], ['publish', '--room', 'r'], ['people', 'list'],
+      ['detect', '--help'], ['compare', '--help'], ['collections', '--help'], ['rooms', 'ticket', '--help'], ['detect', 'x.jpg', '--knd', 'faces'], ['rooms', 'ticket', '--direction', 'sideways'], ['collections', 'delete']];
     // In a fresh Node: which of the heavy libraries the answers loaded, then (the control) what the
     // connection module loads, so that the check itself is seen to find them.
     const script = `
@@ -76,7 +81,7 @@ test('help and bad flags answer before any WebRTC, HTTP or image library is load
         process.stdout.write(JSON.stringify({ codes, answered, control: loaded() }));
       })();`;
     const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as { codes: number[]; answered: string[]; control: string[] };
-    expect(out.codes).toEqual([0, 0, 0, 0, 0, 2, 2, 2]);
+    expect(out.codes).toEqual([0, 0, 0, 0, 0, 2, 2, 2, 0, 0, 0, 0, 2, 2, 2]);
     expect(out.answered).toEqual([]);
     expect(out.control).toContain('undici');
   } finally {

@@ -45,6 +45,12 @@ export interface DataTables {
   edit(tableId: string, match: (row: Row) => boolean, data: Record<string, unknown>): void;
   /** Adds a row by hand. */
   insert(tableId: string, data: Record<string, unknown>): void;
+  /**
+   * Answers reads of rows in groups of `n`, all of a group with the rows as they are when the last
+   * one arrives (or `maxWaitMs` after the first), so that writers read the same state at once, as
+   * two queue-mode workers can; 0 answers each read at once again.
+   */
+  holdReads(n: number, maxWaitMs?: number): void;
   /** Requests of one method and path suffix, e.g. count('PATCH', '/rows/update'). */
   count(method: string, suffix: string): number;
   stop(): Promise<void>;
@@ -74,6 +80,13 @@ export async function startDataTables(options: { apiKey: string; pageLimit?: num
   const badLimit = (url: URL) => Number(url.searchParams.get('limit') ?? DEFAULT_LIMIT) > MAX_LIMIT;
   const tooLarge = { message: `request/query/limit must be <= ${MAX_LIMIT}` };
 
+  const hold = { n: 0, maxWaitMs: 500, pending: [] as (() => void)[], timer: undefined as NodeJS.Timeout | undefined };
+  const flush = () => {
+    clearTimeout(hold.timer);
+    hold.timer = undefined;
+    for (const answer of hold.pending.splice(0)) answer();
+  };
+
   const server = await startStandIn((req, res, raw: IncomingMessage) => {
     const url = new URL(raw.url ?? '/', 'http://stand-in.invalid');
     if (req.headers['x-n8n-api-key'] === undefined) return send(res, 401, { message: "'X-N8N-API-KEY' header required" });
@@ -100,12 +113,19 @@ export async function startDataTables(options: { apiKey: string; pageLimit?: num
       }
       case 'GET rows': {
         if (badLimit(url)) return send(res, 400, tooLarge);
-        const limit = Math.min(Number(url.searchParams.get('limit') ?? DEFAULT_LIMIT), cap);
-        const cursor = url.searchParams.get('cursor');
-        const offset = cursor ? (JSON.parse(Buffer.from(cursor, 'base64').toString('utf8')) as { offset: number }).offset : 0;
-        const page = table.rows.slice(offset, offset + limit);
-        const more = offset + limit < table.rows.length;
-        return send(res, 200, { data: page, nextCursor: more ? Buffer.from(JSON.stringify({ offset: offset + limit, limit })).toString('base64') : null });
+        const answer = () => {
+          const limit = Math.min(Number(url.searchParams.get('limit') ?? DEFAULT_LIMIT), cap);
+          const cursor = url.searchParams.get('cursor');
+          const offset = cursor ? (JSON.parse(Buffer.from(cursor, 'base64').toString('utf8')) as { offset: number }).offset : 0;
+          const page = table.rows.slice(offset, offset + limit);
+          const more = offset + limit < table.rows.length;
+          send(res, 200, { data: page, nextCursor: more ? Buffer.from(JSON.stringify({ offset: offset + limit, limit })).toString('base64') : null });
+        };
+        if (hold.n < 2) return answer();
+        hold.pending.push(answer);
+        if (hold.pending.length >= hold.n) flush();
+        else hold.timer ??= setTimeout(flush, hold.maxWaitMs);
+        return;
       }
       case 'POST rows': {
         const data = body.data as Record<string, unknown>[];
@@ -167,8 +187,15 @@ export async function startDataTables(options: { apiKey: string; pageLimit?: num
       const at = now();
       need(id).rows.push({ ...data, id: nextId++, createdAt: at, updatedAt: at });
     },
+    holdReads: (n, maxWaitMs = 500) => {
+      Object.assign(hold, { n, maxWaitMs });
+      if (n < 2) flush();
+    },
     count: (method, suffix) => server.seen.filter((r) => r.method === method && r.path.endsWith(suffix)).length,
-    stop: () => server.stop(),
+    stop: () => {
+      flush();
+      return server.stop();
+    },
   };
 }
 
