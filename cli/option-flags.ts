@@ -28,6 +28,10 @@ export const CLI_FLAGS = {
   changeThreshold: { flag: 'change-threshold', value: 'N' },
   minFaceSize: { flag: 'min-face-size', value: 'PX' },
   drawBoxes: { flag: 'boxes' },
+  preRollSeconds: { flag: 'pre-roll', value: 'SECONDS' },
+  postRollSeconds: { flag: 'post-roll', value: 'SECONDS' },
+  maxClipSeconds: { flag: 'max-clip', value: 'SECONDS' },
+  clipOn: { flag: 'clip-on', value: 'LIST' },
   decoder: { flag: 'decoder', value: 'auto|ffmpeg|wasm' },
   codec: { flag: 'codec', value: 'VP8|VP9|H264' },
 } as const satisfies Partial<Record<WatchOptionName, OptionFlag>>;

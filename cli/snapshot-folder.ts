@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, stat, unlink } from 'node:fs/promises';
-import path from 'node:path';
-import { InputError } from '../shared/errors';
-import { trustProblem } from '../shared/util/trust';
+import { checkPrivateFolder, fileFailure } from '../shared/util/private-folder';
+
+export { fileFailure };
 
 /**
  * Before the watch starts: the --snapshots folder exists (created mode 0700 when it does not: it
@@ -11,32 +9,5 @@ import { trustProblem } from '../shared/util/trust';
  * created in it; else an InputError naming --snapshots, so that no event has to go out without its files.
  */
 export async function checkSnapshotFolder(folder: string): Promise<void> {
-  const where = path.resolve(folder);
-  const refuse = (why: string, expected = 'a folder this user can write'): InputError => new InputError('invalid_input', `--snapshots ${where}: ${why}`, { field: 'snapshots', limit: expected });
-  try {
-    await mkdir(where, { recursive: true, mode: 0o700 });
-  } catch (err) {
-    throw refuse(`cannot be created (${fileFailure(err)})`);
-  }
-  // The folder a link points to is the one written to: that is the one checked.
-  const stats = await stat(where).catch(() => undefined);
-  if (!stats?.isDirectory()) throw refuse('is not a folder');
-  const problem = trustProblem(stats);
-  if (problem?.kind === 'owner') throw refuse(`belongs to another user (uid ${problem.uid}); pictures of people would be theirs to read or replace: give a folder of your own`, 'a folder of your own');
-  if (problem?.kind === 'writable') throw refuse(`can be written by other users (mode ${problem.mode}); they could replace or link away pictures of people: chmod go-w it, or give a folder of your own`, 'writable by you alone');
-  // Writing a file is the only test that holds for every user (root included) and file system.
-  const probe = path.join(where, `.write-test-${randomBytes(8).toString('hex')}`);
-  try {
-    const handle = await open(probe, 'wx', 0o600);
-    await handle.close();
-  } catch (err) {
-    throw refuse(`a file cannot be written there (${fileFailure(err)})`);
-  }
-  await unlink(probe).catch(() => undefined);
-}
-
-/** Why a file could not be written, in a word (EACCES, ENOSPC, ...): never the path or text of the system's message. */
-export function fileFailure(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'error';
+  await checkPrivateFolder(folder, '--snapshots', 'snapshots');
 }

@@ -15,6 +15,7 @@ import type { CliIo } from './io';
 import { START_ATTEMPTS } from './publish';
 import { VisitorFile } from './visitor-file';
 import { checkSnapshotFolder, fileFailure } from './snapshot-folder';
+import { checkPrivateFolder } from '../shared/util/private-folder';
 
 
 /** Exit code when the room was lost (session_lost): the watch did not end as asked. */
@@ -43,6 +44,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'visitors', env: 'VS_VISITORS', value: 'FILE', help: 'with --remember-visitors: keep the visitors enrolled in this JSON file across runs (default: forgotten at exit); it must be yours, not a link, and neither it nor its folder writable by others' },
   { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot and face crop there (files 0600, a new folder 0700); the event gives their paths' },
   { name: 'base64', env: 'VS_BASE64', help: 'give snapshots inline as base64 (without --snapshots)' },
+  { name: 'clips', env: 'VS_CLIPS', value: 'DIR', help: 'write a clip of each visit there (WebM for VP8/VP9, MP4 for H.264, as the stream sent it; files 0600, a new folder 0700) and print a clip line' },
   DURATION_FLAG,
   LOOPBACK_FLAG,
   HELP_FLAG,
@@ -64,6 +66,8 @@ export function helpText(): string {
       '  (quality: {face_px, sharpness, brightness, greyscale, direction}; every left follows the arrived of its visit_id)',
       '  status  {event, state, room, counts, ...}    error {event, error, source, stream_id?, time}',
       '  (source: session, decoder, api, stream or visitors: the part of the watcher that failed)',
+      '  clip    {event, room, stream_id, visit_id?, kind?, trigger, person_id? name? face_id? | visitor_id | track, label, start, end,',
+      '          duration_s, bytes, container, codec, width, height, path, ended, time} or {..., error, cause?} (with --clips)',
       'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while it still joins or',
       'rejoins (exit 0). Exit 2: bad options; 1: could not start, e.g. a room that cannot be joined:',
       `${START_ATTEMPTS} attempts, waits doubling from 0.5 s (about 30 s while tickets are refused); 3: the room was lost`,
@@ -158,6 +162,11 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     await people.load();
     options.people = people;
   }
+  const clips = get('clips');
+  if (clips !== undefined) {
+    await checkPrivateFolder(clips, '--clips', 'clips');
+    options.clips = clips;
+  }
   const snapshots = get('snapshots');
   if (snapshots !== undefined) await checkSnapshotFolder(snapshots);
   return { help: false, options, snapshots, base64: on('base64'), durationMs: durationOf(flags), weriftSpeedups: onOffFlag(get('werift-speedups'), 'werift-speedups') };
@@ -207,6 +216,8 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
     }).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
   };
   for (const name of ['match', 'unknown', 'arrived', 'left', 'status', 'error'] as const) watcher.on(name, print);
+  // A clip line says where the file is (or why there is none): it is printed with --clips whatever --events says.
+  watcher.on('clip', (e) => (printing = printing.then(() => io.stdout(JSON.stringify(e)))));
   // The duration and a signal count from the start: they also end a watch still joining or backing off.
   let timer: NodeJS.Timeout | undefined;
   const timeUp = new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import type { Node, NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
-import { FaceWatcher, type ArrivedEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchOptions } from '../shared/watch';
+import { FaceWatcher, type ArrivedEvent, type ClipEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
 import { isStop, startShown, wireControl } from './lib/controlled-node';
@@ -28,7 +29,8 @@ const RINGS: Record<StatusEvent['state'], { fill: 'yellow' | 'green' | 'grey'; s
 /**
  * Registers `vision-streaming-watch`: watches a live room and sends a message for every known
  * face (output 1), unknown face (output 2), change of state (output 3) and arrival or departure
- * (output 4, presence: msg.topic 'arrived' or 'left'). Needs no input; input
+ * (output 4, presence: msg.topic 'arrived' or 'left'), and with a clips folder each visit's clip
+ * (output 5: the file as a Buffer in msg.payload). Needs no input; input
  * messages start, stop or switch it (msg.payload 'start' | 'stop', msg.roomId, msg.collectionId).
  */
 export = function register(RED: NodeAPI): void {
@@ -140,6 +142,7 @@ class WatchControl {
     watcher.on('arrived', (e) => this.#presence(e));
     watcher.on('left', (e) => this.#presence(e));
     watcher.on('error', (e) => this.report(e.error, e.source));
+    watcher.on('clip', (e) => void this.#clip(e));
     await startShown(this.#node, this.#connection, watcher, {
       closed: () => this.#closed,
       failed: () => {
@@ -158,7 +161,7 @@ class WatchControl {
 
   #face(output: 0 | 1, e: MatchEvent | UnknownEvent): void {
     this.#counts[e.event] += 1;
-    const out: (WatchMessage | null)[] = [null, null, null, null];
+    const out: (WatchMessage | null)[] = [null, null, null, null, null];
     out[output] = watchMessage(e);
     this.#node.send(out as never);
     this.#showWatching();
@@ -178,7 +181,31 @@ class WatchControl {
     } else if (e.state === 'stopped' && e.reason === 'session_lost') this.#lost(e.error?.message ?? 'the room was lost');
     // A lost room, or a start that failed, shows its red ring (#lost, #start): no grey one in between.
     else if (!(e.state === 'stopped' && (e.reason === 'session_lost' || e.reason === 'start_failed'))) this.#node.status({ ...RINGS[e.state], text: e.detail ? `${e.state}: ${e.detail}`.slice(0, 60) : e.state });
-    this.#node.send([null, null, watchMessage(e), null] as never);
+    this.#node.send([null, null, watchMessage(e), null, null] as never);
+  }
+
+  /**
+   * A clip on its own output, the file as a Buffer in msg.payload and its path in msg.filename, so a
+   * flow hands it to a chat node as it is; the event's fields ride in msg.clip. A clip that could not
+   * be made is a warning and a message on the status output (topic 'clip', payload the event).
+   */
+  async #clip(e: ClipEvent): Promise<void> {
+    const file = e.path;
+    if (e.error || !file) {
+      this.#node.warn(`no clip of stream ${e.stream_id}: ${e.error ?? 'no file'}${e.cause ? ` (${e.cause})` : ''}`);
+      this.#node.send([null, null, { topic: 'clip', payload: { ...e } }, null, null] as never);
+      return;
+    }
+    let data: Buffer;
+    try {
+      data = await readFile(file);
+    } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      this.#node.warn(`the clip of stream ${e.stream_id} could not be read: ${typeof code === 'string' ? code : 'error'}`);
+      return;
+    }
+    if (this.#closed) return;
+    this.#node.send([null, null, null, null, { topic: 'clip', payload: data, filename: file, clip: { ...e } }] as never);
   }
 
   /**
@@ -210,7 +237,7 @@ class WatchControl {
   // Its own output, like matches and unknown faces: "who is here now" needs arrivals and departures,
   // not the watcher's state. Flows wired before arrivals existed see msg.topic 'left' as they did.
   #presence(e: ArrivedEvent | LeftEvent): void {
-    this.#node.send([null, null, null, watchMessage(e)] as never);
+    this.#node.send([null, null, null, watchMessage(e), null] as never);
   }
 }
 

@@ -87,7 +87,7 @@ async function main() {
   const userDir = prepareNodeRed(work, { sandboxUrl: sandbox.url, roomId: room.id, collectionId, labels: { [faceId]: KNOWN_LABEL } });
   const url = await startNodeRed(userDir);
   say(`Node-RED editor:  ${url}/   (debug sidebar: matches with snapshots)`);
-  say(`dashboard:        ${url}/dashboard/watch   (the room live with faces boxed and named, latest match, recent events, who is here now, the last stranger)`);
+  say(`dashboard:        ${url}/dashboard/watch   (the room live with faces boxed and named, latest match, recent events, who is here now, the last stranger, each visit's clip)`);
   say(`People page:      ${url}/dashboard/people   (who the directory knows, strangers to name, forget)`);
   say('the same room from the command line (another terminal, in this folder):');
   say(`  ${watchLine(sandbox.url, room.id, collectionId)}`);
@@ -107,11 +107,16 @@ function prepareNodeRed(work, { sandboxUrl, roomId, collectionId, labels }) {
   fs.mkdirSync(path.join(modules, '@flowfuse'), { recursive: true });
   fs.symlinkSync(ROOT, path.join(modules, PKG.name), 'dir');
   fs.symlinkSync(path.dirname(require.resolve('@flowfuse/node-red-dashboard/package.json')), path.join(modules, '@flowfuse', 'node-red-dashboard'), 'dir');
+  // Each visit's clip: a folder only this user can enter (clips show people), as the watch node requires.
+  const clips = path.join(userDir, 'clips');
+  fs.mkdirSync(clips, { mode: 0o700 });
+  fs.chmodSync(clips, 0o700);
   // The watch page's nodes and the People page's (scripts/demo-people-flow.json), with the same placeholders.
   const text = JSON.stringify(['demo-flow.json', 'demo-people-flow.json'].flatMap((file) => JSON.parse(fs.readFileSync(path.join(__dirname, file), 'utf8'))))
     .split('"__SANDBOX__"').join(JSON.stringify(sandboxUrl))
     .split('"__ROOM__"').join(JSON.stringify(roomId))
     .split('"__COLLECTION__"').join(JSON.stringify(collectionId))
+    .split('"__CLIPS__"').join(JSON.stringify(clips))
     .split('"__LABELS__"').join(JSON.stringify(JSON.stringify(labels)));
   const flow = JSON.parse(text);
   fs.writeFileSync(path.join(userDir, 'flows.json'), JSON.stringify(flow, null, 2));

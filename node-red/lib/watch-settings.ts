@@ -26,6 +26,10 @@ export const NODE_RED_OPTIONS = [
   'changeThreshold',
   'minFaceSize',
   'drawBoxes',
+  'preRollSeconds',
+  'postRollSeconds',
+  'maxClipSeconds',
+  'clipOn',
   'decoder',
   'codec',
 ] as const satisfies readonly WatchOptionName[];
@@ -41,6 +45,8 @@ export interface WatchDef extends ServiceNodeDef, Partial<Record<string, unknown
   labels?: string;
   unknowns?: boolean;
   autoStart?: boolean;
+  /** A folder to write each visit's clip to (empty: no clips); the clip goes out on output 5. */
+  clips?: string;
 }
 
 /**
@@ -75,10 +81,12 @@ export function watchSettings(def: WatchDef, msg: FlowMessage): WatchSettings {
     const raw = FROM_MESSAGE.has(o.name) ? override(msg, o.name, def[o.name]) : def[o.name];
     return [[o.name, fromSetting(o, raw)]];
   });
+  const clips = typeof def.clips === 'string' && def.clips.trim() !== '' ? def.clips.trim() : undefined;
   return {
     ...hostOptions(values),
     roomId,
     collectionId,
+    ...(clips ? { clips } : {}),
     // Matches, status, errors, arrivals and departures always; unknown faces unless the node turns them off.
     events: def.unknowns === false ? ['match', 'arrived', 'left', 'status', 'error'] : ['match', 'unknown', 'arrived', 'left', 'status', 'error'],
   };

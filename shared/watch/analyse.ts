@@ -49,6 +49,8 @@ export interface AnalysisContext {
   apiFailed(err: unknown, streamId: string): void;
   /** An API call succeeded (ends a quota pause series). */
   apiSucceeded(): void;
+  /** A sample's analysis is over (done, skipped or failed): what the stream showed up to its frame's arrival (epoch ms) is known. */
+  analysed?(streamId: string, arrivalMs: number): void;
   /** Hands face events out (the watcher filters and records them). */
   emit(event: MatchEvent | UnknownEvent | ArrivedEvent): void;
   /** A visit ended at once: a stranger's track was recognised as someone known. */
@@ -353,7 +355,8 @@ function markPresent(s: StreamState, ctx: AnalysisContext): void {
 }
 
 /** A performance.now() time as epoch ms on the wall clock that presence and the events use. */
-function epochOf(perfMs: number): number {
+/** A performance.now() time as epoch ms. */
+export function epochOf(perfMs: number): number {
   return Date.now() - (performance.now() - perfMs);
 }
 

@@ -1,4 +1,4 @@
-import type { ArrivedEvent, ErrorEvent, FaceQuality, LeftEvent, MatchEvent, PresentEntry, StatusCounts, StatusEvent, UnknownEvent, WatchEventName } from './events';
+import type { ArrivedEvent, ClipEvent, ErrorEvent, FaceQuality, LeftEvent, MatchEvent, PresentEntry, PreRollEntry, StatusCounts, StatusEvent, UnknownEvent, WatchEventName } from './events';
 
 /**
  * The fields of each event the watcher emits, each with one line of doc, in the order the docs list
@@ -110,6 +110,7 @@ const STATUS_FIELDS = {
   reason: { doc: 'with `stopped`: `requested` (`stop()`), `start_failed` or `session_lost` (the room could not be rejoined)', optional: true },
   error: { doc: 'with `stopped` after a failure: the error that ended the watch (also sent as an `error` event)', optional: true },
   present: { doc: 'who is here now, as `watcher.present()` lists them (see the present table)' },
+  pre_roll: { doc: "with `clips`: each stream's pre-roll, what it holds and what its bytes bound let go (see the pre-roll table)", optional: true },
   time: { doc: 'when the event was made (ISO 8601)' },
 } as const satisfies FieldDocs<StatusEvent>;
 
@@ -144,6 +145,45 @@ export const PRESENT_FIELDS = {
   since: { doc: 'when the visit began: the frame in which the face was first seen (ISO 8601)' },
   last_seen: { doc: 'the frame in which they were last seen (ISO 8601)' },
 } as const satisfies FieldDocs<PresentEntry>;
+
+/** The fields of each entry of a status event's `pre_roll` (with `clips`). */
+export const PRE_ROLL_FIELDS = {
+  stream_id: { doc: 'the stream' },
+  frames: { doc: 'encoded frames held now' },
+  bytes: { doc: 'their bytes' },
+  seconds: { doc: 'from the oldest frame held to the newest, seconds (the stream\'s times)' },
+  max_bytes: { doc: 'the bound in bytes: a stream whose key frames are too far apart for the pre-roll cannot hold more' },
+  dropped_frames: { doc: 'frames let go for that bound (whole groups of pictures, oldest first); a clip needing them has a `no_key_frame` error' },
+} as const satisfies FieldDocs<PreRollEntry>;
+
+/** The fields of a `clip` event (with `clips`). */
+export const CLIP_FIELDS = {
+  event: { doc: '`clip`' },
+  room: { doc: 'the room watched' },
+  stream_id: { doc: 'the stream the clip is cut from' },
+  visit_id: { doc: 'the visit the clip is of (one clip per visit and stream)', optional: true },
+  kind: { doc: "the visit's kind: `person`, `visitor` or `stranger`", optional: true },
+  trigger: { doc: 'what started it: `arrived`, `match` or `unknown` (`clipOn`)' },
+  person_id: { doc: 'with `people`: the person', optional: true },
+  name: { doc: "with `people`: the person's name", optional: true },
+  face_id: { doc: "a person's face id", optional: true },
+  visitor_id: { doc: "a remembered stranger's id", optional: true },
+  track: { doc: 'the track of a stranger who is not remembered', optional: true },
+  label: { doc: 'the name or label, else null' },
+  start: { doc: "when the clip's first frame was sent (ISO 8601); it is a key frame at or before `preRollSeconds` ahead of the face's first sight", optional: true },
+  end: { doc: "the end of its last frame (ISO 8601): `postRollSeconds` after the visit was last seen, or where `ended` says", optional: true },
+  duration_s: { doc: "`end` minus `start`, seconds, as the file's own times (the stream's) have it", optional: true },
+  bytes: { doc: 'the file\'s size', optional: true },
+  container: { doc: '`webm` (VP8, VP9) or `mp4` (H.264)', optional: true },
+  codec: { doc: '`VP8`, `VP9` or `H264`: the frames as the stream sent them, not encoded again', optional: true },
+  width: { doc: 'the picture width', optional: true },
+  height: { doc: 'the picture height', optional: true },
+  path: { doc: 'the file (absolute path, mode 0600, in `clips`)', optional: true },
+  ended: { doc: 'why the clip ends there: `post_roll`, `max_clip`, `stream_changed` (a new codec or picture size), `stream_left` or `stopped`', optional: true },
+  error: { doc: 'set when no clip was made, and then no file is left: `no_key_frame` (none held: see `pre_roll`), `disk_full`, `write_failed`, `mux_failed` or `stopped` (not written within 5 s of the stop)', optional: true },
+  cause: { doc: "with `error`: the system's code in a word (`ENOSPC`, `EACCES`), never its message", optional: true },
+  time: { doc: 'when the event was made (ISO 8601)' },
+} as const satisfies FieldDocs<ClipEvent>;
 
 /** The fields of a status event's `counts`. */
 export const COUNT_FIELDS = {

@@ -1,4 +1,8 @@
 import type { ClientError } from '../errors';
+import type { ClipEvent } from '../clips/events';
+import type { PreRollStats } from '../clips/pre-roll';
+
+export type { ClipEvent } from '../clips/events';
 import type { Closest } from '../people/verdict';
 import type { Box } from './geometry';
 import type { VisitKind } from './presence';
@@ -145,7 +149,14 @@ export interface StatusEvent {
   error?: ClientError;
   /** Who is here now (as `watcher.present()`). */
   present: PresentEntry[];
+  /** With clips: each stream's pre-roll (what it holds, its bytes bound, the frames that bound let go). */
+  pre_roll?: PreRollEntry[];
   time: string;
+}
+
+/** A stream's pre-roll, as status events list them. */
+export interface PreRollEntry extends PreRollStats {
+  stream_id: string;
 }
 
 /** Counts in a status event. */
@@ -217,4 +228,6 @@ export interface WatcherEvents {
   status: [StatusEvent];
   error: [ErrorEvent];
   left: [LeftEvent];
+  /** With `clips`: a clip of a visit is written, or could not be made. */
+  clip: [ClipEvent];
 }

@@ -19,9 +19,13 @@ import { isMuted, PeopleView } from './people-view';
 import { leftEvent, presentEntry } from './visit-events';
 import { MemoryVisitorStore, VisitorBook } from './visitors';
 import { PeopleIndex } from '../people/people-index';
+import { ClipRecorder, PRE_ROLL_MAX_BYTES } from '../clips/clip-recorder';
+import { checkPrivateFolder } from '../util/private-folder';
 
 /** How often visitors past their retention are looked for (also once at start). */
 const VISITOR_EXPIRY_MS = 3_600_000;
+/** How often clips are checked for their end when no frame comes. */
+const CLIP_CHECK_MS = 250;
 /** How often visits are checked for a `left` event. */
 const LEFT_CHECK_MS = 1000;
 /** While no stream comes, how often the room's publisher count is looked at (one REST call). */
@@ -49,6 +53,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   readonly #presence: Presence;
   readonly #visitors?: VisitorBook;
   readonly #people?: PeopleView;
+  readonly #clips?: ClipRecorder;
   #started?: Promise<void>;
   #stopped?: Promise<void>;
   /** stop() was called: a start it ends rejects with 'stopped'. */
@@ -67,7 +72,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     }
     // Host listeners must not break the watcher, nor keep the listeners after them from running.
     const out = (event: WatchEvent): void => void emitGuarded(this, event.event, [event]);
-    this.#report = new WatchReporter(this.#o, out, { streams: () => this.#room.streams, decoder: () => this.#room.backend, present: () => this.present() }, this.#timers);
+    this.#report = new WatchReporter(this.#o, out, { streams: () => this.#room.streams, decoder: () => this.#room.backend, present: () => this.present(), preRoll: () => (this.#clips ? Object.entries(this.#clips.stats()).map(([stream_id, s]) => ({ stream_id, ...s })) : undefined) }, this.#timers);
     this.#presence = new Presence(this.#o.leftAfterMs);
     if (this.#o.people) {
       // A new index: visits follow renames, and visitors who became people leave the visitor book.
@@ -76,6 +81,13 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
         this.#visitors?.dropPeople();
       };
       this.#people = new PeopleView(this.#o.people, this.#o.collectionId, (error) => this.#report.error(error, 'people'), changed);
+    }
+    if (this.#o.clips) {
+      const clips = { folder: this.#o.clips, preRollMs: this.#o.preRollMs, postRollMs: this.#o.postRollMs, maxClipMs: this.#o.maxClipMs, on: this.#o.clipOn, room: this.#o.roomId };
+      const overBound = (streamId: string): void => {
+        if (this.#report.state === 'watching') this.#report.status('watching', `stream ${streamId}: its key frames are too far apart for the pre-roll's ${PRE_ROLL_MAX_BYTES} bytes; frames are let go (see pre_roll)`);
+      };
+      this.#clips = new ClipRecorder(clips, { present: () => this.present(), emit: (e) => void emitGuarded(this, 'clip', [e]), overBound });
     }
     const people = (): PeopleIndex => this.#people?.index ?? PeopleIndex.EMPTY;
     if (this.#o.rememberVisitors) {
@@ -92,7 +104,11 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       paused: () => this.#report.paused(),
       apiFailed: (err, streamId) => this.#report.apiFailed(err, streamId),
       apiSucceeded: () => this.#report.apiSucceeded(),
-      emit: (e) => this.#report.face(e),
+      ...(this.#clips ? { analysed: (streamId: string, at: number) => this.#clips!.analysed(streamId, at) } : {}),
+      emit: (e) => {
+        this.#clips?.face(e);
+        this.#report.face(e);
+      },
       ended: (visit) => this.#report.send(leftEvent(visit, 'recognised', this.#o.roomId)),
       muted: (faceId, person) => isMuted(this.#o, faceId, person),
       people,
@@ -108,6 +124,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
         rejoining: (detail) => this.#report.setState('rejoining', detail),
         rejoined: (joins) => this.#report.setState('watching', `joined again (join ${joins})`),
         lost: (error) => this.#lost(error),
+        ...(this.#clips ? { frame: (id, frame) => this.#clips!.frame(id, frame), streamEnded: (id) => this.#clips!.streamEnded(id) } : {}),
       },
       this.#timers,
     );
@@ -142,7 +159,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
 
   /** Counters: in total and per stream. */
   get stats(): WatchStats {
-    return { ...this.#report.totals(), latencyMs: this.#report.latency.summary(), state: this.#report.state, decoder: this.#room.backend, werift: this.#room.weriftStatus(), streams: this.#room.stats() };
+    const clips = this.#clips ? { pre_roll: this.#clips.stats() } : {};
+    return { ...this.#report.totals(), latencyMs: this.#report.latency.summary(), state: this.#report.state, decoder: this.#room.backend, werift: this.#room.weriftStatus(), streams: this.#room.stats(), ...clips };
   }
 
   async #start(): Promise<void> {
@@ -150,6 +168,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#report.setState('joining');
     try {
       await this.#room.prepare();
+      if (this.#o.clips) await checkPrivateFolder(this.#o.clips, 'clips', 'clips');
       // Clear errors before any media: an unknown room or collection, or credentials that do not work.
       await Promise.all([this.#streaming.getRoom(this.#o.roomId), this.#vision.listFaces(this.#o.collectionId)]);
       // The people first: a visitor whose face is a person's now is not one (and never removed).
@@ -169,6 +188,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     if (this.#o.streams) this.#timers.later(this.#o.streamWaitMs, () => this.#reportMissing());
     this.#timers.later(this.#o.streamWaitMs, () => void this.#checkOtherCodecs());
     this.#checkLeft();
+    if (this.#clips) this.#checkClips();
     if (this.#visitors) this.#expireVisitors();
   }
 
@@ -206,6 +226,12 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#timers.later(LEFT_CHECK_MS, () => this.#checkLeft());
   }
 
+  /** Clips past their end are written even when their stream sends nothing more. */
+  #checkClips(): void {
+    this.#clips!.tick();
+    this.#timers.later(CLIP_CHECK_MS, () => this.#checkClips());
+  }
+
   /** Every hour: visitors past their retention are removed from the collection. */
   #expireVisitors(): void {
     this.#timers.later(VISITOR_EXPIRY_MS, () => {
@@ -229,6 +255,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#timers.close();
     this.#people?.close();
     await this.#room.close();
+    await this.#clips?.close();
     await this.#visitors?.flush();
     await this.#closeOwned();
     this.#report.stopped(reason, error);

@@ -30,6 +30,12 @@ export interface WatchOptions extends OptionValues {
    */
   people?: PeopleStore;
   /**
+   * A folder to write a clip of each visit to (WebM for VP8/VP9, MP4 for H.264, files 0600), cut from
+   * the stream's frames as they came: see preRollSeconds, postRollSeconds, maxClipSeconds, clipOn and
+   * the `clip` event. It must be this user's and writable by no one else (checked at start).
+   */
+  clips?: string;
+  /**
    * Signaling tweaks passed to the session (rejoin policy, timeouts), and where the WebRTC receive
    * path runs: `thread: 'worker'` (default) one of the process's shared receive workers, which
    * leaves the host's event loop and the host's own werift alone; 'main' this thread (see the streaming README).
@@ -46,6 +52,7 @@ export interface ResolvedWatchOptions extends ResolvedOptionValues {
   loopbackOnly: boolean;
   visitorStore?: VisitorStore;
   people?: PeopleStore;
+  clips?: string;
   session?: WatchOptions['session'];
 }
 
@@ -54,6 +61,7 @@ export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
   if (!o || typeof o !== 'object') throw new InputError('invalid_input', 'FaceWatcher needs an options object', { field: 'options', limit: 'an object' });
   if (!o.vision || typeof o.vision !== 'object') throw new InputError('invalid_input', 'vision must be a VisionClient or its options', { field: 'vision', limit: 'an object' });
   if (!o.streaming || typeof o.streaming !== 'object') throw new InputError('invalid_input', 'streaming must be a StreamingClient or its options', { field: 'streaming', limit: 'an object' });
+  if (o.clips !== undefined && (typeof o.clips !== 'string' || o.clips === '')) throw new InputError('invalid_input', 'clips must be a folder path', { field: 'clips', limit: 'a non-empty string' });
   if (o.ffmpegPath !== undefined && (typeof o.ffmpegPath !== 'string' || o.ffmpegPath === '')) throw new InputError('invalid_input', 'ffmpegPath must be a path', { field: 'ffmpegPath', limit: 'a non-empty string' });
   return {
     ...resolveTable(o),
@@ -65,6 +73,7 @@ export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
     loopbackOnly: o.loopbackOnly ?? isLoopbackServiceUrl(o.streaming.sfuUrl),
     visitorStore: store(o.visitorStore),
     people: peopleStore(o.people),
+    clips: o.clips,
     session: o.session,
   };
 }

@@ -19,6 +19,8 @@ export interface ReporterSources {
   decoder(): string | undefined;
   /** Who is here now, for every status event. */
   present(): StatusEvent['present'];
+  /** With clips: each stream's pre-roll. */
+  preRoll?(): StatusEvent['pre_roll'];
 }
 
 /**
@@ -89,6 +91,7 @@ export class WatchReporter {
   status(state: WatchState, detail?: string, extra: Partial<StatusEvent> = {}): void {
     const total = this.totals();
     const decoder = this.#from.decoder();
+    const preRoll = this.#from.preRoll?.();
     this.#send({
       event: 'status',
       state,
@@ -104,6 +107,7 @@ export class WatchReporter {
       },
       ...(decoder ? { decoder } : {}),
       present: this.#from.present(),
+      ...(preRoll ? { pre_roll: preRoll } : {}),
       ...extra,
       ...(detail ? { detail } : {}),
       time: new Date().toISOString(),

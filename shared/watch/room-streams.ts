@@ -1,6 +1,6 @@
 import { createDecoder, decoderAvailability, type DecoderBackend, type FrameDecoder } from '../decode';
 import type { ClientError } from '../errors';
-import type { VideoCodec } from '../frames/types';
+import type { EncodedFrame, VideoCodec } from '../frames/types';
 import { SignalingSession, type SessionEvents } from '../signaling/session';
 import { ThreadSession, type ThreadSessionOptions } from '../signaling/session-thread';
 import { weriftSpeedupsStatus, type WeriftSpeedupsStatus } from '../signaling/werift-speedups';
@@ -26,6 +26,10 @@ export interface RoomStreamsHooks {
   rejoined(joins: number): void;
   /** The session gave up: a fault that rejoining cannot fix. */
   lost(error: ClientError): void;
+  /** Every encoded frame of a watched stream, as it came (before any decoding): the clips' pre-roll. */
+  frame?(streamId: string, frame: EncodedFrame): void;
+  /** A stream left, or starts over after a rejoin: what was cut from its frames ends. */
+  streamEnded?(streamId: string): void;
 }
 
 /** What the room's streams use of their viewing session. */
@@ -138,12 +142,16 @@ export class RoomStreams {
       const id = frame.streamId ?? frame.trackId ?? 'default';
       if (this.#unsupported.has(id) || !this.#wanted(id)) return;
       (this.#streams.get(id) ?? this.#add(id, frame.codec)).push(frame);
+      this.#hooks.frame?.(id, frame);
     });
     session.on('connected', ({ joins }) => {
       if (joins > 1) this.#hooks.rejoined(joins);
     });
     session.on('rejoining', ({ error, attempt, delayMs }) => {
-      for (const s of this.#streams.values()) s.restart();
+      for (const [id, s] of this.#streams) {
+        s.restart();
+        this.#hooks.streamEnded?.(id);
+      }
       this.#hooks.rejoining(`${error.reason}; attempt ${attempt} in ${delayMs} ms`);
     });
     session.on('closed', ({ error }) => {
@@ -193,6 +201,7 @@ export class RoomStreams {
     const stream = this.#streams.get(streamId);
     if (!stream) return;
     stream.restart();
+    this.#hooks.streamEnded?.(streamId);
     const timer = this.#timers.later(STREAM_GRACE_MS, () => {
       this.#grace.delete(streamId);
       if (this.#session?.streams.has(streamId)) return;

@@ -1,3 +1,4 @@
+import type { PreRollStats } from '../clips/pre-roll';
 import type { WeriftSpeedupsStatus } from '../signaling/werift-speedups';
 import { LatencyWindow } from './latency';
 
@@ -43,6 +44,8 @@ export interface WatchStats extends StreamStats {
   decoder?: string;
   /** Per stream id. */
   streams: Record<string, StreamStats & { codec?: string; decoder?: string }>;
+  /** With clips: each stream's pre-roll (what it holds, its bytes bound, frames dropped by that bound). */
+  pre_roll?: Record<string, PreRollStats>;
 }
 
 /** Fresh zeroed counters. */

@@ -1,6 +1,6 @@
 import type { FrameDecoder } from '../decode';
 import type { EncodedFrame } from '../frames/types';
-import { analyseSample, type AnalysisContext, type Sample, type StreamState } from './analyse';
+import { analyseSample, epochOf, type AnalysisContext, type Sample, type StreamState } from './analyse';
 import { ChangeGate } from './change-gate';
 import { DecodeQueue } from './decode-queue';
 import { LatestWins } from './latest-wins';
@@ -44,7 +44,10 @@ export class StreamWatch {
       (sample) =>
         analyseSample(sample, this.state, ctx)
           .catch((err: unknown) => hooks.analysisFailed(err))
-          .finally(() => this.#queue.release(sample.picture)),
+          .finally(() => {
+            this.#queue.release(sample.picture);
+            ctx.analysed?.(streamId, epochOf(sample.arrival));
+          }),
       (sample) => {
         m.samples.skippedBusy++;
         this.#queue.release(sample.picture);

@@ -2,7 +2,7 @@ import type { INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
 import { watchMessage } from '../../node-red/lib/watch-messages';
 import { eventItem } from '../../nodes/FaceMatchTrigger/events';
 import { ClientError } from '../../shared/errors';
-import { EVENT_FIELDS, fieldList, type ArrivedEvent, type LeftEvent, type MatchEvent, type PresentEntry, type StatusEvent, type UnknownEvent, type VisitKind, type VisitOf } from '../../shared/watch';
+import { EVENT_FIELDS, fieldList, type ArrivedEvent, type LeftEvent, type MatchEvent, type PresentEntry, type PreRollEntry, type StatusEvent, type UnknownEvent, type VisitKind, type VisitOf } from '../../shared/watch';
 import { HOST_EVENTS, itemRenames, type HostEvent } from '../../shared/watch/event-json';
 
 // Every field of every event the hosts hand on must reach the n8n item (under its camelCase name,
@@ -49,6 +49,11 @@ function presentEntry(): Required<PresentEntry> {
   };
 }
 
+/** A stream's pre-roll in a status event. */
+function preRollEntry(): Required<PreRollEntry> {
+  return { stream_id: text('stream'), frames: num(), bytes: num(), seconds: num(), max_bytes: num(), dropped_frames: num() };
+}
+
 /** One event of each kind the hosts hand on, every field set; Required<> makes the compiler refuse one that lacks an optional field. */
 function fixtures(): Record<HostEvent['event'], HostEvent> {
   const match: Required<MatchEvent> = { event: 'match', face_id: text('face'), person_id: text('person'), name: text('Eileen'), label: text('label'), score: num(), ...faceFields() };
@@ -93,6 +98,7 @@ function fixtures(): Record<HostEvent['event'], HostEvent> {
     reason: 'session_lost',
     error: new ClientError(text('code'), text('message'), { retryable: true, status: 503 }),
     present: [presentEntry(), presentEntry()],
+    pre_roll: [preRollEntry(), preRollEntry()],
     time: text('time'),
   };
   return { match, unknown, arrived, left, status };

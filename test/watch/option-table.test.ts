@@ -28,7 +28,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameType = <A, B>(same: Same<A, B>): Same<A, B> => same;
 
 test('the option types are the table\'s: WatchOptions holds each option with the type its kind gives, and the plumbing besides', () => {
-  type Plumbing = 'vision' | 'streaming' | 'roomId' | 'collectionId' | 'loopbackOnly' | 'ffmpegPath' | 'session' | 'visitorStore' | 'people';
+  type Plumbing = 'vision' | 'streaming' | 'roomId' | 'collectionId' | 'loopbackOnly' | 'ffmpegPath' | 'session' | 'visitorStore' | 'people' | 'clips';
   // The compiler checks these lines: a name or a type that drifts from the table does not build.
   expect(sameType<Exclude<keyof WatchOptions, Plumbing>, WatchOptionName>(true)).toBe(true);
   expect(sameType<OptionValueOf<'fps'>, number>(true)).toBe(true);
@@ -66,14 +66,16 @@ test('every host offers the same options: n8n, Node-RED and the CLI each have al
   const n8n = Object.keys(N8N_PLACEMENT).sort();
   const nodeRed = [...NODE_RED_OPTIONS].sort();
   // Events are chosen by each host in its own way (n8n's Events parameter, Node-RED's outputs).
+  // The clip options are on the command line and in the Node-RED node; the n8n trigger does not offer clips yet.
+  const clipOptions = ['preRollSeconds', 'postRollSeconds', 'maxClipSeconds', 'clipOn'];
   const cli = Object.keys(CLI_FLAGS)
     .filter((n) => n !== 'events')
     .sort();
-  expect(nodeRed).toEqual(n8n);
-  expect(cli).toEqual(n8n);
+  expect(nodeRed).toEqual([...n8n, ...clipOptions].sort());
+  expect(cli).toEqual(nodeRed);
   expect(Object.keys(CLI_FLAGS)).toContain('events');
   // The rest are the core's own tuning, offered by no host.
-  expect(table.filter((o) => !n8n.includes(o.name) && o.name !== 'events').map((o) => o.name)).toEqual(['recheckSeconds', 'maxResults', 'streamWaitSeconds', 'quotaPauseSeconds', 'jpegQuality']);
+  expect(table.filter((o) => !n8n.includes(o.name) && o.name !== 'events' && !clipOptions.includes(o.name)).map((o) => o.name)).toEqual(['recheckSeconds', 'maxResults', 'streamWaitSeconds', 'quotaPauseSeconds', 'jpegQuality']);
 });
 
 test('the n8n trigger has a parameter for each option, with the table default, range and choices, and an error label', () => {
@@ -127,9 +129,9 @@ test('the Node-RED editor has a field, the table default and range and a line of
       expect([o.name, refused.map(ok)]).toEqual([o.name, refused.map(() => false)]);
     }
   }
-  // One <dt> of help per setting in the Settings part of the sidebar help.
+  // One <dt> of help per setting in the Settings part of the sidebar help, and one for the clips folder.
   const settings = help.slice(help.indexOf('<h3>Settings</h3>'), help.indexOf('<h3>Details</h3>'));
-  expect(settings.match(/<dt>/g)).toHaveLength(NODE_RED_OPTIONS.length);
+  expect(settings.match(/<dt>/g)).toHaveLength(NODE_RED_OPTIONS.length + 1);
   // The editor's defaults, read by the node, give the core's defaults.
   const read = watchSettings(defaults as WatchDef, {} as never) as Record<string, unknown>;
   for (const o of NODE_RED_OPTIONS.map(spec).filter((x) => x.default !== undefined)) expect([o.name, read[o.name]]).toEqual([o.name, o.default]);
