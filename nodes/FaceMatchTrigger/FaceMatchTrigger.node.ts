@@ -8,11 +8,12 @@ import {
   type ITriggerResponse,
 } from 'n8n-workflow';
 import { TablePeopleStore } from '../../shared/people/table-store';
-import { FaceWatcher, type ErrorSource, type VisitorStore, type WatchEventName } from '../../shared/watch';
+import { FaceWatcher, type ClipEvent, type ErrorSource, type VisitorStore, type WatchEventName } from '../../shared/watch';
 import { selfAuthorisedClients } from '../common/self-authorised';
 import { toNodeError } from '../common/errors';
 import { listSearch } from '../common/locators';
 import { N8N_API_CREDENTIAL, peopleListSearch, tableIdParameter, triggerRequest } from '../common/people-table';
+import { clipItem, keepClipFiles, removeClipFile } from './clips';
 import { PARAMETER_LABELS, properties } from './description';
 import { eventItem, type ItemEvent } from './events';
 import { watcherSettings } from './settings';
@@ -74,6 +75,7 @@ export class FaceMatchTrigger implements INodeType {
     const node = this.getNode();
     const fail = (err: unknown) => toNodeError(node, err, 0, PARAMETER_LABELS);
     const selected = this.getNodeParameter('events', ['match']) as WatchEventName[];
+    const keepClips = keepClipFiles(this);
     const clients = await selfAuthorisedClients(this);
     let watcher: FaceWatcher;
     try {
@@ -103,6 +105,20 @@ export class FaceMatchTrigger implements INodeType {
         this.saveFailedExecution(fail(err));
       }
     };
+    // With Clips, every clip is an item whatever Events says (as the command line prints it); its
+    // file goes once the item holds the video, unless Keep Clip Files.
+    const deliverClip = async (event: ClipEvent): Promise<void> => {
+      try {
+        if (!started) return;
+        const item = await clipItem(this, event);
+        if (watcher.state !== 'stopped') this.emit([[item]]);
+      } catch (err) {
+        this.saveFailedExecution(fail(err));
+      } finally {
+        if (!keepClips) await removeClipFile(event);
+      }
+    };
+    watcher.on('clip', (e) => void deliverClip(e));
     watcher.on('match', (e) => void deliver(e));
     watcher.on('unknown', (e) => void deliver(e));
     watcher.on('arrived', (e) => void deliver(e));

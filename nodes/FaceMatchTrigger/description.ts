@@ -7,6 +7,10 @@ import { n8nPlacement } from './placement';
 /** The watcher options the trigger shows at the top level, and those under Options, in the table's order. */
 const MAIN: readonly OptionSpec[] = WATCH_OPTIONS.filter((o) => n8nPlacement(o.name) === 'main');
 const MORE: readonly OptionSpec[] = WATCH_OPTIONS.filter((o) => n8nPlacement(o.name) === 'options');
+const CLIP: readonly OptionSpec[] = WATCH_OPTIONS.filter((o) => n8nPlacement(o.name) === 'clips');
+
+/** Shown only once Clips is on. */
+const WITH_CLIPS = { show: { clips: [true] } };
 
 /** The events that can start the workflow (errors go to n8n's failed executions instead). */
 const EVENT_CHOICES = WATCH_OPTIONS.find((o) => o.name === 'events')!.choices.filter((c) => c.value !== 'error');
@@ -42,6 +46,32 @@ export const properties: INodeProperties[] = [
   },
   ...MAIN.map(property),
   {
+    displayName: 'Clips',
+    name: 'clips',
+    type: 'boolean',
+    default: false,
+    description:
+      "Whether each visit's clip (the seconds before the face appeared and after it was last seen, as the camera sent them: WebM for VP8 and VP9, MP4 for H.264) starts the workflow too, as an item with the video in the binary property clip",
+  },
+  {
+    displayName: 'Clips Folder',
+    name: 'clipsFolder',
+    type: 'string',
+    default: '',
+    placeholder: 'e.g. /home/node/clips',
+    description: "Folder the clips are written to (created 0700; it must be n8n's user's and writable by no one else). Empty: the folder clips in n8n's .n8n folder.",
+    displayOptions: WITH_CLIPS,
+  },
+  ...CLIP.map((o) => ({ ...property(o), displayOptions: WITH_CLIPS })),
+  {
+    displayName: 'Keep Clip Files',
+    name: 'keepClipFiles',
+    type: 'boolean',
+    default: false,
+    description: "Whether each clip's file stays in the folder once its item holds the video; off, it is deleted then (n8n keeps the binary data of executions it saves)",
+    displayOptions: WITH_CLIPS,
+  },
+  {
     displayName: 'Options',
     name: 'options',
     type: 'collection',
@@ -66,7 +96,8 @@ export const PARAMETER_LABELS: Record<string, string> = {
   peopleTable: 'People Table',
   baseUrl: 'Base URL (n8n API credential)',
   events: 'Events',
-  ...Object.fromEntries(MAIN.map((o) => [o.name, o.label])),
+  clips: 'Clips Folder',
+  ...Object.fromEntries([...MAIN, ...CLIP].map((o) => [o.name, o.label])),
   ...Object.fromEntries(MORE.map((o) => [o.name, `Options > ${o.label}`])),
 };
 
@@ -91,6 +122,8 @@ function property(o: OptionSpec): INodeProperties {
     case 'choice':
       return { ...base, type: 'options', options: choices(o), default: o.default as string };
     case 'list':
+      // A list of set choices is picked from them (Clip On); a free list is comma-separated text.
+      if (o.choices) return { ...base, type: 'multiOptions', options: choices(o), default: [...((o.default as readonly string[] | undefined) ?? [])] };
       return { ...base, type: 'string', default: '', placeholder: 'e.g. door-camera, garage-camera' };
     case 'labels':
       return {

@@ -2,7 +2,8 @@ import type { ITriggerFunctions } from 'n8n-workflow';
 import { hostOptions, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../../shared/watch/option-table';
 import type { WatchOptions } from '../../shared/watch';
 import { triggerIdParameter } from '../common/locators';
-import { n8nPlacement } from './placement';
+import { clipsFolder } from './clips';
+import { n8nPlacement, type N8nPlacement } from './placement';
 
 type Settings = Omit<WatchOptions, 'vision' | 'streaming' | 'events'>;
 
@@ -14,18 +15,22 @@ export function watcherSettings(ctx: ITriggerFunctions): Settings {
   const roomId = triggerIdParameter(ctx, 'roomId');
   const collectionId = triggerIdParameter(ctx, 'collectionId');
   const more = ctx.getNodeParameter('options', {}) as Record<string, unknown>;
-  const read = (o: OptionSpec, where: 'main' | 'options'): unknown => (where === 'main' ? ctx.getNodeParameter(o.name, o.default) : more[o.name]);
+  const clips = clipsFolder(ctx);
+  const read = (o: OptionSpec, where: N8nPlacement): unknown => (where === 'options' ? more[o.name] : ctx.getNodeParameter(o.name, o.default));
   const values = WATCH_OPTIONS.flatMap((o): [WatchOptionName, HostValue | undefined][] => {
     const where = n8nPlacement(o.name);
-    return where ? [[o.name, fromParameter(o, read(o, where))]] : [];
+    // The clip settings are shown, and read, only with Clips on.
+    return where && (where !== 'clips' || clips) ? [[o.name, fromParameter(o, read(o, where))]] : [];
   });
-  return { ...hostOptions(values), roomId, collectionId };
+  return { ...hostOptions(values), roomId, collectionId, ...(clips ? { clips } : {}) };
 }
 
 /** A parameter's value as the core takes it: lists from comma-separated text, labels from their rows. */
 function fromParameter(o: OptionSpec, raw: unknown): HostValue | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (o.kind === 'list') {
+    // Picked from the choices (Clip On): the list as it is, empty too (the core names what it refuses).
+    if (Array.isArray(raw)) return raw.map(String);
     const items = String(raw)
       .split(',')
       .map((s) => s.trim())

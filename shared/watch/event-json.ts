@@ -1,4 +1,4 @@
-import type { ArrivedEvent, LeftEvent, MatchEvent, StatusEvent, UnknownEvent } from './events';
+import type { ArrivedEvent, ClipEvent, LeftEvent, MatchEvent, StatusEvent, UnknownEvent } from './events';
 import type { Box } from './geometry';
 
 /**
@@ -72,7 +72,7 @@ export function itemRenames(): { field: string; names: readonly string[] }[] {
 }
 
 /** An event's pictures taken out (named in camelCase) from the rest of its fields, left as they are. */
-export function splitBinaries(event: HostEvent): SplitEvent {
+export function splitBinaries(event: HostEvent | ClipEvent): SplitEvent {
   const fields: Record<string, unknown> = {};
   const binaries: EventBinaries = {};
   for (const [key, value] of Object.entries(event)) {
@@ -82,8 +82,8 @@ export function splitBinaries(event: HostEvent): SplitEvent {
   return { fields, binaries };
 }
 
-/** An event as an n8n item's JSON (camelCase by rule, the names of RENAMES kept) and its pictures. */
-export function eventJson(event: HostEvent): { json: JsonObject; binaries: EventBinaries } {
+/** An event (a clip's too) as an n8n item's JSON (camelCase by rule, the names of RENAMES kept) and its pictures. */
+export function eventJson(event: HostEvent | ClipEvent): { json: JsonObject; binaries: EventBinaries } {
   const { fields, binaries } = splitBinaries(event);
   return { json: objectJson(fields), binaries };
 }

@@ -66,16 +66,14 @@ test('every host offers the same options: n8n, Node-RED and the CLI each have al
   const n8n = Object.keys(N8N_PLACEMENT).sort();
   const nodeRed = [...NODE_RED_OPTIONS].sort();
   // Events are chosen by each host in its own way (n8n's Events parameter, Node-RED's outputs).
-  // The clip options are on the command line and in the Node-RED node; the n8n trigger does not offer clips yet.
-  const clipOptions = ['preRollSeconds', 'postRollSeconds', 'maxClipSeconds', 'clipOn'];
   const cli = Object.keys(CLI_FLAGS)
     .filter((n) => n !== 'events')
     .sort();
-  expect(nodeRed).toEqual([...n8n, ...clipOptions].sort());
-  expect(cli).toEqual(nodeRed);
+  expect(nodeRed).toEqual(n8n);
+  expect(cli).toEqual(n8n);
   expect(Object.keys(CLI_FLAGS)).toContain('events');
   // The rest are the core's own tuning, offered by no host.
-  expect(table.filter((o) => !n8n.includes(o.name) && o.name !== 'events' && !clipOptions.includes(o.name)).map((o) => o.name)).toEqual(['recheckSeconds', 'maxResults', 'streamWaitSeconds', 'quotaPauseSeconds', 'jpegQuality']);
+  expect(table.filter((o) => !n8n.includes(o.name) && o.name !== 'events').map((o) => o.name)).toEqual(['recheckSeconds', 'maxResults', 'streamWaitSeconds', 'quotaPauseSeconds', 'jpegQuality']);
 });
 
 test('the n8n trigger has a parameter for each option, with the table default, range and choices, and an error label', () => {
@@ -83,14 +81,16 @@ test('the n8n trigger has a parameter for each option, with the table default, r
   const options = props.find((p) => p.name === 'options')!.options as INodeProperties[];
   for (const [name, where] of Object.entries(N8N_PLACEMENT)) {
     const o = spec(name);
-    const p = (where === 'main' ? props : options).find((x) => x.name === o.name);
+    const p = (where === 'options' ? options : props).find((x) => x.name === o.name);
     expect([o.name, p?.displayName]).toEqual([o.name, o.label]);
     if (o.kind === 'number' || o.kind === 'integer') {
       expect([o.name, p!.default, p!.typeOptions?.minValue, p!.typeOptions?.maxValue]).toEqual([o.name, o.default, o.min, o.max]);
-    } else if (o.kind === 'boolean' || o.kind === 'choice') {
+    } else if (o.kind === 'boolean' || o.kind === 'choice' || (o.kind === 'list' && o.choices)) {
       expect([o.name, p!.default]).toEqual([o.name, o.default]);
     }
-    if (o.kind === 'choice') expect((p!.options as { value: string }[]).map((c) => c.value)).toEqual(o.choices!.map((c) => c.value));
+    if (o.kind === 'choice' || (o.kind === 'list' && o.choices)) expect((p!.options as { value: string }[]).map((c) => c.value)).toEqual(o.choices!.map((c) => c.value));
+    // The clip settings show once Clips is on.
+    if (where === 'clips') expect([o.name, p!.displayOptions]).toEqual([o.name, { show: { clips: [true] } }]);
     expect(PARAMETER_LABELS[o.name]).toContain(o.label);
   }
 });
