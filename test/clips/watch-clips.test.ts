@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Publisher } from '../../shared/publish';
 import { FaceWatcher, type ArrivedEvent, type ClipEvent, type LeftEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
 import { runFfmpeg } from '../streaming/support/ffmpeg';
-import { encodeClip, type Segment } from '../watch/support/clip';
+import { encodeClip, type Segment } from '../support/clip';
 import { collect, publishClip, useStandardScene, waitFor, type WatchHarness } from '../watch/support/room';
 import { probeClip } from './support/probe';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { INode, INodeExecutionData, ITriggerResponse } from 'n8n-workflow';
 import type { Publisher } from '../../shared/publish';
 import { probeClip } from '../clips/support/probe';
-import { encodeClip } from '../watch/support/clip';
+import { encodeClip } from '../support/clip';
 import { publishClip, standardScene, startWatchHarness, waitFor, type WatchHarness } from '../watch/support/room';
 import { CredentialStore } from './support/credentials-helper';
 import { cleanUpEngine, Engine, loadPackage, readBinary, type LoadedPackage } from './support/engine';
