@@ -35,8 +35,14 @@
  *   person in view, made through another store on the watcher's people file (as `people rename` from
  *   another process), each timed from the rename's return to the running watcher's present() naming
  *   them so (p50, p95, max).
+ * - `clips`: what clips cost (preRollSeconds 5, postRollSeconds 5): the pre-roll each stream holds
+ *   (bytes, from watcher.stats.pre_roll; goal at most 1 MB) on a 640x480 15 fps camera at about 600
+ *   kbit/s; CPU per stream with clips off against on in one run (alternating windows, the stand-in
+ *   vision API; goal at most +10%); the clip-ready time on the standard clip with the sandbox's model,
+ *   from the visit's last sight plus the post-roll to the clip event (p50/p95; goal p95 at most 1 s);
+ *   and the many-streams run with clips on (BENCH_CLIPS_MANY=0 leaves it out).
  * The sandbox and the publishers run in child processes, so their CPU is not counted.
- * Run: npm run bench:watch. The last line is one JSON object. Knobs: BENCH_ONLY=latency|api|cpu|rss|many|people
+ * Run: npm run bench:watch. The last line is one JSON object. Knobs: BENCH_ONLY=latency|api|cpu|rss|many|people|clips
  * (one part), BENCH_THREAD=main (the receive path on the main thread; default: the shared receive
  * workers), BENCH_STREAMS (streams in the CPU room, 3), BENCH_SECONDS (CPU window, 10),
  * BENCH_MANY_STREAMS (40), BENCH_MANY_SECONDS (the many-streams window, 20), BENCH_WATCHERS
@@ -44,7 +50,8 @@
  * (sampling rate of the CPU part, 2; 0.1 shows the cost of receiving and decoding alone),
  * BENCH_APPEARANCES (latency samples, 8), BENCH_DECODER (ffmpeg or wasm: one backend only),
  * BENCH_PROFILE (a folder: a CPU profile and an allocation profile of this process over each CPU window
- * are written there).
+ * are written there), BENCH_CLIP_ROUNDS (off and on windows of the clips part's CPU comparison, 2 each),
+ * BENCH_CLIP_SECONDS (each window, 8), BENCH_CLIP_LOOPS (loops of the standard clip for the clip-ready time, 4).
  */
 import { fork, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -58,7 +65,7 @@ import { StreamingClient } from '../shared/streaming';
 import { VisionClient } from '../shared/vision';
 import { PeopleDirectory } from '../shared/people';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
-import { FaceWatcher, receiveWorkers, type MatchEvent, type WatchEvent, type WatchOptions } from '../shared/watch';
+import { FaceWatcher, receiveWorkers, type ClipEvent, type MatchEvent, type WatchEvent, type WatchOptions } from '../shared/watch';
 import { PEOPLE_RELOAD_MS } from '../shared/watch/people-view';
 import { encodeClip, faceOfB, loadPeople, personFrom, standardSegments, type StandardClip } from '../test/support/clip';
 import { astronautFaceOfSize, faceApiSample, faceOfSize, mirrorJpeg, rectOf } from '../test/support/images';
@@ -79,7 +86,7 @@ const STANDARD: StandardClip = { seconds: [5, 5, 4] };
 /** The clips' VP8 bitrate (the people clips; the strangers clip has its own). */
 const BITRATE = '1000k';
 const STANDARD_LOOPS = 3;
-/** BENCH_ONLY=cpu (or latency, api, rss, many) runs one part, for profiling. */
+/** BENCH_ONLY=cpu (or latency, api, rss, many, people, clips) runs one part, for profiling. */
 const ONLY = process.env.BENCH_ONLY;
 
 /** BENCH_THREAD=main (or worker, the default) says where each watcher's WebRTC receive path runs (session.thread). */
@@ -454,7 +461,7 @@ async function measureRss(sandbox: SandboxChild, streaming: StreamingClient, cli
 }
 
 /** Many cameras in one process: a room and a watcher each, 2 fps, the change gate on. */
-async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, clip: string, exclude: Set<number>) {
+async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, clip: string, exclude: Set<number>, extra: Partial<WatchOptions> = {}, onClip?: (c: ClipEvent) => void) {
   const rooms: { id: string }[] = [];
   for (let i = 0; i < MANY_STREAMS; i++) rooms.push(await streaming.createRoom());
   const pubs = await forkPublishers(sandbox.url, rooms.map((r) => ({ roomId: r.id, file: clip })));
@@ -464,10 +471,11 @@ async function measureMany(sandbox: SandboxChild, streaming: StreamingClient, cl
   const latencies: number[] = [];
   let measuring = false;
   for (const room of rooms) {
-    const w = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId: 'c', fps: 2, cooldownSeconds: 0, loopbackOnly: true, ...(decoder ? { decoder } : {}), ...SESSION });
+    const w = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId: 'c', fps: 2, cooldownSeconds: 0, loopbackOnly: true, ...(decoder ? { decoder } : {}), ...SESSION, ...extra });
     const take = (e: { latency_ms: number }) => measuring && latencies.push(e.latency_ms);
     w.on('match', take);
     w.on('unknown', take);
+    if (onClip) w.on('clip', onClip);
     await w.start();
     watchers.push(w);
   }
@@ -604,6 +612,168 @@ function callsOf(watcher: FaceWatcher, events: WatchEvent[]) {
     faces: { tracks: s.faces.tracks, decided: s.faces.decided, first_crop_missed: s.faces.notFoundByCompare, retried: s.faces.retried, recovered: s.faces.recovered, not_comparable: s.faces.notComparable },
     enrol: s.api.enrol,
   };
+}
+
+// ---------------------------------------------------------------- clips' costs
+
+/** The clips' settings measured: 5 s before the face, 5 s after it was last seen. */
+const CLIP_SETTINGS = { preRollSeconds: 5, postRollSeconds: 5 } as const;
+/** A camera's stream for the pre-roll: VP8 at about 600 kbit/s, a key frame every 2 s. */
+const CAMERA_BITRATE_K = 600;
+/** Off and on windows of the CPU comparison: rounds of one each, alternating which goes first. */
+const CLIP_ROUNDS = Number(process.env.BENCH_CLIP_ROUNDS ?? 2);
+const CLIP_SECONDS = Number(process.env.BENCH_CLIP_SECONDS ?? 8);
+/** Loops of the standard clip watched for the clip-ready time. */
+const CLIP_READY_LOOPS = Number(process.env.BENCH_CLIP_LOOPS ?? 4);
+
+/** 640x480 15 fps with motion everywhere at a camera's bitrate, 10 s, and its measured bitrate (kbit/s). */
+async function cameraClip(dir: string): Promise<{ file: string; kbit_s: number }> {
+  const file = path.join(dir, 'camera.ivf');
+  const k = `${CAMERA_BITRATE_K}k`;
+  await ffmpeg(['-f', 'lavfi', '-i', `testsrc2=size=${FRAME.width}x${FRAME.height}:rate=15,noise=alls=12:allf=t`, '-frames:v', '150', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', k, '-minrate', k, '-maxrate', k, '-g', '30', '-keyint_min', '30', '-pix_fmt', 'yuv420p', '-f', 'ivf', file]);
+  // IVF: a 32-byte header and 12 bytes before each of the 150 frames.
+  const bytes = (await readFile(file)).length - 32 - 150 * 12;
+  return { file, kbit_s: Math.round((bytes * 8) / 10 / 1000) };
+}
+
+/** A clip's file is not kept by the bench: removed as its event comes. */
+const dropClip = (c: ClipEvent): void => void (c.path && rm(c.path, { force: true }).catch(() => undefined));
+
+/**
+ * CPU per stream with clips off and on, in one run: the same room and publishers, a watcher without
+ * clips and one with them in turn (alternating which goes first), each measured over a window as the
+ * cpu part does (this process plus its decoder children). The stand-in vision API sees a face in every
+ * sample, so a visit lasts the whole window and clips are cut at maxClipSeconds (10 s) and written.
+ * The pre-roll each stream holds is read at the end of each clips-on window.
+ */
+async function measureClipCpu(sandbox: SandboxChild, streaming: StreamingClient, clip: string, exclude: Set<number>, folder: string) {
+  const room = await streaming.createRoom();
+  const pubs = await forkPublishers(sandbox.url, Array.from({ length: CPU_STREAMS }, () => ({ roomId: room.id, file: clip })));
+  const vision = standInVision();
+  const excluded = new Set([...exclude, pubs.pid]);
+  const perStream: Record<'off' | 'on', number[]> = { off: [], on: [] };
+  const preRoll: { bytes: number; seconds: number; frames: number; dropped_frames: number }[] = [];
+  let clips = 0;
+  try {
+    for (let round = 0; round < CLIP_ROUNDS; round++) {
+      for (const mode of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+        const clipOptions = mode === 'on' ? { clips: folder, ...CLIP_SETTINGS, maxClipSeconds: 10 } : {};
+        const watcher = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId: 'c', fps: 2, loopbackOnly: true, ...SESSION, ...clipOptions });
+        watcher.on('clip', (c) => {
+          clips++;
+          dropClip(c);
+        });
+        await watcher.start();
+        try {
+          const streamsUp = Date.now() + 20_000;
+          while (Object.keys(watcher.stats.streams).length < CPU_STREAMS && Date.now() < streamsUp) await sleep(100);
+          await sleep(3000); // warm-up: decoders started, first key frames in
+          const c0 = await childCpu(excluded);
+          const p0 = process.cpuUsage();
+          const t0 = performance.now();
+          await sleep(CLIP_SECONDS * 1000);
+          const wall = (performance.now() - t0) / 1000;
+          const p1 = process.cpuUsage(p0);
+          const c1 = await childCpu(excluded);
+          let children = 0;
+          for (const [pid, v] of c1) if (c0.has(pid)) children += v - c0.get(pid)!;
+          const streams = Object.keys(watcher.stats.streams).length;
+          perStream[mode].push(((p1.user + p1.system) / 1e6 + children) / (streams * wall));
+          // By now (3 s + the window) the pre-roll is full: preRollSeconds plus 3 s, from a key frame.
+          if (mode === 'on') preRoll.push(...Object.values(watcher.stats.pre_roll ?? {}));
+        } finally {
+          await watcher.stop();
+        }
+      }
+    }
+  } finally {
+    await vision.close();
+    await pubs.stop();
+    await streaming.deleteRoom(room.id).catch(() => undefined);
+  }
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+  const off = mean(perStream.off);
+  const on = mean(perStream.on);
+  const bytes = preRoll.map((r) => r.bytes);
+  return {
+    cpu_pct_per_stream_off: Math.round(off * 1000) / 10,
+    cpu_pct_per_stream_on: Math.round(on * 1000) / 10,
+    increase_pct: Math.round(((on - off) / off) * 1000) / 10,
+    rooms_per_core_off: Math.round((1 / off) * 10) / 10,
+    rooms_per_core_on: Math.round((1 / on) * 10) / 10,
+    windows_pct: { off: perStream.off.map((x) => Math.round(x * 1000) / 10), on: perStream.on.map((x) => Math.round(x * 1000) / 10) },
+    pre_roll_bytes_p50: pct(bytes, 50),
+    pre_roll_bytes_max: bytes.length > 0 ? Math.max(...bytes) : undefined,
+    pre_roll_seconds_p50: pct(preRoll.map((r) => r.seconds * 1000), 50)! / 1000,
+    pre_roll_frames_p50: pct(preRoll.map((r) => r.frames), 50),
+    pre_roll_dropped_frames: preRoll.reduce((t, r) => t + r.dropped_frames, 0),
+    streams: CPU_STREAMS,
+    window_s: CLIP_SECONDS,
+    clips_written: clips,
+  };
+}
+
+/**
+ * The clip-ready time: the standard clip (A, then the stranger B, then nobody, looped) watched with
+ * clips and the sandbox's face model; for each clip ended by its post-roll, the time from the visit's
+ * last sight (its `left` event's left_at, or before that the present entry's last_seen) plus the
+ * post-roll to the clip event's arrival.
+ */
+async function measureClipReady(sandbox: SandboxChild, streaming: StreamingClient, vision: VisionClient, collectionId: string, clip: string, folder: string) {
+  const room = await streaming.createRoom();
+  // Left after 4 s: each loop's A (gone 9 s between appearances) is a visit, and a clip, of its own.
+  const watcher = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId, fps: 2, leftAfterSeconds: 4, loopbackOnly: true, clips: folder, ...CLIP_SETTINGS });
+  const lastSeen = new Map<string, number>();
+  const ready: number[] = [];
+  const ended: Record<string, number> = {};
+  const errors: string[] = [];
+  watcher.on('left', (e) => lastSeen.set(e.visit_id, Date.parse(e.left_at)));
+  watcher.on('clip', (c) => {
+    const at = now();
+    dropClip(c);
+    if (c.error) return void errors.push(c.error);
+    ended[c.ended ?? 'unknown'] = (ended[c.ended ?? 'unknown'] ?? 0) + 1;
+    const seen = c.visit_id === undefined ? undefined : lastSeen.get(c.visit_id);
+    if (c.ended === 'post_roll' && seen !== undefined) ready.push(at - seen - CLIP_SETTINGS.postRollSeconds * 1000);
+  });
+  await watcher.start();
+  const poll = setInterval(() => {
+    for (const p of watcher.present()) lastSeen.set(p.visit_id, Date.parse(p.last_seen));
+  }, 100);
+  const pubs = await forkPublishers(sandbox.url, [{ roomId: room.id, file: clip }]);
+  try {
+    await sleep(CLIP_READY_LOOPS * STANDARD_LOOP_S * 1000);
+  } finally {
+    clearInterval(poll);
+    await watcher.stop();
+    await pubs.stop();
+    await streaming.deleteRoom(room.id).catch(() => undefined);
+  }
+  return { p50: pct(ready, 50), p95: pct(ready, 95), max: ready.length > 0 ? Math.round(Math.max(...ready)) : undefined, clips: ready.length, ended, errors, loops: CLIP_READY_LOOPS };
+}
+
+/** The clips part: pre-roll memory and CPU (clips off against on), the clip-ready time, and the many-streams run with clips. */
+async function measureClips(sandbox: SandboxChild, streaming: StreamingClient, vision: VisionClient, collectionId: string, dir: string, standard: string, exclude: Set<number>) {
+  const folder = await mkdtemp(path.join(dir, 'clips-'));
+  const camera = await cameraClip(dir);
+  console.error(`clips: cpu off/on and pre-roll (${camera.kbit_s} kbit/s)...`);
+  const cpu = await measureClipCpu(sandbox, streaming, camera.file, exclude, folder);
+  console.error(JSON.stringify(cpu));
+  console.error('clips: ready after the last sight + post-roll...');
+  const ready = await measureClipReady(sandbox, streaming, vision, collectionId, standard, folder);
+  console.error(JSON.stringify(ready));
+  let many: (Awaited<ReturnType<typeof measureMany>> & { clips_written: number }) | undefined;
+  if (process.env.BENCH_CLIPS_MANY !== '0') {
+    console.error(`clips: many streams (${MANY_STREAMS}) with clips...`);
+    let written = 0;
+    const counted = (c: ClipEvent): void => {
+      if (!c.error) written++;
+      dropClip(c);
+    };
+    many = { ...(await measureMany(sandbox, streaming, standard, exclude, { clips: folder, ...CLIP_SETTINGS, maxClipSeconds: 10 }, counted)), clips_written: written };
+    console.error(JSON.stringify(many));
+  }
+  return { stream_kbit_s: camera.kbit_s, ...CLIP_SETTINGS, cpu, ready_ms: ready, many };
 }
 
 // ---------------------------------------------------------------- people
@@ -814,6 +984,8 @@ async function main(): Promise<void> {
     console.error(`people (${PEOPLE} people of 1 face, then of 3 faces and ${NOT_FACES} not-faces; ${RENAMES} renames)...`);
     const peopleCost = runs('people') ? await measurePeople(sandbox, streaming, vision, dir, await clips.standard(), await clips.onlyA()) : undefined;
     if (peopleCost) console.error(JSON.stringify(peopleCost));
+    console.error('clips...');
+    const clipCost = runs('clips') ? await measureClips(sandbox, streaming, vision, collectionId, dir, await clips.standard(), exclude) : undefined;
     const delays = Object.values(cpu).flatMap((c) => (c ? [c.event_loop_delay_ms.p99] : []));
     console.log(
       JSON.stringify({
@@ -830,6 +1002,15 @@ async function main(): Promise<void> {
           compare_per_track: peopleCost.compare_per_track,
           rename_p95_ms: peopleCost.rename_ms.p95,
         },
+        clips: clipCost && {
+          pre_roll_bytes_per_stream: clipCost.cpu.pre_roll_bytes_p50,
+          stream_kbit_s: clipCost.stream_kbit_s,
+          cpu_increase_pct: clipCost.cpu.increase_pct,
+          ready_p50_ms: clipCost.ready_ms.p50,
+          ready_p95_ms: clipCost.ready_ms.p95,
+          many_samples_dropped: clipCost.many?.samples_dropped,
+          many_latency_p95_ms: clipCost.many?.latency_p95_ms,
+        },
         cpu: cpu,
         rss: rss,
         api: api,
@@ -837,6 +1018,7 @@ async function main(): Promise<void> {
         api_strangers: apiStrangers,
         many: many,
         people_cost: peopleCost,
+        clips_cost: clipCost,
         cores: os.cpus().length,
         load: os.loadavg().map((l) => Math.round(l * 10) / 10),
       }),
