@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { buildPackage } from '../support/package-build';
-import { freePort } from '../publish/support/cameras';
+import { freePort } from '../support/free-port';
 import { adminToken } from './support/admin-token';
 
 // The pickers' admin endpoints behind Node-RED's own permissions: a real Node-RED (this checkout's,

@@ -7,7 +7,7 @@ import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { VisionClient } from '../../shared/vision';
 import { buildPackage } from '../support/package-build';
 import { astronautFaceOfSize } from '../support/images';
-import { freePort } from '../publish/support/cameras';
+import { freePort } from '../support/free-port';
 import { adminToken } from './support/admin-token';
 
 // The people of a config node in a real Node-RED (this checkout's, in a child process, adminAuth on,

@@ -7,7 +7,8 @@ import { CameraPublisher, liveFfmpegChildren, type CameraOptions } from '../../s
 import { StreamingClient } from '../../shared/streaming';
 import { buildPackage } from '../watch/support/build';
 import { waitFor } from '../watch/support/room';
-import { freePort, startMjpegCamera, type MjpegCamera } from './support/cameras';
+import { freePort } from '../support/free-port';
+import { startMjpegCamera, type MjpegCamera } from './support/cameras';
 import { stillRunning, watchTree, type SeenProcess } from './support/process-tree';
 import { readOutput } from '../support/command-output';
 

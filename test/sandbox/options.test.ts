@@ -1,6 +1,7 @@
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { startSandbox } from '../../sandbox';
 import { resolveSandboxOptions } from '../../sandbox/options';
+import { freePort } from '../support/free-port';
 
 describe('sandbox options from the environment', () => {
   it('reads SANDBOX_* variables, explicit options winning', () => {
@@ -54,10 +55,3 @@ describe('a sandbox that fails to start', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

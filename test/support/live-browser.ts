@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import WebSocket from 'ws';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { freePort } from './free-port';
 
 /**
  * The live view as a user runs it (for its tests and bench:live): this package laid out as it installs (compiled node code, editor
@@ -65,15 +65,6 @@ export async function layOutPackage(dir: string): Promise<string> {
   await copyFile(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
   await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   return dir;
-}
-
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A Node-RED child with this package and Dashboard 2.0. */

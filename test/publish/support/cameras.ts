@@ -11,15 +11,6 @@ import { encodeClip, type Placement } from '../../support/clip';
  * TCP, basic auth, paced in real time) and an MJPEG HTTP camera.
  */
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** A running RTSP camera: its URL with credentials, and start/stop to play a reboot. */
 export interface RtspCamera {
   /** rtsp://user:password@127.0.0.1:port/stream1 */
