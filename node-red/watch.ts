@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import type { Node, NodeAPI } from 'node-red';
+import { readClipFile } from '../shared/clips/host-file';
 import { InputError } from '../shared/errors';
 import { FaceWatcher, type ArrivedEvent, type ClipEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
@@ -198,7 +198,7 @@ class WatchControl {
     }
     let data: Buffer;
     try {
-      data = await readFile(file);
+      data = (await readClipFile(e))!.data;
     } catch (err) {
       const code = (err as { code?: unknown } | null)?.code;
       this.#node.warn(`the clip of stream ${e.stream_id} could not be read: ${typeof code === 'string' ? code : 'error'}`);
