@@ -13,6 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const { startSandbox, ownerCookie, stopAll: stopSandbox } = require('./e2e-n8n');
+const { freePort } = require('./support/browser');
 
 const ROOT = path.resolve(__dirname, '..');
 const WORK = path.join(ROOT, 'tmp', 'n8n-e2e', 'queue');
@@ -42,15 +43,6 @@ function run(cmd, args, options = {}) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = require('node:net').createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts a long-lived child; its output is kept (the end of it shows in a failure). */
 function startChild(name, cmd, args, env = {}) {
