@@ -106,3 +106,56 @@ function boxOf(value: unknown): SlimEvent['location'] {
   if (box.right <= box.left || box.bottom <= box.top || box.right <= 0 || box.bottom <= 0) return undefined;
   return box;
 }
+
+/**
+ * The socket event a page asks each stream's latest still with, when the widget mounts:
+ * `emit(LIVE_STILL_EVENT, widgetId, requestId)`, answered `emit(LIVE_STILL_EVENT, widgetId, requestId, LiveStill[])`
+ * (the same bounds on the ids as the ticket request).
+ */
+export const LIVE_STILL_EVENT = 'vision-streaming-live:still';
+
+/** Box colours by verdict: the node, its docs and the component use these. */
+export const VERDICT_COLOURS = Object.freeze({ person: '#1b8a3a', visitor: '#e07b00', unknown: '#d32f2f', pending: '#607d8b' });
+
+/** A verdict a box can show. */
+export type LiveVerdict = keyof typeof VERDICT_COLOURS;
+
+/** One tracked face as the pages get it (from the watch node's `tracks` output). */
+export interface LiveTrack {
+  track: number;
+  location: { left: number; top: number; right: number; bottom: number };
+  verdict: LiveVerdict;
+  name?: string;
+  label?: string | null;
+  person_id?: string;
+  visitor_id?: string;
+}
+
+/**
+ * The faces tracked on a stream at one sample: msg `{ topic: 'tracks', payload }` to the pages. The
+ * component keeps each box while its track is listed, moves it between samples, and drops it when a
+ * later update of the same stream no longer lists it.
+ */
+export interface LiveTracks {
+  event: 'tracks';
+  stream_id: string;
+  /** The sampled frame's arrival (ISO 8601). */
+  frame_time: string;
+  width: number;
+  height: number;
+  tracks: LiveTrack[];
+}
+
+/**
+ * A stream's latest still, answered on LIVE_STILL_EVENT: shown in the tile at once, marked with its
+ * age, until the video's first decoded frame.
+ */
+export interface LiveStill {
+  stream_id: string;
+  /** JPEG as a data: URL. */
+  src: string;
+  /** When the frame arrived (ISO 8601): the tile shows its age. */
+  time: string;
+  width: number;
+  height: number;
+}

@@ -217,6 +217,41 @@ export interface LeftEvent extends VisitOf {
   time: string;
 }
 
+/** A tracked face's verdict so far: a person, a remembered visitor, a stranger, or not decided yet. */
+export type TrackVerdict = 'person' | 'visitor' | 'unknown' | 'pending';
+
+/** One face the tracker follows, as a `tracks` event lists it. */
+export interface TrackBox {
+  track: number;
+  /** Where the face is in the sampled frame (pixels, right/bottom exclusive). */
+  location: Box;
+  verdict: TrackVerdict;
+  person_id?: string;
+  name?: string;
+  face_id?: string;
+  visitor_id?: string;
+  /** The person's name, else the user's label, else null. */
+  label: string | null;
+}
+
+/**
+ * With `tracks`: every face tracked on a stream at one analysed sample, with its verdict so far
+ * (no API call of its own: the tracker already knows). An empty list says the stream's faces are gone.
+ */
+export interface TracksEvent {
+  event: 'tracks';
+  room: string;
+  stream_id: string;
+  stream_label?: string;
+  /** The sampled frame's arrival (ISO 8601): the moment the boxes describe. */
+  frame_time: string;
+  /** The sampled frame's size, pixels. */
+  width: number;
+  height: number;
+  tracks: TrackBox[];
+  time: string;
+}
+
 /** Any event of a watcher. */
 export type WatchEvent = MatchEvent | UnknownEvent | ArrivedEvent | LeftEvent | StatusEvent | ErrorEvent;
 
@@ -230,4 +265,6 @@ export interface WatcherEvents {
   left: [LeftEvent];
   /** With `clips`: a clip of a visit is written, or could not be made. */
   clip: [ClipEvent];
+  /** With `tracks`: the faces tracked at each analysed sample. */
+  tracks: [TracksEvent];
 }
