@@ -14,8 +14,13 @@ const MAX_TEXT = 256;
 export const MAX_STILL_STREAMS = 16;
 /** A still larger than this is not kept (the watcher's are 640 px JPEGs, tens of kB). */
 export const MAX_STILL_BYTES = 256 * 1024;
-/** Still answers a live node gives at once, then per second, across every socket. */
-export const STILL_BURST = 10;
+/** The stills a live node keeps, in all: past it the streams updated longest ago go. */
+export const MAX_STILL_STORE_BYTES = 2 * 1024 * 1024;
+/**
+ * Still answers a live node gives at once, then per second, across every socket: each answer is up
+ * to the store's size again (as base64) until the socket has written it.
+ */
+export const STILL_BURST = 5;
 export const STILLS_PER_SECOND = 2;
 /** A socket asking again sooner than this gets no answer. */
 export const MIN_STILL_INTERVAL_MS = 1000;
@@ -49,24 +54,44 @@ export function slimTracks(payload: unknown): LiveTracks | undefined {
 /** One live node's latest still of each stream, bounded in streams and bytes. */
 export class StillStore {
   readonly #stills = new Map<string, { jpeg: Buffer; time: string; width: number; height: number }>();
+  #bytes = 0;
+  /** The answer as pages get it, made once per change (every page that asks gets the same). */
+  #answer?: LiveStill[];
 
   /** Keeps the still of a tracks message (msg.still beside a valid tracks payload); anything else is ignored. */
   take(tracks: LiveTracks, still: unknown): void {
     if (!Buffer.isBuffer(still) || still.length < 4 || still.length > MAX_STILL_BYTES || still[0] !== 0xff || still[1] !== 0xd8) return;
     // Map order is the order of update: the first entry is the stream updated longest ago.
-    this.#stills.delete(tracks.stream_id);
+    this.#drop(tracks.stream_id);
     this.#stills.set(tracks.stream_id, { jpeg: Buffer.from(still), time: tracks.frame_time, width: tracks.width, height: tracks.height });
-    if (this.#stills.size > MAX_STILL_STREAMS) this.#stills.delete(this.#stills.keys().next().value!);
+    this.#bytes += still.length;
+    while (this.#stills.size > MAX_STILL_STREAMS || this.#bytes > MAX_STILL_STORE_BYTES) this.#drop(this.#stills.keys().next().value!);
+    this.#answer = undefined;
   }
 
   /** Each stream's latest still, as a page gets them. */
   list(): LiveStill[] {
-    return [...this.#stills].map(([stream_id, s]) => ({ stream_id, src: `data:image/jpeg;base64,${s.jpeg.toString('base64')}`, time: s.time, width: s.width, height: s.height }));
+    this.#answer ??= [...this.#stills].map(([stream_id, s]) => ({ stream_id, src: `data:image/jpeg;base64,${s.jpeg.toString('base64')}`, time: s.time, width: s.width, height: s.height }));
+    return this.#answer;
   }
 
   /** Forgets every still (the room changed: they show another room). */
   clear(): void {
     this.#stills.clear();
+    this.#bytes = 0;
+    this.#answer = undefined;
+  }
+
+  /** Bytes held. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  #drop(streamId: string): void {
+    const old = this.#stills.get(streamId);
+    if (!old) return;
+    this.#bytes -= old.jpeg.length;
+    this.#stills.delete(streamId);
   }
 
   /** Streams held. */
