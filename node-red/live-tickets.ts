@@ -32,23 +32,34 @@ export function ticketRequest(id: unknown, request: unknown): TicketRequest | un
 }
 
 /**
- * A memory of the last request answered on each socket, per live node (one per kind of request). Every live widget of a dashboard adds its
- * handler for the ticket event to each socket, so one request is heard once per widget (and by a
- * redeployed widget's handler too); the copies come one after another, so the last request is all
- * that needs remembering. The entries are the live nodes that exist; a socket's go with the socket.
+ * Tells one request from its copies. Every live widget of a dashboard adds its handler for the event
+ * to each socket (and a redeployed widget's handler stays beside the new one), so one request is heard
+ * once per handler: socket.io calls them one after another for the same packet, in one turn of the
+ * event loop. A request heard again in a later turn is a new one and is answered (within the node's
+ * limits): a widget mounted again on the same page (the dashboard's own navigation back to its page)
+ * counts its requests from 1 anew, and a copy-filter that remembered the socket's last request would
+ * leave it without an answer until its wait ran out. Nothing is kept past the turn.
  */
 export function hearings(): (socket: object, asked: TicketRequest) => boolean {
-  const lastAnswered = new WeakMap<object, Map<string, number | string>>();
+  let heard = new WeakMap<object, Map<string, number | string>>();
+  let forgetting = false;
   return (socket, asked) => {
-    let perNode = lastAnswered.get(socket);
-    if (!perNode) lastAnswered.set(socket, (perNode = new Map()));
+    let perNode = heard.get(socket);
+    if (!perNode) heard.set(socket, (perNode = new Map()));
     if (perNode.get(asked.id) === asked.request) return false;
     perNode.set(asked.id, asked.request);
+    if (!forgetting) {
+      forgetting = true;
+      setImmediate(() => {
+        heard = new WeakMap();
+        forgetting = false;
+      });
+    }
     return true;
   };
 }
 
-/** True the first time a socket's ticket request is heard (and remembers it); false for the copies. */
+/** True the first time a socket's ticket request is heard in this turn (and remembers it); false for the copies. */
 export const firstHearing = hearings();
 
 /** A dashboard socket as the gate sees it. */

@@ -225,6 +225,20 @@ test(`still requests are limited per node and per socket: 20 sockets asking fast
   expect((await fetch(`${red.url}/settings`)).ok).toBe(true);
 }, 60_000);
 
+test('a widget mounted again on the same page, its request numbers starting over, gets its ticket and stills at once; one request heard by every widget is answered once', async () => {
+  const page = await connect();
+  expect(await page.ticket('live', 1)).toHaveProperty('ok');
+  expect(await page.stills('live', 1)).toBeDefined();
+  // The dashboard's navigation back to the page: a new component, counting from 1 again, past the per-socket intervals.
+  await new Promise((r) => setTimeout(r, 1100));
+  expect(await page.ticket('live', 1)).toHaveProperty('ok');
+  expect(await page.stills('live', 1)).toBeDefined();
+  // Both live views' handlers heard each request: one answer per request.
+  await new Promise((r) => setTimeout(r, 300));
+  expect(page.events.filter((e) => e[0] === LIVE_TICKET_EVENT)).toHaveLength(2);
+  expect(page.events.filter((e) => e[0] === LIVE_STILL_EVENT)).toHaveLength(2);
+}, 30_000);
+
 /** The used heap, in bytes. */
 async function heap(): Promise<number> {
   const res = await fetch(`${red.url}/heap`);
@@ -298,8 +312,10 @@ async function connect(): Promise<RawSocket> {
     emit: (event, ...args) => ws.send(`42${JSON.stringify([event, ...args])}`),
     ticket: (id, request) =>
       new Promise((resolve, reject) => {
+        // Only an answer that comes after this request (a page may ask with the same number again).
+        const from = events.length;
         const found = (): boolean => {
-          const e = events.find((x) => x[0] === LIVE_TICKET_EVENT && x[1] === id && x[2] === request);
+          const e = events.slice(from).find((x) => x[0] === LIVE_TICKET_EVENT && x[1] === id && x[2] === request);
           if (!e) return false;
           waiting.delete(check);
           clearTimeout(timer);
@@ -316,8 +332,9 @@ async function connect(): Promise<RawSocket> {
       }),
     stills: (id, request) =>
       new Promise((resolve) => {
+        const from = events.length;
         const check = (): void => {
-          const e = events.find((x) => x[0] === LIVE_STILL_EVENT && x[1] === id && x[2] === request);
+          const e = events.slice(from).find((x) => x[0] === LIVE_STILL_EVENT && x[1] === id && x[2] === request);
           if (!e) return;
           waiting.delete(check);
           clearTimeout(timer);
