@@ -28,6 +28,8 @@ export const CLI_FLAGS = {
   changeThreshold: { flag: 'change-threshold', value: 'N' },
   minFaceSize: { flag: 'min-face-size', value: 'PX' },
   drawBoxes: { flag: 'boxes' },
+  tracks: { flag: 'tracks' },
+  stillEverySeconds: { flag: 'still-every', value: 'SECONDS' },
   preRollSeconds: { flag: 'pre-roll', value: 'SECONDS' },
   postRollSeconds: { flag: 'post-roll', value: 'SECONDS' },
   maxClipSeconds: { flag: 'max-clip', value: 'SECONDS' },

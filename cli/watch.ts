@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ConnectionLease } from '../shared/connection';
 import { InputError } from '../shared/errors';
 import type { ClientCredentials } from '../shared/auth/client-tokens';
-import type { FaceWatcher, WatchEvent, WatchOptions } from '../shared/watch';
+import type { FaceWatcher, TracksEvent, WatchEvent, WatchOptions } from '../shared/watch';
 import { setWeriftSpeedups, WERIFT_SPEEDUPS_ENV } from '../shared/signaling/werift-speedups/status';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
@@ -68,6 +68,8 @@ export function helpText(): string {
       '  (source: session, decoder, api, stream or visitors: the part of the watcher that failed)',
       '  clip    {event, room, stream_id, visit_id?, kind?, trigger, person_id? name? face_id? | visitor_id | track, label, start, end,',
       '          duration_s, bytes, container, codec, width, height, path, ended, time} or {..., error, cause?} (with --clips)',
+      '  tracks  {event, room, stream_id, frame_time, width, height, tracks: [{track, location, verdict, person_id? name? face_id?',
+      '          visitor_id?, label}], still?, time} at each analysed sample (with --tracks; verdict person, visitor, unknown or pending)',
       'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while it still joins or',
       'rejoins (exit 0). Exit 2: bad options; 1: could not start, e.g. a room that cannot be joined:',
       `${START_ATTEMPTS} attempts, waits doubling from 0.5 s (about 30 s while tickets are refused); 3: the room was lost`,
@@ -218,6 +220,10 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
   for (const name of ['match', 'unknown', 'arrived', 'left', 'status', 'error'] as const) watcher.on(name, print);
   // A clip line says where the file is (or why there is none): it is printed with --clips whatever --events says.
   watcher.on('clip', (e) => (printing = printing.then(() => io.stdout(JSON.stringify(e)))));
+  // A tracks line per analysed sample with --tracks (the watcher makes none without it), whatever --events says.
+  watcher.on('tracks', (e) => {
+    printing = printing.then(async () => io.stdout(JSON.stringify(await toLine(e, settings, ++written)))).catch((err: unknown) => io.stderr(`could not write an event: ${describe(err)}`));
+  });
   // The duration and a signal count from the start: they also end a watch still joining or backing off.
   let timer: NodeJS.Timeout | undefined;
   const timeUp = new Promise<void>((resolve) => {
@@ -268,16 +274,17 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
   return 0;
 }
 
-/** The JSON line of an event: snapshots and the face crop become a file path, base64, or null; errors their safe fields. */
-async function toLine(e: WatchEvent, s: CliSettings, n: number): Promise<Record<string, unknown>> {
+/** The JSON line of an event: snapshots, the face crop and a still become a file path, base64, or null; errors their safe fields. */
+async function toLine(e: WatchEvent | TracksEvent, s: CliSettings, n: number): Promise<Record<string, unknown>> {
   if (e.event === 'error') return { ...e, error: e.error.toJSON() };
   if (e.event === 'status') return { ...e };
   const out: Record<string, unknown> = { ...e };
-  const suffix = { snapshot: '', snapshot_boxes: '-boxes', face: '-face' } as const;
+  const suffix = { snapshot: '', snapshot_boxes: '-boxes', face: '-face', still: '-still' } as const;
   if (e.event === 'left') return { ...e };
   const failed: Record<string, string> = {};
-  for (const key of ['snapshot', 'snapshot_boxes', 'face'] as const) {
-    const jpeg = e[key];
+  const pictures = e as Partial<Record<keyof typeof suffix, Buffer>>;
+  for (const key of Object.keys(suffix) as (keyof typeof suffix)[]) {
+    const jpeg = pictures[key];
     if (!jpeg) continue;
     if (s.snapshots) {
       const file = path.resolve(s.snapshots, `${e.time.replace(/[:.]/g, '-')}-${e.event}-${n}${suffix[key]}.jpg`);

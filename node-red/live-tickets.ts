@@ -32,21 +32,35 @@ export function ticketRequest(id: unknown, request: unknown): TicketRequest | un
 }
 
 /**
- * The last request answered on each socket, per live node. Every live widget of a dashboard adds its
- * handler for the ticket event to each socket, so one request is heard once per widget (and by a
- * redeployed widget's handler too); the copies come one after another, so the last request is all
- * that needs remembering. The entries are the live nodes that exist; a socket's go with the socket.
+ * Tells one request from its copies. Every live widget of a dashboard adds its handler for the event
+ * to each socket (and a redeployed widget's handler stays beside the new one), so one request is heard
+ * once per handler: socket.io calls them one after another for the same packet, in one turn of the
+ * event loop. A request heard again in a later turn is a new one and is answered (within the node's
+ * limits): a widget mounted again on the same page (the dashboard's own navigation back to its page)
+ * counts its requests from 1 anew, and a copy-filter that remembered the socket's last request would
+ * leave it without an answer until its wait ran out. Nothing is kept past the turn.
  */
-const lastAnswered = new WeakMap<object, Map<string, number | string>>();
-
-/** True the first time a socket's request is heard (and remembers it); false for the copies. */
-export function firstHearing(socket: object, asked: TicketRequest): boolean {
-  let perNode = lastAnswered.get(socket);
-  if (!perNode) lastAnswered.set(socket, (perNode = new Map()));
-  if (perNode.get(asked.id) === asked.request) return false;
-  perNode.set(asked.id, asked.request);
-  return true;
+export function hearings(): (socket: object, asked: TicketRequest) => boolean {
+  let heard = new WeakMap<object, Map<string, number | string>>();
+  let forgetting = false;
+  return (socket, asked) => {
+    let perNode = heard.get(socket);
+    if (!perNode) heard.set(socket, (perNode = new Map()));
+    if (perNode.get(asked.id) === asked.request) return false;
+    perNode.set(asked.id, asked.request);
+    if (!forgetting) {
+      forgetting = true;
+      setImmediate(() => {
+        heard = new WeakMap();
+        forgetting = false;
+      });
+    }
+    return true;
+  };
 }
+
+/** True the first time a socket's ticket request is heard in this turn (and remembers it); false for the copies. */
+export const firstHearing = hearings();
 
 /** A dashboard socket as the gate sees it. */
 export interface GateSocket {
@@ -60,18 +74,32 @@ export type Admission = { ok: true } | { ok: false; reason: 'too_soon' | 'rate_l
 /** Sockets remembered before the gate looks for ones that closed without saying so. */
 const SWEEP_AT = 256;
 
-/** One live node's ticket limits: a token bucket shared by every socket, and a minimum interval per socket. */
+/** A gate's limits: a burst, then a steady rate per second across sockets, and a minimum interval per socket. */
+export interface GateLimits {
+  burst: number;
+  perSecond: number;
+  minIntervalMs: number;
+}
+
+/** One live node's ticket limits (or another request's, given its own): a token bucket shared by every socket, and a minimum interval per socket. */
 export class TicketGate {
-  readonly #bucket = new CallBudget(TICKETS_PER_SECOND, { capacity: TICKET_BURST });
+  readonly #limits: GateLimits;
+  readonly #bucket: CallBudget;
   readonly #asked = new Map<string, { socket: GateSocket; at: number }>();
+
+  constructor(limits: GateLimits = { burst: TICKET_BURST, perSecond: TICKETS_PER_SECOND, minIntervalMs: MIN_TICKET_INTERVAL_MS }) {
+    this.#limits = limits;
+    this.#bucket = new CallBudget(limits.perSecond, { capacity: limits.burst });
+  }
 
   /** Takes a ticket's token for this socket, or says how long to wait. */
   admit(socket: GateSocket, now = Date.now()): Admission {
     const last = this.#asked.get(socket.id);
-    if (last && now - last.at < MIN_TICKET_INTERVAL_MS) return { ok: false, reason: 'too_soon', retryAfterMs: MIN_TICKET_INTERVAL_MS };
+    const { minIntervalMs, perSecond } = this.#limits;
+    if (last && now - last.at < minIntervalMs) return { ok: false, reason: 'too_soon', retryAfterMs: minIntervalMs };
     if (!this.#bucket.take()) {
       // Spread the pages that wait over a few seconds, so they do not all come back in the same instant.
-      const wait = ((1 - this.#bucket.available) / TICKETS_PER_SECOND) * 1000;
+      const wait = ((1 - this.#bucket.available) / perSecond) * 1000;
       return { ok: false, reason: 'rate_limited', retryAfterMs: Math.ceil(wait + Math.random() * 2000) };
     }
     if (!last && this.#asked.size >= SWEEP_AT) this.#sweep();

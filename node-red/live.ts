@@ -3,8 +3,9 @@ import { ApiError, InputError, isClientError } from '../shared/errors';
 import { serviceConnection } from './lib/action-node';
 import { failureText } from './lib/flow-error';
 import { guardDashboardSocket } from './live-guard';
-import { firstHearing, TICKET_BURST, TicketGate, ticketRequest, TICKETS_PER_SECOND } from './live-tickets';
-import { attachWidgetSource, LIVE_TICKET_EVENT, slimEvent, type DashboardGroup, type TicketSocket } from './live-widget';
+import { MIN_STILL_INTERVAL_MS, slimTracks, STILL_BURST, STILLS_PER_SECOND, StillStore } from './live-stills';
+import { firstHearing, hearings, TICKET_BURST, TicketGate, ticketRequest, TICKETS_PER_SECOND } from './live-tickets';
+import { attachWidgetSource, LIVE_STILL_EVENT, LIVE_TICKET_EVENT, slimEvent, type DashboardGroup, type LiveStill, type TicketSocket } from './live-widget';
 
 /** The widget's settings, as the editor saves them (every one reaches each browser: no secret here). */
 interface LiveDef extends NodeDef {
@@ -27,7 +28,10 @@ interface LiveDef extends NodeDef {
 /** What a browser gets: its own ticket, or why there is none. */
 type TicketAnswer = { ok: true; roomId: string; url: string; token: string; codec: string; serverTime: number } | { ok: false; message: string; code: string; retryAfterMs?: number };
 
-type LiveNode = Node & { liveTicket?: (socket: TicketSocket) => Promise<TicketAnswer> };
+type LiveNode = Node & { liveTicket?: (socket: TicketSocket) => Promise<TicketAnswer>; liveStills?: (socket: TicketSocket) => LiveStill[] | undefined };
+
+/** Still requests heard, apart from ticket requests (a page numbers each kind on its own). */
+const firstStillHearing = hearings();
 
 const CODECS = new Set(['VP8', 'VP9', 'H264']);
 /** A missing room is asked about again after this long (it may be made again). */
@@ -61,6 +65,8 @@ export = function register(RED: NodeAPI): void {
     let malformed = 0;
     const viewers = new Set<string>();
     const gate = new TicketGate();
+    const stillGate = new TicketGate({ burst: STILL_BURST, perSecond: STILLS_PER_SECOND, minIntervalMs: MIN_STILL_INTERVAL_MS });
+    const stills = new StillStore();
     const refusals: { count: number; last: number; shown: number; calm?: NodeJS.Timeout } = { count: 0, last: 0, shown: 0 };
     /** The sockets this node hears leave, with the listener to take off when the node closes. */
     const following = new Map<TicketSocket, () => void>();
@@ -82,6 +88,7 @@ export = function register(RED: NodeAPI): void {
       const gone = (): void => {
         following.delete(socket);
         gate.forget(socket.id);
+        stillGate.forget(socket.id);
         if (viewers.delete(socket.id)) show();
       };
       following.set(socket, gone);
@@ -131,13 +138,25 @@ export = function register(RED: NodeAPI): void {
       }
     };
 
-    // Only a message of the flow switches the room: this handler hears the node's input alone (the
-    // dashboard's own input handler, added below, runs after it and tells the pages).
+    // Each stream's latest still, for a page whose widget mounts (undefined: not now, the limits say).
+    node.liveStills = (socket) => {
+      follow(socket);
+      return stillGate.admit(socket).ok ? stills.list() : undefined;
+    };
+
+    // Only a message of the flow switches the room or gives stills: this handler hears the node's
+    // input alone (the dashboard's own input handler, added below, runs after it and tells the pages).
     node.on('input', (msg: Record<string, unknown>) => {
       const next = roomSwitch(msg);
-      if (next === undefined) return;
+      if (next === undefined) {
+        const tracks = msg.topic === 'tracks' ? slimTracks(msg.payload) : undefined;
+        if (tracks && msg.still !== undefined) stills.take(tracks, msg.still);
+        return;
+      }
       roomId = next;
       gate.reopen();
+      // The stills show the room before.
+      stills.clear();
       show();
     });
 
@@ -148,6 +167,9 @@ export = function register(RED: NodeAPI): void {
       // messages from it.
       beforeSend: (msg: Record<string, unknown>): Record<string, unknown> => {
         if (roomSwitch(msg) !== undefined) return { topic: 'room', payload: { roomId } };
+        // The faces in view at a sample (the watch node's tracks output), without the still.
+        const tracks = slimTracks(msg.payload);
+        if (tracks) return { topic: 'tracks', payload: tracks };
         const slim = slimEvent(msg.payload);
         if (!slim) {
           malformed++;
@@ -171,6 +193,7 @@ export = function register(RED: NodeAPI): void {
         [LIVE_TICKET_EVENT]: (socket: TicketSocket, id: unknown, request: unknown): void => {
           void answerTicket(RED, socket, id, request);
         },
+        [LIVE_STILL_EVENT]: (socket: TicketSocket, id: unknown, request: unknown): void => answerStills(RED, socket, id, request),
       },
     };
     group.register(node, { ...def, type: 'vision-streaming-live' }, evts);
@@ -179,6 +202,8 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (_removed: boolean, done: () => void) => {
       node.liveTicket = undefined;
+      node.liveStills = undefined;
+      stills.clear();
       clearTimeout(refusals.calm);
       for (const [socket, gone] of following) socket.off?.('disconnect', gone);
       following.clear();
@@ -204,6 +229,20 @@ async function answerTicket(RED: NodeAPI, socket: TicketSocket, id: unknown, req
     answer = { ok: false, code: 'error', message: 'Node-RED could not make a ticket.' };
   }
   socket.emit(LIVE_TICKET_EVENT, asked.id, asked.request, answer);
+}
+
+/**
+ * Answers one page's still request on its own socket, with the same id bounds as a ticket request;
+ * a request over the node's limits (a burst, then a rate, and one a second per socket) gets no answer.
+ */
+function answerStills(RED: NodeAPI, socket: TicketSocket, id: unknown, request: unknown): void {
+  const asked = ticketRequest(id, request);
+  if (!asked) return;
+  const node = RED.nodes.getNode(asked.id) as LiveNode | null;
+  if (!node || typeof node.liveStills !== 'function') return;
+  if (!firstStillHearing(socket, asked)) return;
+  const list = node.liveStills(socket);
+  if (list) socket.emit(LIVE_STILL_EVENT, asked.id, asked.request, list);
 }
 
 /** The words a browser's tile and the node's status show for a ticket that failed (no secret in them). */

@@ -1,7 +1,7 @@
 import type { Node, NodeAPI } from 'node-red';
 import { readClipFile } from '../shared/clips/host-file';
 import { InputError } from '../shared/errors';
-import { FaceWatcher, type ArrivedEvent, type ClipEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type UnknownEvent, type VisitorStore, type WatchOptions } from '../shared/watch';
+import { FaceWatcher, type ArrivedEvent, type ClipEvent, type ErrorSource, type LeftEvent, type MatchEvent, type StatusEvent, type TracksEvent, type UnknownEvent, type VisitorStore, type WatchOptions } from '../shared/watch';
 import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import type { ServiceConnection } from './lib/connection';
 import { isStop, startShown, wireControl } from './lib/controlled-node';
@@ -30,7 +30,8 @@ const RINGS: Record<StatusEvent['state'], { fill: 'yellow' | 'green' | 'grey'; s
  * Registers `vision-streaming-watch`: watches a live room and sends a message for every known
  * face (output 1), unknown face (output 2), change of state (output 3) and arrival or departure
  * (output 4, presence: msg.topic 'arrived' or 'left'), and with a clips folder each visit's clip
- * (output 5: the file as a Buffer in msg.payload). Needs no input; input
+ * (output 5: the file as a Buffer in msg.payload), and with Tracks the faces in view at each
+ * sample (output 6, for the live view). Needs no input; input
  * messages start, stop or switch it (msg.payload 'start' | 'stop', msg.roomId, msg.collectionId).
  */
 export = function register(RED: NodeAPI): void {
@@ -143,6 +144,7 @@ class WatchControl {
     watcher.on('left', (e) => this.#presence(e));
     watcher.on('error', (e) => this.report(e.error, e.source));
     watcher.on('clip', (e) => void this.#clip(e));
+    watcher.on('tracks', (e) => this.#tracks(e));
     await startShown(this.#node, this.#connection, watcher, {
       closed: () => this.#closed,
       failed: () => {
@@ -206,6 +208,12 @@ class WatchControl {
     }
     if (this.#closed) return;
     this.#node.send([null, null, null, null, { topic: 'clip', payload: data, filename: file, clip: { ...e } }] as never);
+  }
+
+  /** The faces in view at a sample, on the sixth output; the still (a JPEG) beside the payload as msg.still. */
+  #tracks(e: TracksEvent): void {
+    const { still, ...payload } = e;
+    this.#node.send([null, null, null, null, null, { topic: 'tracks', payload, ...(still ? { still } : {}) }] as never);
   }
 
   /**

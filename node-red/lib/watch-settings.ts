@@ -26,6 +26,8 @@ export const NODE_RED_OPTIONS = [
   'changeThreshold',
   'minFaceSize',
   'drawBoxes',
+  'tracks',
+  'stillEverySeconds',
   'preRollSeconds',
   'postRollSeconds',
   'maxClipSeconds',

@@ -7,7 +7,7 @@ import type { CallBudget } from './budget';
 import type { ChangeGate } from './change-gate';
 import type { Cooldown } from './cooldown';
 import { CROP_RETRIES, fitsAsItIs, planCrop, type CropRule } from './crop-geometry';
-import type { ArrivedEvent, MatchEvent, UnknownEvent } from './events';
+import type { ArrivedEvent, MatchEvent, TracksEvent, UnknownEvent } from './events';
 import { clipBox, type Box } from './geometry';
 import type { ResolvedWatchOptions } from './options';
 import type { Identity, Presence, Visit } from './presence';
@@ -16,6 +16,7 @@ import type { VisitorBook } from './visitors';
 import type { StreamMeter } from './stats';
 import type { TrackedFace, Tracker, Track } from './tracker';
 import { identityFields } from './visit-events';
+import { stillOf, tracksInView } from './track-boxes';
 import type { CollectionMatch } from '../vision/types';
 
 /** A decoded frame picked by the sampler, and when its encoded frame arrived (performance.now()). */
@@ -34,6 +35,8 @@ export interface StreamState {
   readonly meter: StreamMeter;
   /** The last analysis did not finish: the next sample is analysed whatever the gate says. */
   dirty: boolean;
+  /** The arrival of the sample the last still was made of (with `tracks`). */
+  stillAt?: number;
 }
 
 /** What the analysis needs from its watcher. */
@@ -51,6 +54,8 @@ export interface AnalysisContext {
   apiSucceeded(): void;
   /** A sample's analysis is over (done, skipped or failed): what the stream showed up to its frame's arrival (epoch ms) is known. */
   analysed?(streamId: string, arrivalMs: number): void;
+  /** With `tracks`: hands a tracks event out. */
+  tracks?(event: TracksEvent): void;
   /** Hands face events out (the watcher filters and records them). */
   emit(event: MatchEvent | UnknownEvent | ArrivedEvent): void;
   /** A visit ended at once: a stranger's track was recognised as someone known. */
@@ -105,6 +110,8 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
     m.samples.skippedGate++;
     s.tracker.touch(now);
     markPresent(s, ctx);
+    // The scene did not change: the faces are where the last analysed sample found them.
+    await reportTracks(sample, s, ctx, true);
     return;
   }
   if (!ctx.budget.take()) {
@@ -129,6 +136,8 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
   const tracked = s.tracker.update(seen, now);
   m.faces.tracks += tracked.filter((t) => t.compare === 'new').length;
   markPresent(s, ctx);
+  // The boxes go out now, before the compares: a view draws them while the verdicts are awaited.
+  await reportTracks(sample, s, ctx, true);
   const prominent = mostProminent(tracked.map((t) => t.box));
   // A face seen clearly better than when it was judged unknown gets its crop candidates again.
   for (const t of tracked) if (t.compare === 'better') t.track.retries = 0;
@@ -141,6 +150,8 @@ export async function analyseSample(sample: Sample, s: StreamState, ctx: Analysi
     event.timing_ms = round({ ...timing, crop: c!.cropMs, compare: c!.compareMs });
     events.push(event);
   }
+  // A verdict of this sample: the same boxes again, with it.
+  if (compared.some((c) => c?.verdict)) await reportTracks(sample, s, ctx, false);
   if (events.length === 0) return;
   if (ctx.o.drawBoxes) {
     const boxed = await drawBoxes(picture, tracked.map((t) => boxOf(t, ctx)), { quality: ctx.o.jpegQuality });
@@ -354,8 +365,34 @@ function markPresent(s: StreamState, ctx: AnalysisContext): void {
   }
 }
 
+/**
+ * With `tracks`: every face in view on the stream at this sample, with its verdict so far, and a
+ * still of the frame when one is due (`stillEverySeconds`; a still that cannot be made is left out).
+ */
+async function reportTracks(sample: Sample, s: StreamState, ctx: AnalysisContext, stillAllowed: boolean): Promise<void> {
+  if (!ctx.tracks) return;
+  let still: Buffer | undefined;
+  const every = ctx.o.stillEveryMs;
+  if (stillAllowed && every > 0 && (s.stillAt === undefined || sample.arrival - s.stillAt >= every)) {
+    s.stillAt = sample.arrival;
+    still = await stillOf(sample.picture).catch(() => undefined);
+  }
+  const { picture } = sample;
+  ctx.tracks({
+    event: 'tracks',
+    room: ctx.o.roomId,
+    stream_id: s.streamId,
+    ...(ctx.o.labels.has(s.streamId) ? { stream_label: ctx.o.labels.get(s.streamId) } : {}),
+    frame_time: new Date(epochOf(sample.arrival)).toISOString(),
+    width: picture.width,
+    height: picture.height,
+    tracks: tracksInView(s.tracker.tracks, ctx.people(), ctx.o.labels),
+    ...(still ? { still } : {}),
+    time: new Date().toISOString(),
+  });
+}
+
 /** A performance.now() time as epoch ms on the wall clock that presence and the events use. */
-/** A performance.now() time as epoch ms. */
 export function epochOf(perfMs: number): number {
   return Date.now() - (performance.now() - perfMs);
 }

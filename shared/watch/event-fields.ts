@@ -1,4 +1,4 @@
-import type { ArrivedEvent, ClipEvent, ErrorEvent, FaceQuality, LeftEvent, MatchEvent, PresentEntry, PreRollEntry, StatusCounts, StatusEvent, UnknownEvent, WatchEventName } from './events';
+import type { ArrivedEvent, ClipEvent, ErrorEvent, FaceQuality, LeftEvent, MatchEvent, PresentEntry, PreRollEntry, StatusCounts, StatusEvent, TrackBox, TracksEvent, UnknownEvent, WatchEventName } from './events';
 
 /**
  * The fields of each event the watcher emits, each with one line of doc, in the order the docs list
@@ -184,6 +184,32 @@ export const CLIP_FIELDS = {
   cause: { doc: "with `error`: the system's code in a word (`ENOSPC`, `EACCES`), never its message", optional: true },
   time: { doc: 'when the event was made (ISO 8601)' },
 } as const satisfies FieldDocs<ClipEvent>;
+
+/** The fields of a `tracks` event (with `tracks`). */
+export const TRACKS_FIELDS = {
+  event: { doc: '`tracks`' },
+  room: { doc: 'the room watched' },
+  stream_id: { doc: 'the stream the faces are on' },
+  stream_label: { doc: 'the name `labels` gives the stream', optional: true },
+  frame_time: { doc: "the sampled frame's arrival (ISO 8601): the moment the boxes describe" },
+  width: { doc: "the sampled frame's width, pixels" },
+  height: { doc: "the sampled frame's height, pixels" },
+  tracks: { doc: 'every face in view in that frame, with its verdict so far (see the track table); empty when the faces are gone' },
+  still: { doc: 'with `stillEverySeconds`: a small JPEG of the frame (longer side at most 640 px), at most once per that many seconds and stream', optional: true, binary: true },
+  time: { doc: 'when the event was made (ISO 8601)' },
+} as const satisfies FieldDocs<TracksEvent>;
+
+/** The fields of each entry of a tracks event's `tracks`. */
+export const TRACK_BOX_FIELDS = {
+  track: { doc: 'track number within the stream, as the face events have it' },
+  location: { doc: 'where the face is in the frame: `left`, `top`, `right`, `bottom` (pixels, right and bottom exclusive)' },
+  verdict: { doc: '`person` (a face of the collection, or a person), `visitor` (a remembered stranger), `unknown`, or `pending` (not compared yet)' },
+  person_id: { doc: 'with `people`: the person', optional: true },
+  name: { doc: "with `people`: the person's name", optional: true },
+  face_id: { doc: 'verdict `person`: the face that matched', optional: true },
+  visitor_id: { doc: "verdict `visitor`: the remembered stranger's id", optional: true },
+  label: { doc: "the person's name, else the label `labels` gives the face, else null" },
+} as const satisfies FieldDocs<TrackBox>;
 
 /** The fields of a status event's `counts`. */
 export const COUNT_FIELDS = {

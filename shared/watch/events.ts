@@ -249,6 +249,11 @@ export interface TracksEvent {
   width: number;
   height: number;
   tracks: TrackBox[];
+  /**
+   * With `stillEverySeconds`: a small JPEG of the sampled frame (longer side at most 640 px), at most
+   * once per that many seconds and stream, so a view has each stream's latest picture at once.
+   */
+  still?: Buffer;
   time: string;
 }
 

@@ -8,7 +8,7 @@ import { CallBudget } from './budget';
 import { Cooldown } from './cooldown';
 import { DEFAULT_CROP_RULE } from './crop-geometry';
 import { asClientError, WatchError } from './errors';
-import type { PresentEntry, StopReason, WatchEvent, WatcherEvents, WatchState } from './events';
+import type { PresentEntry, StopReason, TracksEvent, WatchEvent, WatcherEvents, WatchState } from './events';
 import { resolveWatchOptions, type ResolvedWatchOptions, type WatchOptions } from './options';
 import { Presence } from './presence';
 import { WatchReporter } from './reporter';
@@ -105,6 +105,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       apiFailed: (err, streamId) => this.#report.apiFailed(err, streamId),
       apiSucceeded: () => this.#report.apiSucceeded(),
       ...(this.#clips ? { analysed: (streamId: string, at: number) => this.#clips!.analysed(streamId, at) } : {}),
+      ...(this.#o.tracks ? { tracks: (e: TracksEvent) => void emitGuarded(this, 'tracks', [e]) } : {}),
       emit: (e) => {
         this.#clips?.face(e);
         this.#report.face(e);

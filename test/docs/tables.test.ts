@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { blocks, differences, docFiles, rewrite, ROOT, tables } from '../../scripts/docs-tables';
-import { CLIP_FIELDS, COUNT_FIELDS, EVENT_FIELDS, PRE_ROLL_FIELDS, PRESENT_FIELDS, QUALITY_FIELDS, fieldList, type EventField } from '../../shared/watch/event-fields';
+import { CLIP_FIELDS, TRACKS_FIELDS, TRACK_BOX_FIELDS, COUNT_FIELDS, EVENT_FIELDS, PRE_ROLL_FIELDS, PRESENT_FIELDS, QUALITY_FIELDS, fieldList, type EventField } from '../../shared/watch/event-fields';
 
 const made = tables();
 const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8');
@@ -88,6 +88,8 @@ describe('the events\' described fields', () => {
     ['counts', 'StatusCounts', COUNT_FIELDS],
     ['pre-roll', 'PreRollEntry', PRE_ROLL_FIELDS],
     ['clip', 'ClipEvent', CLIP_FIELDS],
+    ['tracks', 'TracksEvent', TRACKS_FIELDS],
+    ['track', 'TrackBox', TRACK_BOX_FIELDS],
   ];
 
   test('every event of the watcher is described', () => {

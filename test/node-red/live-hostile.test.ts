@@ -6,7 +6,8 @@ import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { StreamingClient } from '../../shared';
 import { layOutPackage, liveFlow, startLiveNodeRed, type LiveNodeRed } from '../support/live-browser';
 import { TICKET_BURST, TICKETS_PER_SECOND } from '../../node-red/live-tickets';
-import { LIVE_TICKET_EVENT } from '../../node-red/live-widget';
+import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, type LiveStill } from '../../node-red/live-widget';
+import { MAX_STILL_STREAMS, STILL_BURST, STILLS_PER_SECOND } from '../../node-red/live-stills';
 
 // The live view's server side as a hostile dashboard visitor meets it: the real Node-RED runtime with
 // Dashboard 2.0 and this package, and raw socket.io clients (engine.io v4 over a WebSocket, written
@@ -31,6 +32,23 @@ const HEAP_FLOW = [
   { id: 'heap-out', z: 'tab1', type: 'http response', name: '', statusCode: '', headers: {}, x: 500, y: 600, wires: [] },
 ];
 
+/**
+ * A watch node's tracks message, as its tracks output sends it: fired with msg.payload (the event)
+ * and msg.stillSize (a JPEG-looking Buffer of that many bytes, filled with msg.stillFill).
+ */
+const TRACKS_FLOW = [
+  { id: 'tracks-in', z: 'tab1', type: 'inject', name: 'tracks', props: [], repeat: '', once: false, x: 100, y: 800, wires: [['tracks-fn']] },
+  {
+    id: 'tracks-fn', z: 'tab1', type: 'function', name: 'tracks message', outputs: 1, x: 300, y: 800, wires: [['live']],
+    func: "msg.topic = 'tracks';\nif (msg.stillSize) {\n  msg.still = Buffer.alloc(msg.stillSize, msg.stillFill || 7);\n  msg.still[0] = 0xff; msg.still[1] = 0xd8;\n}\ndelete msg.stillSize; delete msg.stillFill;\nreturn msg;",
+  },
+];
+
+/** A tracks event of a stream at one sample, with one face. */
+function tracksEvent(streamId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { event: 'tracks', room: 'r', stream_id: streamId, frame_time: new Date().toISOString(), width: 640, height: 480, tracks: [{ track: 1, location: { left: 10, top: 10, right: 110, bottom: 130 }, verdict: 'person', person_id: 'p1', name: 'Ada', label: 'Ada' }], time: new Date().toISOString(), ...extra };
+}
+
 beforeAll(async () => {
   sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
   streaming = new StreamingClient({ authUrl: sandbox.url, sfuUrl: sandbox.url, clientId: sandbox.clientId, clientSecret: 'sandbox-secret' });
@@ -40,7 +58,7 @@ beforeAll(async () => {
   const pkg = await layOutPackage(path.join(dir, 'package'));
   // A second live view for the limit's test: a bucket of its own, full whatever the other tests took.
   const second = { id: 'live2', z: 'tab1', type: 'vision-streaming-live', name: 'second', group: 'group', order: 2, width: '12', height: '6', service: 'svc', roomId: roomA, codec: 'VP8', x: 500, y: 700, wires: [] };
-  red = await startLiveNodeRed(liveFlow({ sandboxUrl: sandbox.url, roomId: roomA, extra: [...HEAP_FLOW, second] }), { svc: { clientId: sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+  red = await startLiveNodeRed(liveFlow({ sandboxUrl: sandbox.url, roomId: roomA, extra: [...HEAP_FLOW, ...TRACKS_FLOW, second] }), { svc: { clientId: sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
 }, 120_000);
 
 afterEach(() => {
@@ -138,6 +156,89 @@ test("Dashboard 2.0's one-message crash (a widget-load whose id is not a string)
   expect(red.log()).not.toMatch(/startsWith is not a function/);
 }, 30_000);
 
+test("the tracks messages reach the pages without the still; a page asking the stills gets each stream's latest, once per request, nothing for a malformed request", async () => {
+  const [page, viewer] = [await connect(), await connect()];
+  const long = 'N'.repeat(5000);
+  await red.inject('tracks-in', { payload: tracksEvent('cam-1', { tracks: [{ track: 1, location: { left: 10, top: 10, right: 110, bottom: 130 }, verdict: 'pending', name: long, label: null }] }), stillSize: 1000, stillFill: 1 });
+  await red.inject('tracks-in', { payload: tracksEvent('cam-1'), stillSize: 2000, stillFill: 2 });
+  await red.inject('tracks-in', { payload: tracksEvent('cam-2'), stillSize: 3000, stillFill: 3 });
+  await until('three tracks messages on the page', () => viewer.events.filter((e) => e[0] === 'msg-input:live').length >= 3);
+  const sent = viewer.events.filter((e) => e[0] === 'msg-input:live').map((e) => e[1] as { topic: string; payload: Record<string, unknown> });
+  expect(sent[0]).toMatchObject({ topic: 'tracks', payload: { event: 'tracks', stream_id: 'cam-1', width: 640, height: 480, tracks: [{ track: 1, verdict: 'pending', label: null }] } });
+  // Bounded: no picture, no field the pages do not draw, a long name cut.
+  expect(JSON.stringify(sent)).not.toContain('still');
+  expect(sent[0].payload).not.toHaveProperty('room');
+  expect(((sent[0].payload.tracks as { name: string }[])[0].name).length).toBe(256);
+
+  const answer = await page.stills('live', 1);
+  expect(answer!.map((x) => [x.stream_id, Buffer.from(x.src.replace('data:image/jpeg;base64,', ''), 'base64').length])).toEqual([['cam-1', 2000], ['cam-2', 3000]]);
+  expect(answer![0]).toMatchObject({ width: 640, height: 480, time: expect.any(String), src: expect.stringMatching(/^data:image\/jpeg;base64,\/9/) });
+  // Every live widget's handler hears a request: it is answered once.
+  await new Promise((r) => setTimeout(r, 500));
+  expect(page.events.filter((e) => e[0] === LIVE_STILL_EVENT && e[2] === 1)).toHaveLength(1);
+  // Ids over their bounds, or of the wrong type: no answer.
+  page.emit(LIVE_STILL_EVENT, 'x'.repeat(65), 2);
+  page.emit(LIVE_STILL_EVENT, 'live', 'r'.repeat(33));
+  page.emit(LIVE_STILL_EVENT, 'live', { request: 1 });
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(page.events.filter((e) => e[0] === LIVE_STILL_EVENT)).toHaveLength(1);
+}, 60_000);
+
+test(`a live node keeps at most ${MAX_STILL_STREAMS} streams' stills, none too large, and none of the room before a switch`, async () => {
+  const page = await connect();
+  for (let n = 0; n < MAX_STILL_STREAMS + 4; n++) await red.inject('tracks-in', { payload: tracksEvent(`many-${n}`), stillSize: 500 });
+  await red.inject('tracks-in', { payload: tracksEvent('huge'), stillSize: 300 * 1024 });
+  await until('the last tracks message on the page', () => page.events.some((e) => e[0] === 'msg-input:live' && (e[1] as { payload?: { stream_id?: string } }).payload?.stream_id === 'huge'));
+  let answer = await page.stills('live', 1);
+  // Map order: the streams updated longest ago went first.
+  expect(answer!.map((x) => x.stream_id)).toEqual(Array.from({ length: MAX_STILL_STREAMS }, (_, n) => `many-${n + 4}`));
+  await red.inject('switch', { roomId: roomB });
+  await new Promise((r) => setTimeout(r, 1100));
+  answer = await page.stills('live', 2);
+  expect(answer).toEqual([]);
+  await red.inject('switch', { roomId: roomA });
+}, 60_000);
+
+test(`still requests are limited per node and per socket: 20 sockets asking fast get at most ${STILL_BURST} + ${STILLS_PER_SECOND}/s answers, one a second each, and the heap stays within 50 MB`, async () => {
+  // Stills as large as the store holds, so each answer is as large as it can be.
+  for (let n = 0; n < 8; n++) await red.inject('tracks-in', { payload: tracksEvent(`big-${n}`), stillSize: 250 * 1024, stillFill: n + 1 });
+  const sockets = await Promise.all(Array.from({ length: 20 }, () => connect()));
+  const before = await heap();
+  const started = Date.now();
+  for (let request = 1; request <= 30; request++) {
+    for (const s of sockets) s.emit(LIVE_STILL_EVENT, 'live', request);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const during = await heap();
+  await new Promise((r) => setTimeout(r, 1000));
+  const seconds = (Date.now() - started) / 1000;
+  const answers = sockets.map((s) => s.events.filter((e) => e[0] === LIVE_STILL_EVENT));
+  const given = answers.reduce((n, a) => n + a.length, 0);
+  expect(given).toBeGreaterThan(0);
+  expect(given).toBeLessThanOrEqual(STILL_BURST + Math.ceil(STILLS_PER_SECOND * seconds) + 1);
+  // One a second per socket at most: 30 requests over 1.5 s or so.
+  for (const a of answers) expect(a.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+  for (const s of sockets) s.close();
+  const after = await heap();
+  expect(mb(during - before)).toBeLessThan(50);
+  expect(mb(after - before)).toBeLessThan(50);
+  expect((await fetch(`${red.url}/settings`)).ok).toBe(true);
+}, 60_000);
+
+test('a widget mounted again on the same page, its request numbers starting over, gets its ticket and stills at once; one request heard by every widget is answered once', async () => {
+  const page = await connect();
+  expect(await page.ticket('live', 1)).toHaveProperty('ok');
+  expect(await page.stills('live', 1)).toBeDefined();
+  // The dashboard's navigation back to the page: a new component, counting from 1 again, past the per-socket intervals.
+  await new Promise((r) => setTimeout(r, 1100));
+  expect(await page.ticket('live', 1)).toHaveProperty('ok');
+  expect(await page.stills('live', 1)).toBeDefined();
+  // Both live views' handlers heard each request: one answer per request.
+  await new Promise((r) => setTimeout(r, 300));
+  expect(page.events.filter((e) => e[0] === LIVE_TICKET_EVENT)).toHaveLength(2);
+  expect(page.events.filter((e) => e[0] === LIVE_STILL_EVENT)).toHaveLength(2);
+}, 30_000);
+
 /** The used heap, in bytes. */
 async function heap(): Promise<number> {
   const res = await fetch(`${red.url}/heap`);
@@ -167,6 +268,8 @@ interface RawSocket {
   send(frame: string | Buffer): void;
   /** Asks a ticket and resolves with the answer to that request. */
   ticket(id: string, request: number): Promise<{ ok: boolean; roomId?: string; code?: string }>;
+  /** Asks the stills and resolves with the answer to that request (undefined when none comes within 3 s). */
+  stills(id: string, request: number): Promise<LiveStill[] | undefined>;
   close(): void;
 }
 
@@ -209,8 +312,10 @@ async function connect(): Promise<RawSocket> {
     emit: (event, ...args) => ws.send(`42${JSON.stringify([event, ...args])}`),
     ticket: (id, request) =>
       new Promise((resolve, reject) => {
+        // Only an answer that comes after this request (a page may ask with the same number again).
+        const from = events.length;
         const found = (): boolean => {
-          const e = events.find((x) => x[0] === LIVE_TICKET_EVENT && x[1] === id && x[2] === request);
+          const e = events.slice(from).find((x) => x[0] === LIVE_TICKET_EVENT && x[1] === id && x[2] === request);
           if (!e) return false;
           waiting.delete(check);
           clearTimeout(timer);
@@ -224,6 +329,23 @@ async function connect(): Promise<RawSocket> {
         }, 15_000);
         waiting.add(check);
         socket.emit(LIVE_TICKET_EVENT, id, request);
+      }),
+    stills: (id, request) =>
+      new Promise((resolve) => {
+        const from = events.length;
+        const check = (): void => {
+          const e = events.slice(from).find((x) => x[0] === LIVE_STILL_EVENT && x[1] === id && x[2] === request);
+          if (!e) return;
+          waiting.delete(check);
+          clearTimeout(timer);
+          resolve(e[3] as LiveStill[]);
+        };
+        const timer = setTimeout(() => {
+          waiting.delete(check);
+          resolve(undefined);
+        }, 3_000);
+        waiting.add(check);
+        socket.emit(LIVE_STILL_EVENT, id, request);
       }),
     close: () => ws.close(),
   };

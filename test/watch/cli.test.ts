@@ -196,6 +196,29 @@ test('Ctrl-C stops cleanly with exit 0; --base64 puts the snapshot inline', asyn
   expect(r.lines.at(-1)).toMatchObject({ event: 'status', state: 'stopped' });
 }, 120_000);
 
+test('watch --tracks prints a tracks line per analysed sample (whatever --events says), with the faces in view and a still inline with --base64', async () => {
+  const room = await h.streaming.createRoom();
+  publisher = await publishClip(h, room.id, clip);
+  const r = run(['watch', '--room', room.id, '--collection', collectionId, '--tracks', '--still-every', '1', '--base64', '--events', 'status', '--loopback'], {
+    VS_CLIENT_SECRET: SECRET,
+    VS_AUTH_URL: h.sandbox.url,
+    VS_VISION_URL: h.sandbox.url,
+    VS_SFU_URL: h.sandbox.url,
+    VS_CLIENT_ID: 'sandbox-client',
+  });
+  const tracks = (): Record<string, unknown>[] => r.lines.filter((l) => l.event === 'tracks');
+  await waitFor('a tracks line naming the known face, and one with a still', () => tracks().some((l) => JSON.stringify(l.tracks).includes(faceA)) && tracks().some((l) => typeof l.still === 'string'), 90_000);
+  child!.kill('SIGINT');
+  expect(await r.exit).toBe(0);
+  const named = tracks().find((l) => JSON.stringify(l.tracks).includes(faceA))!;
+  expect(named).toMatchObject({ room: room.id, stream_id: expect.any(String), frame_time: expect.any(String), width: expect.any(Number), height: expect.any(Number) });
+  expect((named.tracks as Record<string, unknown>[]).find((t) => t.face_id === faceA)).toMatchObject({ verdict: 'person', track: expect.any(Number), location: expect.any(Object) });
+  const still = tracks().find((l) => typeof l.still === 'string')!;
+  expect(Buffer.from(still.still as string, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  // --events status: no face events, only the tracks and the status lines.
+  expect(r.lines.every((l) => l.event === 'tracks' || l.event === 'status')).toBe(true);
+}, 120_000);
+
 test('--help documents every flag and the secret variable; bad or missing settings exit 2 with a message on stderr', async () => {
   const help = run(['watch', '--help'], {});
   expect(await help.exit).toBe(0);
