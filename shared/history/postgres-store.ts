@@ -85,11 +85,12 @@ class PostgresExecutor implements SqlExecutor {
     });
     checkNotNewer(current, this.#name, this.#field);
     if (current >= SCHEMA_VERSION) return;
-    // The lock is the transaction's: it goes with COMMIT or ROLLBACK, or with the connection if it dies.
-    await this.transaction(async (tx) => {
+    // The lock is the transaction's: it goes with COMMIT or ROLLBACK, or with the connection if it
+    // dies. Not tried again on a conflict: under the lock there is none to get past.
+    await this.#transaction(async (tx) => {
       await tx.all('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
       await applyMigrations(tx, POSTGRES_DIALECT, this.#name, this.#field);
-    });
+    }, false);
   }
 
   all(text: string, params: readonly SqlValue[]): Promise<SqlRow[]> {
@@ -103,11 +104,22 @@ class PostgresExecutor implements SqlExecutor {
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#transaction(work, true);
+  }
+
+  /** `retryConflict`: a unique key taken by a concurrent transaction rolls this one back and tries it again. */
+  #transaction<T>(work: (tx: SqlExecutor) => Promise<T>, retryConflict: boolean): Promise<T> {
     this.#open();
     return this.#attempts(async (final) => {
       const client = await this.#pool.connect();
       let broken: Error | undefined;
       let committing = false;
+      // A checked-out connection has no listener of the pool's: cut between two statements, its
+      // 'error' would otherwise be thrown into the process.
+      const cut = (err: Error) => {
+        broken = err;
+      };
+      client.on('error', cut);
       try {
         await client.query('BEGIN');
         try {
@@ -125,9 +137,10 @@ class PostgresExecutor implements SqlExecutor {
         // After COMMIT was sent, the transaction may have been committed: it is not tried again.
         if (committing && failure.connection) throw final(err, false);
         // Two writers creating one visit at once: the loser's transaction is rolled back and tried again.
-        if (failure.cause === '23505') throw Object.assign(err as Error, { retryTransaction: true });
+        if (retryConflict && failure.cause === '23505') throw Object.assign(err as Error, { retryTransaction: true });
         throw err;
       } finally {
+        client.removeListener('error', cut);
         // A connection that failed is destroyed rather than handed out again.
         client.release(broken);
       }

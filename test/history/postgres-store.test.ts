@@ -75,8 +75,10 @@ describePostgres('the history on PostgreSQL', () => {
 
   it('migrates once when several stores open a new schema at the same moment', async () => {
     const url = await freshDatabase();
-    const stores = await Promise.all(Array.from({ length: 4 }, (_, i) => openHistory({ location: url, media: path.join(dir, `media-${count}-${i}`) })));
+    const opened = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => openHistory({ location: url, media: path.join(dir, `media-${count}-${i}`) })));
+    const stores = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     try {
+      expect(opened.filter((o) => o.status === 'rejected')).toEqual([]);
       await Promise.all(stores.map((s, i) => s.writeVisit(arrival(`v${i}`, {}))));
       expect((await stores[0]!.search({})).visits).toHaveLength(4);
       expect(await migrations(url)).toEqual([1]);
@@ -95,24 +97,34 @@ describePostgres('the history on PostgreSQL', () => {
     expect(JSON.stringify({ message: (err as Error).message, json: err, stack: (err as Error).stack })).not.toContain('not-the-password-4f1c');
   });
 
-  it('two processes writing visits into one database at once lose no row', async () => {
+  it('two processes writing visits into one database at once lose no row, nor an event of a visit both write', async () => {
     const { url, media, store } = await freshHistory();
+    const [a, b] = [writer(url, media, 'a', WRITES), writer(url, media, 'b', WRITES)];
     try {
-      await Promise.all([writer(url, media, 'a', 60), writer(url, media, 'b', 60)]);
+      // Both go at once, once both have opened the history: they create the shared visits in step.
+      await Promise.all([a.ready, b.ready]);
+      a.go();
+      b.go();
+      await Promise.all([a.done, b.done]);
       const seen: string[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < 5; page++) {
-        const result = await store.search({ limit: 100, ...(cursor ? { cursor } : {}) });
+        const result = await store.search({ limit: 1000, ...(cursor ? { cursor } : {}) });
         seen.push(...result.visits.map((v) => v.visit_id));
         cursor = result.next;
         if (!cursor) break;
       }
-      const expected = ['a', 'b'].flatMap((w) => Array.from({ length: 60 }, (_, i) => `${w}-${i}`));
+      const expected = ['a', 'b', 'shared'].flatMap((w) => Array.from({ length: WRITES }, (_, i) => `${w}-${i}`));
       expect(seen.sort()).toEqual(expected.sort());
-      // Every visit has its arrival, its match and its leaving, in that order.
-      const visit = await store.get('b-59');
-      expect(visit?.events.map((e) => e.event)).toEqual(['arrived', 'match', 'left']);
+      const own = await store.get(`b-${WRITES - 1}`);
+      expect(own?.events.map((e) => e.event)).toEqual(['arrived', 'left']);
+      for (let i = 0; i < WRITES; i++) {
+        const shared = await store.get(`shared-${i}`);
+        expect({ i, writers: shared?.events.map((e) => e.face_id).sort() }).toEqual({ i, writers: ['a', 'b'] });
+      }
     } finally {
+      a.stop();
+      b.stop();
       await store.close();
     }
   }, 120_000);
@@ -161,29 +173,59 @@ async function isUp(): Promise<boolean> {
   }
 }
 
-/** A child process (the TypeScript sources compiled on require) that writes `count` visits named `${prefix}-n`: arrival, match, left. */
-function writer(url: string, media: string, prefix: string, count: number): Promise<void> {
+/** Visits each writer process writes of its own, and shared visits both write. */
+const WRITES = 25;
+
+/** A writer process: ready once it has opened the history, goes when told, done when it has exited. */
+interface Writer {
+  ready: Promise<void>;
+  go(): void;
+  done: Promise<void>;
+  /** Kills the process if it still runs (a failed test). */
+  stop(): void;
+}
+
+/**
+ * A child process (the TypeScript sources compiled on require) that opens the history, says ready,
+ * waits for a line on stdin, then writes `count` visits of its own (`${prefix}-n`: arrival, then left)
+ * and a match of its own into each of `count` shared visits (`shared-n`, created by whichever writer
+ * comes first).
+ */
+function writer(url: string, media: string, prefix: string, count: number): Writer {
   const script = `
     require(${JSON.stringify(path.join(ROOT, 'shared/util/compile-on-require.ts'))}).compileTypeScriptOnRequire();
     const { openHistory } = require(${JSON.stringify(path.join(ROOT, 'shared/history/index.ts'))});
+    const prefix = process.argv[2];
+    const count = Number(process.argv[3]);
     (async () => {
       const store = await openHistory({ location: process.env.HISTORY_URL, media: process.argv[1], poolSize: 4 });
+      process.stdout.write('ready\\n');
+      await new Promise((resolve) => process.stdin.once('data', resolve));
+      process.stdin.destroy();
       const at = (i, s) => new Date(Date.UTC(2026, 10, 20, 10, i, s)).toISOString();
-      for (let i = 0; i < ${count}; i++) {
-        const visit_id = ${JSON.stringify(prefix)} + '-' + i;
-        await store.writeVisit({ visit_id, kind: 'person', person_id: ${JSON.stringify(prefix)}, room_id: 'room-1', stream_id: 'cam-' + ${JSON.stringify(prefix)}, arrived_at: at(i, 0), events: [{ event: 'arrived', time: at(i, 0) }] });
-        await store.writeVisit({ visit_id, best_score: 0.9, events: [{ event: 'match', time: at(i, 1), score: 0.9 }] });
+      for (let i = 0; i < count; i++) {
+        await store.writeVisit({ visit_id: 'shared-' + i, kind: 'stranger', room_id: 'room-1', stream_id: 'cam-1', arrived_at: at(i, 0), events: [{ event: 'match', time: at(i, 1), score: 0.9, face_id: prefix }] });
+        const visit_id = prefix + '-' + i;
+        await store.writeVisit({ visit_id, kind: 'person', person_id: prefix, room_id: 'room-1', stream_id: 'cam-' + prefix, arrived_at: at(i, 0), events: [{ event: 'arrived', time: at(i, 0) }] });
         await store.writeVisit({ visit_id, left_at: at(i, 2), events: [{ event: 'left', time: at(i, 2), reason: 'gone' }] });
       }
       await store.close();
     })().catch((err) => { console.error(err); process.exit(1); });
   `;
-  return new Promise((resolve, reject) => {
-    // The URL through the environment, not the command line, where other users could read it.
-    const child = spawn(process.execPath, ['-e', script, media], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HISTORY_URL: url } });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+  // The URL through the environment, not the command line, where other users could read it.
+  const child = spawn(process.execPath, ['-e', script, media, prefix, String(count)], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, HISTORY_URL: url } });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const done = new Promise<void>((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`writer ${prefix} exited ${code}: ${stderr.slice(-1000)}`))));
   });
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    done.then(() => reject(new Error(`writer ${prefix} ended before it was ready`)), reject);
+  });
+  // Whoever awaits them sees their failures; a test that failed earlier leaves them unawaited.
+  ready.catch(() => undefined);
+  done.catch(() => undefined);
+  return { ready, done, go: () => child.stdin.end('go\n'), stop: () => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')) };
 }
