@@ -133,6 +133,37 @@ describePostgres('the history on PostgreSQL', () => {
     }
   }, 120_000);
 
+  it('a connection cut in the middle of a write is tried again on a fresh one, and the write is kept once', async () => {
+    const { url, store } = await freshHistory();
+    const holder = new Client({ connectionString: url });
+    const watcher = new Client({ connectionString: url });
+    await holder.connect();
+    await watcher.connect();
+    try {
+      await store.writeVisit(arrival('v1', {}));
+      // The visit's row held by another transaction: the store's write waits on it, mid-transaction.
+      await holder.query('BEGIN');
+      await holder.query("SELECT visit_id FROM visits WHERE visit_id = 'v1' FOR UPDATE");
+      const write = store.writeVisit({ visit_id: 'v1', left_at: '2026-11-20T10:05:00Z', events: [{ event: 'left', time: '2026-11-20T10:05:00Z', reason: 'gone' }] });
+      let pid: number | undefined;
+      for (let i = 0; i < 200 && pid === undefined; i++) {
+        const { rows } = await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = 'vision-streaming-history' AND wait_event_type = 'Lock'");
+        pid = rows[0]?.pid;
+        if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(pid).toBeDefined();
+      // Its connection cut by the server, as a failover or a restart cuts it.
+      await watcher.query('SELECT pg_terminate_backend($1)', [pid]);
+      await holder.query('COMMIT');
+      await write;
+      expect((await store.get('v1'))?.events.map((e) => e.event)).toEqual(['arrived', 'left']);
+    } finally {
+      await holder.end();
+      await watcher.end();
+      await store.close();
+    }
+  });
+
   it('PostgreSQL stopped mid-run: a retryable error without the password, then works again once it is back', async () => {
     const { store } = await freshHistory();
     try {
