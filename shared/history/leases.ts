@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { SharedRegistry } from '../util/shared-registry';
+import { openHistory } from './index';
+import type { HistoryStore } from './types';
+
+/** Where a history lives: a SQLite file or a postgres:// URL, and the folder of its media (default: beside the file). */
+export interface HistoryLocation {
+  location: string;
+  media?: string;
+}
+
+/** A history lent to one user (a watch node, a trigger, an action); give it back with release(). */
+export interface HistoryLease {
+  /** The store, opened on the first acquire of its location (an open that failed is tried again by the next acquire). */
+  store(): Promise<HistoryStore>;
+  /** The last release of a location closes its store. Calling twice is harmless. */
+  release(): Promise<void>;
+}
+
+interface Opening {
+  store: Promise<HistoryStore>;
+  failed: boolean;
+}
+
+const histories = new SharedRegistry<Opening>(
+  async (opening) => {
+    const store = await opening.store.catch(() => undefined);
+    await store?.close();
+  },
+  (opening) => !opening.failed,
+);
+
+/**
+ * Lends the history at a location: every user in the process with the same location and media
+ * folder shares one open store (one SQLite connection, one PostgreSQL pool), so a watcher's writes,
+ * a search and a forget see each other at once; the last release closes it. The key holds a digest
+ * of the location, never a URL's password.
+ */
+export function acquireHistory(where: HistoryLocation): HistoryLease {
+  const key = createHash('sha256').update(JSON.stringify([where.location, where.media ?? ''])).digest('hex');
+  const take = () =>
+    histories.acquire(key, () => {
+      const opening: Opening = { store: Promise.resolve().then(() => openHistory({ location: where.location, ...(where.media ? { media: where.media } : {}) })), failed: false };
+      opening.store.catch(() => (opening.failed = true));
+      return opening;
+    });
+  let lease = take();
+  let released = false;
+  return {
+    store: async () => {
+      // An open that failed (the database down, the file refused) is tried again on the next use, not remembered.
+      if (lease.value.failed && !released) {
+        const old = lease;
+        lease = take();
+        await old.release();
+      }
+      return lease.value.store;
+    },
+    release: () => {
+      released = true;
+      return lease.release();
+    },
+  };
+}
