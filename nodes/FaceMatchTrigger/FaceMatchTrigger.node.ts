@@ -11,6 +11,9 @@ import { TablePeopleStore } from '../../shared/people/table-store';
 import { FaceWatcher, type ClipEvent, type ErrorSource, type VisitorStore, type WatchEventName } from '../../shared/watch';
 import { selfAuthorisedClients } from '../common/self-authorised';
 import { toNodeError } from '../common/errors';
+import { HISTORY_CREDENTIAL, historyLocation } from '../common/history';
+import { acquireHistory, type HistoryLease } from '../../shared/history/leases';
+import type { WatchOptions } from '../../shared/watch';
 import { listSearch } from '../common/locators';
 import { N8N_API_CREDENTIAL, peopleListSearch, tableIdParameter, triggerRequest } from '../common/people-table';
 import { clipItem, keepClipFiles, removeClipFile } from './clips';
@@ -39,6 +42,24 @@ async function peopleTable(ctx: ITriggerFunctions, collectionId: string): Promis
   return new TablePeopleStore({ request: await triggerRequest(ctx), tableId, collectionId });
 }
 
+/**
+ * The history the watcher keeps with Keep History: the store of History Store, opened here (shared
+ * with History searches in this process) so that a database that cannot be opened fails the
+ * activation with its reason.
+ */
+async function keptHistory(ctx: ITriggerFunctions): Promise<{ lease: HistoryLease; history: NonNullable<WatchOptions['history']> } | undefined> {
+  if (!(ctx.getNodeParameter('keepHistory', false) as boolean)) return undefined;
+  const lease = acquireHistory(await historyLocation(ctx));
+  try {
+    const days = ctx.getNodeParameter('historyDays', 30) as number;
+    const gb = ctx.getNodeParameter('historyMediaGB', 2) as number;
+    return { lease, history: { store: await lease.store(), maxAgeDays: days, maxMediaBytes: Math.round(gb * 1e9) } };
+  } catch (err) {
+    await lease.release();
+    throw err;
+  }
+}
+
 /** A watcher's error as n8n shows it, saying which part of the watcher failed (in its description and context). */
 function withSource<E extends NodeApiError | NodeOperationError>(error: E, source: ErrorSource): E {
   error.context.source = source;
@@ -65,6 +86,7 @@ export class FaceMatchTrigger implements INodeType {
     credentials: [
       { name: 'visionStreamingApi', required: true },
       { name: N8N_API_CREDENTIAL, required: true, displayOptions: { show: { usePeopleTable: [true] } } },
+      { name: HISTORY_CREDENTIAL, required: true, displayOptions: { show: { keepHistory: [true], historyStore: ['postgres'] } } },
     ],
     properties,
   };
@@ -78,18 +100,24 @@ export class FaceMatchTrigger implements INodeType {
     const keepClips = keepClipFiles(this);
     const clients = await selfAuthorisedClients(this);
     let watcher: FaceWatcher;
+    let historyLease: HistoryLease | undefined;
     try {
       const settings = watcherSettings(this);
       const people = await peopleTable(this, settings.collectionId);
+      const kept = await keptHistory(this);
+      historyLease = kept?.lease;
       // Errors and status always come: they tell "one bad analysis" from "the watch is over".
-      watcher = new FaceWatcher({ ...settings, vision: clients.vision, streaming: clients.streaming, visitorStore: staticDataStore(this), ...(people ? { people } : {}) });
+      watcher = new FaceWatcher({ ...settings, vision: clients.vision, streaming: clients.streaming, visitorStore: staticDataStore(this), ...(people ? { people } : {}), ...(kept ? { history: kept.history } : {}) });
     } catch (err) {
+      await historyLease?.release();
       await clients.close();
       throw fail(err);
     }
-    // Both steps are idempotent: n8n may close twice, and a failed start closes too.
+    // Each step is idempotent: n8n may close twice, and a failed start closes too. The history is
+    // given back after the watcher's stop, which writes every visit's end first.
     const closeFunction = async (): Promise<void> => {
       await watcher.stop();
+      await historyLease?.release();
       await clients.close();
     };
 
