@@ -137,6 +137,7 @@ function tables(src = sources()) {
   out.set('event-counts', fieldTable(COUNT_FIELDS, fieldList));
   out.set('event-pre-roll', fieldTable(src.fields.PRE_ROLL_FIELDS, fieldList));
   out.set('event-clip', fieldTable(src.fields.CLIP_FIELDS, fieldList));
+  out.set('event-history', fieldTable(src.fields.HISTORY_STATUS_FIELDS, fieldList));
   out.set('n8n-item-fields', n8nItemFields(src));
   out.set('cli-watch-flags', flagTable(src.watch.FLAGS));
   out.set('cli-publish-flags', flagTable(src.publish.FLAGS));

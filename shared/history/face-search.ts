@@ -1,55 +1,53 @@
 import { InputError } from '../errors';
 import type { ImageInput } from '../image';
-import { PeopleIndex, personVerdict, readPeople, type PeopleStore } from '../people';
+import { readPeople } from '../people/document';
+import { PeopleIndex } from '../people/people-index';
+import type { PeopleStore } from '../people/types';
+import { personVerdict } from '../people/verdict';
 import type { VisionApi } from '../vision';
-import type { HistoryQuery } from './types';
+import type { HistoryPage, HistoryQuery, HistoryStore } from './types';
 
-/** Default least score for a face to be taken for a face of the collection (the watcher's default threshold). */
-export const DEFAULT_FACE_SEARCH_THRESHOLD = 0.7;
-
-/** How many of the collection's nearest faces one compare asks for: enough for a person's faces to outrank a stranger's. */
-const NEAREST_FACES = 10;
-
-/** Who a photo's face is, as the history knows people: a person, a visitor (a face of the collection in no person), or nobody seen. */
-export type FaceIdentity =
+/** Who a photo's face is, as the history searches them: a person, a remembered stranger (a face in no person), or never seen. */
+export type FaceWho =
   | { kind: 'person'; person_id: string; name: string; face_id: string; score: number }
   | { kind: 'visitor'; visitor_id: string; score: number }
   | { kind: 'never_seen'; score: number };
 
-/** What a face search needs: the collection the watcher compared against, and its people when it names them. */
-export interface FaceSearchOptions {
+/** What a search by face takes. */
+export interface FaceSearchInput {
   vision: Pick<VisionApi, 'compareWithCollection'>;
   collectionId: string;
-  /** The collection's people: a face of a person is that person. Without it, every face of the collection is a visitor. */
-  people?: Pick<PeopleStore, 'load' | 'name' | 'key'>;
-  /** Least score for a match, 0..1 (default 0.7). */
+  /** The people: a face of a person is that person (else a face the collection knows is searched as a visitor). */
+  people?: PeopleStore;
+  history: HistoryStore;
+  /** The photo, or an event's face crop. */
+  image: ImageInput;
+  /** Least similarity for the face to be someone (default 0.7, as the watcher's). */
   threshold?: number;
+  /** More of the search (time range, stream, paging); who is the face's. */
+  query?: Omit<HistoryQuery, 'person_id' | 'name' | 'visitor_id' | 'visitor_ids'>;
   signal?: AbortSignal;
 }
 
 /**
- * Who the face in `image` is, with the one compare the service does (the photo against the
- * collection): a person when a face of theirs scores at the threshold (and no face marked as not
- * them beats it), a visitor when a face in no person does, else never seen.
+ * Who a face is and their visits: one compare of the photo with the collection (the service's only
+ * search by face), its verdict as the watcher makes it (people, not-faces, the threshold), then the
+ * history's visits of that person or visitor, newest first. A face no one in the collection matches
+ * is `never_seen` with no visits.
  */
-export async function identifyFace(image: ImageInput, o: FaceSearchOptions): Promise<FaceIdentity> {
-  const threshold = o.threshold ?? DEFAULT_FACE_SEARCH_THRESHOLD;
-  if (typeof threshold !== 'number' || !Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
-    throw new InputError('invalid_input', 'the face search threshold must be a number from 0 to 1', { field: 'threshold', limit: '0 to 1' });
-  }
-  const compared = await o.vision.compareWithCollection(o.collectionId, image, { maxResults: NEAREST_FACES, signal: o.signal });
-  const scores = compared.target.faces.map((f) => ({ face_id: f.faceId, score: f.score }));
-  const index = o.people ? PeopleIndex.of(readPeople(await o.people.load(), o.collectionId, o.people)) : PeopleIndex.EMPTY;
+export async function searchByFace(input: FaceSearchInput): Promise<{ who: FaceWho; page: HistoryPage }> {
+  const threshold = input.threshold ?? 0.7;
+  if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) throw new InputError('invalid_input', 'threshold must be a number in 0..1', { field: 'threshold', limit: '0..1' });
+  const doc = input.people ? await input.people.load() : undefined;
+  const index = doc === undefined || doc === null ? PeopleIndex.EMPTY : PeopleIndex.of(readPeople(doc, input.collectionId, input.people!));
+  const result = await input.vision.compareWithCollection(input.collectionId, input.image, { maxResults: 20, ...(input.signal ? { signal: input.signal } : {}) });
+  const scores = result.target.faces.map((f) => ({ face_id: f.faceId, score: f.score }));
   const verdict = personVerdict(scores, index, { threshold });
-  if (verdict.kind === 'person') return { kind: 'person', person_id: verdict.person_id, name: verdict.name, face_id: verdict.face_id, score: verdict.score };
-  if (verdict.kind === 'face') return { kind: 'visitor', visitor_id: verdict.face_id, score: verdict.score };
-  return { kind: 'never_seen', score: verdict.score };
-}
-
-/** The search for an identity's visits (the rest of `query` kept: a day, a stream), or undefined for a face never seen. */
-export function identityQuery(identity: FaceIdentity, query: HistoryQuery = {}): HistoryQuery | undefined {
-  const { person_id: _p, name: _n, visitor_id: _v, visitor_ids: _vs, ...rest } = query;
-  if (identity.kind === 'person') return { ...rest, person_id: identity.person_id };
-  if (identity.kind === 'visitor') return { ...rest, visitor_id: identity.visitor_id };
-  return undefined;
+  let who: FaceWho;
+  if (verdict.kind === 'person') who = { kind: 'person', person_id: verdict.person_id, name: verdict.name, face_id: verdict.face_id, score: verdict.score };
+  // A face of the collection in no person: the watcher enrols a remembered stranger under that id.
+  else if (verdict.kind === 'face') who = { kind: 'visitor', visitor_id: verdict.face_id, score: verdict.score };
+  else return { who: { kind: 'never_seen', score: verdict.score }, page: { visits: [] } };
+  const query: HistoryQuery = { ...input.query, ...(who.kind === 'person' ? { person_id: who.person_id } : { visitor_id: who.visitor_id }) };
+  return { who, page: await input.history.search(query) };
 }

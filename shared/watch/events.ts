@@ -1,6 +1,7 @@
 import type { ClientError } from '../errors';
 import type { ClipEvent } from '../clips/events';
 import type { PreRollStats } from '../clips/pre-roll';
+import type { HistoryStatus } from '../history/recorder';
 
 export type { ClipEvent } from '../clips/events';
 import type { Closest } from '../people/verdict';
@@ -151,6 +152,8 @@ export interface StatusEvent {
   present: PresentEntry[];
   /** With clips: each stream's pre-roll (what it holds, its bytes bound, the frames that bound let go). */
   pre_roll?: PreRollEntry[];
+  /** With `history`: writes kept and dropped, the last failure's code, and what the last retention sweep removed. */
+  history?: HistoryStatus;
   time: string;
 }
 
@@ -177,9 +180,10 @@ export interface StatusCounts {
  * - 'api': a Visual Recognition call for a stream's sample failed (a spent quota included);
  * - 'stream': another failure of the analysis of one stream's sample;
  * - 'visitors': the visitor book could not enrol, remove or store visitors (with rememberVisitors);
- * - 'people': the people store could not be read or was refused (with `people`; the last people read stay in use).
+ * - 'people': the people store could not be read or was refused (with `people`; the last people read stay in use);
+ * - 'history': a write to the history was dropped after its retries, or a retention sweep failed (with `history`; watching goes on).
  */
-export type ErrorSource = 'session' | 'decoder' | 'api' | 'stream' | 'visitors' | 'people';
+export type ErrorSource = 'session' | 'decoder' | 'api' | 'stream' | 'visitors' | 'people' | 'history';
 
 /** A failure the watcher survived (or, for `stop`-worthy ones, the reason it stopped). */
 export interface ErrorEvent {
