@@ -1,8 +1,8 @@
 import type { NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
-import { identifyFace, identityQuery, type FaceIdentity } from '../shared/history/face-search';
+import { searchByFace, type FaceWho } from '../shared/history/face-search';
 import { hostHistoryQuery, visitMedia, visitRow, type VisitRow } from '../shared/history/host-query';
-import type { HistoryStore, MediaKind, VisitRecord } from '../shared/history/types';
+import type { HistoryPage, HistoryQuery, HistoryStore, MediaKind, VisitRecord } from '../shared/history/types';
 import { optionalNumber, override, pickOperation, registerActionNode, type ActionContext, type ActionResult, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import { configHistory } from './lib/history';
 import { imageFromValue } from './lib/image-input';
@@ -71,7 +71,7 @@ async function run(ctx: ActionContext<HistoryDef>): Promise<ActionResult> {
 
 async function search(ctx: ActionContext<HistoryDef>, store: HistoryStore, withMedia: boolean): Promise<ActionResult> {
   const { def, msg } = ctx;
-  let query = hostHistoryQuery({
+  const query = hostHistoryQuery({
     person: override(msg, 'person', def.person),
     visitor: override(msg, 'visitor', def.visitor),
     stream: override(msg, 'stream', def.stream),
@@ -81,34 +81,43 @@ async function search(ctx: ActionContext<HistoryDef>, store: HistoryStore, withM
     limit: override(msg, 'limit', def.limit),
     cursor: msg.cursor,
   });
-  let identity: FaceIdentity | undefined;
+  let identity: FaceWho | undefined;
+  let page: HistoryPage;
   if (msg.face !== undefined && msg.face !== null && msg.face !== '') {
-    identity = await whoIs(ctx, msg.face);
-    const asked = identityQuery(identity, query);
-    if (!asked) return { payload: [], properties: { count: 0, identity }, status: 'never seen' };
-    query = asked;
-  }
-  const page = await store.search(query);
+    const found = await byFace(ctx, store, msg.face, query);
+    identity = found.who;
+    page = found.page;
+  } else page = await store.search(query);
   const rows = await Promise.all(page.visits.map((v) => row(v, store, withMedia)));
   const who = identity?.kind === 'person' ? `${identity.name}: ` : identity?.kind === 'visitor' ? 'visitor: ' : '';
-  return { payload: rows, properties: { count: rows.length, next: page.next, ...(identity ? { identity } : {}) }, status: `${who}${rows.length} visit(s)${page.next ? ', more' : ''}` };
+  const status = identity?.kind === 'never_seen' ? 'never seen' : `${who}${rows.length} visit(s)${page.next ? ', more' : ''}`;
+  return { payload: rows, properties: { count: rows.length, next: page.next, ...(identity ? { identity } : {}) }, status };
 }
 
-/** Who the face in msg.face is, through the collection (msg.collectionId or the setting) and the config's people. */
-async function whoIs(ctx: ActionContext<HistoryDef>, face: unknown): Promise<FaceIdentity> {
+/**
+ * Who the face in msg.face is, through the collection (msg.collectionId or the setting) and the
+ * config's people, and their visits (the rest of the search kept: a day, a camera).
+ */
+async function byFace(ctx: ActionContext<HistoryDef>, store: HistoryStore, face: unknown, query: HistoryQuery): Promise<{ who: FaceWho; page: HistoryPage }> {
   const { def, msg } = ctx;
   const image = imageFromValue(face, 'msg.face', 'face');
   const collectionId = override(msg, 'collectionId', def.collectionId);
   if (typeof collectionId !== 'string' || collectionId.trim() === '') {
     throw new InputError('invalid_input', 'a search by face needs the collection the watch node compares with (setting or msg.collectionId)', { field: 'collectionId', limit: 'a collection id' });
   }
+  if (query.person_id !== undefined || query.name !== undefined || query.visitor_id !== undefined) {
+    throw new InputError('invalid_input', 'a search by face finds the person itself: leave person and visitor empty', { field: 'face', limit: 'a face, or a person or visitor' });
+  }
   const id = collectionId.trim();
   const people = configPeople(ctx.RED, def.service);
-  return identifyFace(image, {
+  return searchByFace({
     vision: ctx.connection.vision(),
     collectionId: id,
     ...(people?.available ? { people: people.store(id) } : {}),
+    history: store,
+    image,
     threshold: optionalNumber(override(msg, 'threshold', def.threshold)),
+    query,
     signal: ctx.signal,
   });
 }

@@ -1,9 +1,7 @@
 import { InputError } from '../errors';
 import type { VisitKind } from '../watch/events';
+import { MAX_LIMIT, VISIT_KINDS } from './query';
 import type { HistoryQuery, HistoryStore, MediaKind, MediaRef, VisitRecord } from './types';
-
-/** The kinds of visit a search can ask for. */
-export const VISIT_KINDS: readonly VisitKind[] = ['person', 'visitor', 'stranger'];
 
 /** A person id as the people directory makes them (`p_` and a UUID): anything else is a name. */
 const PERSON_ID = /^p_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -13,7 +11,7 @@ const RELATIVE = /^(\d{1,6})\s*(m|min|h|d|w)$/i;
 const UNIT_MS: Record<string, number> = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /** Most visits a page holds. */
-export const MAX_HISTORY_LIMIT = 1000;
+const MAX_HISTORY_LIMIT = MAX_LIMIT;
 
 /** A search as a host's fields give it: text from a message, a form or a parameter, each optional. */
 export interface HostHistoryFields {

@@ -1,8 +1,8 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { InputError } from '../../../shared/errors';
-import { identifyFace, identityQuery } from '../../../shared/history/face-search';
+import { searchByFace } from '../../../shared/history/face-search';
 import { hostHistoryQuery, visitMedia, visitRow } from '../../../shared/history/host-query';
-import type { HistoryStore, MediaKind, VisitRecord } from '../../../shared/history/types';
+import type { HistoryPage, HistoryStore, MediaKind, VisitRecord } from '../../../shared/history/types';
 import type { VisionApi } from '../../../shared/vision/vision-api';
 import { HISTORY_CREDENTIAL, historyLocation, historyStoreParameter, useHistory } from '../../common/history';
 import { idParameter, idParameters } from '../../common/locators';
@@ -177,7 +177,7 @@ export const HISTORY_LABELS: Record<string, string> = {
 export const HISTORY_OPERATIONS: OperationTable<VisionApi, OperationResult>[string] = {
   async search(ctx, client, i, signal) {
     const filters = ctx.getNodeParameter('filters', i, {}) as Record<string, unknown>;
-    let query = hostHistoryQuery({
+    const query = hostHistoryQuery({
       person: ctx.getNodeParameter('person', i, ''),
       since: ctx.getNodeParameter('since', i, ''),
       until: ctx.getNodeParameter('until', i, ''),
@@ -187,23 +187,28 @@ export const HISTORY_OPERATIONS: OperationTable<VisionApi, OperationResult>[stri
       visitor: filters.visitorId,
       cursor: filters.cursor,
     });
-    let identity: IDataObject | undefined;
-    if (ctx.getNodeParameter('searchByFace', i, false) as boolean) {
+    const byFace = ctx.getNodeParameter('searchByFace', i, false) as boolean;
+    let face: { image: Buffer; collectionId: string; people?: Awaited<ReturnType<typeof peopleStore>> } | undefined;
+    if (byFace) {
+      if (query.person_id !== undefined || query.name !== undefined || query.visitor_id !== undefined) {
+        throw new InputError('invalid_input', 'Search By Face finds the person itself: leave Person and Visitor ID empty', { field: 'person', limit: 'a face, or a person' });
+      }
       const property = String(ctx.getNodeParameter('faceBinaryProperty', i, 'face') ?? '').trim();
       if (!property) throw new InputError('invalid_input', 'Face Binary Property names no binary property', { field: 'face', limit: 'the name of a binary property of the input item' });
       ctx.helpers.assertBinaryData(i, property);
-      const image = await ctx.helpers.getBinaryDataBuffer(i, property);
       const collectionId = idParameter(ctx, 'collectionId', i);
       const people = (ctx.getNodeParameter('usePeopleTable', i, false) as boolean) ? await peopleStore(ctx, i, collectionId) : undefined;
-      const who = await identifyFace(image, { vision: client, collectionId, ...(people ? { people } : {}), ...(filters.threshold !== undefined ? { threshold: filters.threshold as number } : {}), signal });
-      identity = plain(who) as IDataObject;
-      const asked = identityQuery(who, query);
-      if (!asked) return { json: { count: 0, visits: [], identity } };
-      query = asked;
+      face = { image: await ctx.helpers.getBinaryDataBuffer(i, property), collectionId, ...(people ? { people } : {}) };
     }
     const withMedia = ctx.getNodeParameter('includeMedia', i, false) as boolean;
     return useHistoryOf(ctx, i, async (store) => {
-      const page = await store.search(query);
+      let page: HistoryPage;
+      let identity: IDataObject | undefined;
+      if (face) {
+        const found = await searchByFace({ vision: client, history: store, ...face, ...(filters.threshold !== undefined ? { threshold: filters.threshold as number } : {}), query, signal });
+        identity = plain(found.who);
+        page = found.page;
+      } else page = await store.search(query);
       const binary: Record<string, IBinaryData> = {};
       const visits: IDataObject[] = [];
       for (const [n, visit] of page.visits.entries()) {
