@@ -39,7 +39,7 @@ export class ConfigHistory {
       ...(settings.maxMediaBytes !== undefined ? { maxMediaBytes: settings.maxMediaBytes } : {}),
     };
     if (url) this.#where = { location: url, ...(media ? { media } : {}) };
-    else if (userDir) this.#where = { location: path.join(userDir, PEOPLE_FOLDER, `history-${configId.replace(/[^A-Za-z0-9_-]/g, '_')}.sqlite`), ...(media ? { media } : {}) };
+    else if (userDir) this.#where = { location: path.join(userDir, PEOPLE_FOLDER, `history-${configId.replace(/[^A-Za-z0-9_-]/g, '_')}.sqlite`), ...(media ? { media } : {}), makeFolder: true };
   }
 
   /** False when Node-RED runs without a user directory and the config names no database. */

@@ -35,7 +35,7 @@ export function localHistoryFile(): string {
 /** Where the node's history is, as its History Store parameter (item `i` of an action, or the trigger's) says. */
 export async function historyLocation(ctx: IExecuteFunctions | ITriggerFunctions, i = 0): Promise<HistoryLocation> {
   const choice = 'getInputData' in ctx ? (ctx.getNodeParameter('historyStore', i, 'local') as string) : (ctx.getNodeParameter('historyStore', 'local') as string);
-  if (choice !== 'postgres') return { location: localHistoryFile() };
+  if (choice !== 'postgres') return { location: localHistoryFile(), makeFolder: true };
   const credentials = await ctx.getCredentials(HISTORY_CREDENTIAL);
   const url = typeof credentials.url === 'string' ? credentials.url.trim() : '';
   const media = typeof credentials.mediaFolder === 'string' ? credentials.mediaFolder.trim() : '';

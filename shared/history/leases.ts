@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { SharedRegistry } from '../util/shared-registry';
 import { openHistory } from './index';
 import type { HistoryStore } from './types';
@@ -7,6 +9,8 @@ import type { HistoryStore } from './types';
 export interface HistoryLocation {
   location: string;
   media?: string;
+  /** A host's own default file: its folder is made (0700) when missing, as the host's other files' is. */
+  makeFolder?: boolean;
 }
 
 /** A history lent to one user (a watch node, a trigger, an action); give it back with release(). */
@@ -40,7 +44,11 @@ export function acquireHistory(where: HistoryLocation): HistoryLease {
   const key = createHash('sha256').update(JSON.stringify([where.location, where.media ?? ''])).digest('hex');
   const take = () =>
     histories.acquire(key, () => {
-      const opening: Opening = { store: Promise.resolve().then(() => openHistory({ location: where.location, ...(where.media ? { media: where.media } : {}) })), failed: false };
+      const open = async (): Promise<HistoryStore> => {
+        if (where.makeFolder) await mkdir(path.dirname(where.location), { recursive: true, mode: 0o700 });
+        return openHistory({ location: where.location, ...(where.media ? { media: where.media } : {}) });
+      };
+      const opening: Opening = { store: open(), failed: false };
       opening.store.catch(() => (opening.failed = true));
       return opening;
     });
