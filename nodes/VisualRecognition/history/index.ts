@@ -225,8 +225,8 @@ export const HISTORY_OPERATIONS: OperationTable<VisionApi, OperationResult>[stri
       const visit = await store.get(visitId);
       if (!visit) throw new InputError('invalid_input', `The history has no visit ${visitId.slice(0, 80)}`, { field: 'visit_id', limit: 'a visit ID of this history' });
       const binary: Record<string, IBinaryData> = {};
-      if (withMedia) await mediaBinaries(ctx, visit, store, (kind) => kind, binary);
-      return { json: plain(visitRow(visit, store)) as IDataObject, ...(withMedia ? { binary } : {}) };
+      const names = withMedia ? await mediaBinaries(ctx, visit, store, (kind) => kind, binary) : {};
+      return { json: { ...(plain(visitRow(visit, store)) as IDataObject), ...names }, ...(withMedia ? { binary } : {}) };
     });
   },
   async delete(ctx, _client, i) {
