@@ -21,7 +21,7 @@ interface HistoryDef extends ServiceNodeDef {
   /** The collection a face is searched in (msg.face). */
   collectionId?: string;
   threshold?: string | number;
-  /** Whether rows carry their media files' bytes (msg.media: true), beside their paths. */
+  /** Whether rows carry their media files' bytes (msg.withMedia: true, or a list of kinds), beside their paths. */
   withMedia?: boolean;
 }
 
@@ -48,8 +48,7 @@ async function run(ctx: ActionContext<HistoryDef>): Promise<ActionResult> {
   const operation = pickOperation(msg, def.operation, 'search', OPERATIONS);
   const history = configHistory(ctx.RED, def.service);
   if (!history) throw new InputError('invalid_input', 'vision-streaming-history needs a vision-streaming-config node', { field: 'service', limit: 'a configured service' });
-  const withMedia = override(msg, 'withMedia', def.withMedia ?? false);
-  if (typeof withMedia !== 'boolean') throw new InputError('invalid_input', 'msg.withMedia must be true or false', { field: 'withMedia', limit: 'a boolean' });
+  const withMedia = mediaWanted(override(msg, 'withMedia', def.withMedia ?? false));
   switch (operation) {
     case 'search':
       return search(ctx, await history.store(), withMedia);
@@ -69,7 +68,7 @@ async function run(ctx: ActionContext<HistoryDef>): Promise<ActionResult> {
   }
 }
 
-async function search(ctx: ActionContext<HistoryDef>, store: HistoryStore, withMedia: boolean): Promise<ActionResult> {
+async function search(ctx: ActionContext<HistoryDef>, store: HistoryStore, withMedia: readonly MediaKind[]): Promise<ActionResult> {
   const { def, msg } = ctx;
   const query = hostHistoryQuery({
     person: override(msg, 'person', def.person),
@@ -122,10 +121,18 @@ async function byFace(ctx: ActionContext<HistoryDef>, store: HistoryStore, face:
   });
 }
 
-async function row(visit: VisitRecord, store: HistoryStore, withMedia: boolean): Promise<HistoryRow> {
+async function row(visit: VisitRecord, store: HistoryStore, withMedia: readonly MediaKind[]): Promise<HistoryRow> {
   const out: HistoryRow = visitRow(visit, store);
-  if (withMedia) out.media = Object.fromEntries((await visitMedia(visit, store, MEDIA)).map((m) => [m.kind, m.bytes]));
+  if (withMedia.length > 0) out.media = Object.fromEntries((await visitMedia(visit, store, withMedia)).map((m) => [m.kind, m.bytes]));
   return out;
+}
+
+/** The media kinds a message wants as bytes: true (all), false (none), or a list such as ['face'] (a page of faces without every clip). */
+function mediaWanted(value: unknown): readonly MediaKind[] {
+  if (value === true) return MEDIA;
+  if (value === false) return [];
+  if (Array.isArray(value) && value.length > 0 && value.every((k) => MEDIA.includes(k as MediaKind))) return value as MediaKind[];
+  throw new InputError('invalid_input', `msg.withMedia must be true, false, or a list of ${MEDIA.join(', ')}`, { field: 'withMedia', limit: `a boolean or a list of ${MEDIA.join(' | ')}` });
 }
 
 /** The visit a get or delete names: msg.visit_id, else the visit_id of msg.payload (a row or a watch event). */
