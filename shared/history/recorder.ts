@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { ClientError, codedError } from '../errors';
 import type { ClipEvent } from '../clips/events';
 import type { ArrivedEvent, FaceQuality, LeftEvent, MatchEvent, UnknownEvent, WatchEvent, WatcherEvents } from '../watch/events';
+import { DEFAULT_RETENTION } from './sql-store';
 import type { HistoryStore, MediaKind, RetentionPolicy, SweepReceipt, VisitPatch } from './types';
 
 /** Codes of the recorder's errors: a write given up after its attempts, a write the full queue refused, a sweep that failed. */
@@ -47,8 +48,6 @@ export interface HistoryRecorderOptions {
   onSweep?: (receipt: SweepReceipt) => void;
 }
 
-/** Default retention: 30 days, 2 GB of media. */
-export const DEFAULT_RETENTION: RetentionPolicy = { maxAgeDays: 30, maxMediaBytes: 2 * 1024 ** 3 };
 const HOUR_MS = 3_600_000;
 /** The same failure is told at most once in this span (it is still counted). */
 const REPEAT_ERROR_MS = 30_000;
