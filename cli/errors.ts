@@ -20,6 +20,8 @@ const FIELD_FLAGS: Readonly<Record<string, string>> = {
   maxAgeDays: 'keep-days',
   maxMediaBytes: 'keep-bytes',
   historyMedia: 'history-media',
+  location: 'history',
+  media: 'history-media',
   person_id: 'person',
   visitor_id: 'visitor',
   stream_id: 'stream',

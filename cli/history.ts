@@ -36,8 +36,7 @@ export function historyOptionOf(flags: FlagValues): HistoryOption | undefined {
 export async function openWatchHistory(flags: FlagValues): Promise<HistoryOption | undefined> {
   const o = historyOptionOf(flags);
   if (!o) return undefined;
-  const { location: _location, media: _media, ...retention } = o;
-  return { ...retention, store: await openHistoryFlag(flags) };
+  return { maxAgeDays: o.maxAgeDays, maxMediaBytes: o.maxMediaBytes, store: await openHistoryFlag(flags) };
 }
 
 /** Opens the history --history names (an InputError for one that is refused: another user's, a link, world-writable). */

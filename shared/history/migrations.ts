@@ -28,8 +28,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 1,
     name: 'visits, their events and media',
     statements: (d) => [
-      // ends_at: left_at, or for a visit that goes on the time of its latest event: what a search by
-      // time range compares, with arrived_at on the indexes.
+      // ends_at: left_at, or for a visit that goes on the time of its latest event (what a sweep by age
+      // compares, and with arrived_at what bounds a search by time range).
       `CREATE TABLE visits (
         visit_id TEXT PRIMARY KEY,
         kind TEXT NOT NULL,
@@ -55,6 +55,8 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX visits_stream_arrived ON visits (stream_id, arrived_at)',
       'CREATE INDEX visits_name_arrived ON visits (name_key, arrived_at)',
       'CREATE INDEX visits_arrived ON visits (arrived_at)',
+      // Visits that go on (few): a range search finds those that arrived long before its start here.
+      'CREATE INDEX visits_open_arrived ON visits (arrived_at) WHERE left_at IS NULL',
       `CREATE TABLE visit_events (
         event_id ${d.autoId},
         visit_id TEXT NOT NULL,

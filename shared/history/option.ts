@@ -1,5 +1,5 @@
 import { InputError } from '../errors';
-import { DEFAULT_RETENTION } from './recorder';
+import { DEFAULT_RETENTION } from './sql-store';
 import type { HistoryStore, RetentionPolicy } from './types';
 
 /**

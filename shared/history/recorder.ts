@@ -2,28 +2,17 @@ import { closeSync, openSync, readFile } from 'node:fs';
 import type { EventEmitter } from 'node:events';
 import { ClientError, codedError } from '../errors';
 import type { ClipEvent } from '../clips/events';
-import type { ArrivedEvent, FaceQuality, LeftEvent, MatchEvent, UnknownEvent, WatchEvent, WatcherEvents } from '../watch/events';
+import type { ArrivedEvent, FaceQuality, HistoryStatus, LeftEvent, MatchEvent, UnknownEvent, WatchEvent, WatcherEvents } from '../watch/events';
+import { DEFAULT_RETENTION } from './sql-store';
 import type { HistoryStore, MediaKind, RetentionPolicy, SweepReceipt, VisitPatch } from './types';
+
+export type { HistoryStatus } from '../watch/events';
 
 /** Codes of the recorder's errors: a write given up after its attempts, a write the full queue refused, a sweep that failed. */
 export type HistoryRecorderErrorCode = 'history_write_failed' | 'history_queue_full' | 'history_sweep_failed';
 
 /** A failure of the history's recorder (the store's own error, when there is one, is named in the message by its code). */
 export class HistoryRecorderError extends codedError<HistoryRecorderErrorCode>('HistoryRecorderError') {}
-
-/** What a recorder tells of itself, as the watcher's status events carry it (`history`). */
-export interface HistoryStatus {
-  /** Writes that reached the store: visits created and updated, media stored. */
-  written: number;
-  /** Writes given up: failed after every attempt, refused by a full queue, or left when the recorder closed. */
-  dropped: number;
-  /** Writes waiting now. */
-  queued: number;
-  /** The code of the last failure (the store's, e.g. SQLITE_READONLY, ENOSPC, or the recorder's). */
-  last_error?: string;
-  /** The last retention sweep: what it removed and when. */
-  last_sweep?: SweepReceipt;
-}
 
 /** How a recorder queues, retries and sweeps. */
 export interface HistoryRecorderOptions {
@@ -47,8 +36,6 @@ export interface HistoryRecorderOptions {
   onSweep?: (receipt: SweepReceipt) => void;
 }
 
-/** Default retention: 30 days, 2 GB of media. */
-export const DEFAULT_RETENTION: RetentionPolicy = { maxAgeDays: 30, maxMediaBytes: 2 * 1024 ** 3 };
 const HOUR_MS = 3_600_000;
 /** The same failure is told at most once in this span (it is still counted). */
 const REPEAT_ERROR_MS = 30_000;

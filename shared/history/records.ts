@@ -83,7 +83,6 @@ export function mergePatch(current: VisitRow | undefined, patch: VisitPatch, now
   if (patch.events !== undefined && (!Array.isArray(patch.events) || patch.events.length > MAX_EVENTS_PER_WRITE)) {
     throw new InputError('invalid_input', `events must be a list of at most ${MAX_EVENTS_PER_WRITE} events`, { field: 'events', limit: `at most ${MAX_EVENTS_PER_WRITE}` });
   }
-  const events = (patch.events ?? []).map(checkEvent);
   const row: VisitRow = current ? { ...current } : (Object.fromEntries(VISIT_COLUMN_NAMES.map((c) => [c, null])) as VisitRow);
   row.visit_id = visitId;
   if (current === undefined) {
@@ -108,13 +107,15 @@ export function mergePatch(current: VisitRow | undefined, patch: VisitPatch, now
   if (patch.duration_s !== undefined) row.duration_s = optionalNumber(patch.duration_s, 'duration_s', 0);
   if (patch.best_score !== undefined) row.best_score = optionalNumber(patch.best_score, 'best_score');
   if (patch.quality !== undefined) row.quality = checkQuality(patch.quality);
+  const events = (patch.events ?? []).map(checkEvent);
   const arrived = num(row.arrived_at);
   const left = row.left_at === null ? null : num(row.left_at);
   if (left !== null && left < arrived) {
     throw new InputError('invalid_input', `left_at (${iso(left)}) is before arrived_at (${iso(arrived)})`, { field: 'left_at', limit: 'not before arrived_at' });
   }
   if (left !== null && patch.duration_s === undefined) row.duration_s = (left - arrived) / 1000;
-  // A visit that goes on reaches as far as its latest event; a closed one to when it left.
+  // ends_at: when it left, or for a visit that goes on its latest event: how far back a sweep by
+  // age and a range search's bound reach (a visit that goes on overlaps every range after its arrival).
   const latest = Math.max(arrived, current ? num(current.ends_at) : arrived, ...events.map((e) => e.event_at));
   row.ends_at = left ?? latest;
   row.updated_at = nowMs;

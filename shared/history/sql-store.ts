@@ -136,8 +136,13 @@ export class SqlHistoryStore implements HistoryStore {
     this.#open();
     const q = checkQuery(query);
     const longest = q.since === undefined ? 0 : num((await this.#exec.all(SELECT_LONGEST_SQL, []))[0]?.meta_value ?? 0);
-    const statement = searchSql({ ...q, longest_ms: longest, take: q.limit + 1 });
-    const rows = await this.#exec.all(statement.text, statement.params);
+    const filters = { ...q, longest_ms: longest, take: q.limit + 1 };
+    const recent = searchSql(filters, 'recent');
+    const rows = await this.#exec.all(recent.text, recent.params);
+    if (q.since !== undefined && rows.length <= q.limit) {
+      const open = searchSql({ ...filters, take: q.limit + 1 - rows.length }, 'open-before');
+      rows.push(...(await this.#exec.all(open.text, open.params)));
+    }
     const page = rows.slice(0, q.limit);
     const visits = await this.#records(page);
     const last = page[page.length - 1];

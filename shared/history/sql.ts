@@ -128,37 +128,54 @@ export interface SearchFilters {
   kind?: string;
   since?: number;
   until?: number;
-  /** The longest visit span (ms), with `since`: how far before it an overlapping visit can have arrived. */
+  /** The longest visit span (ms) saved, with `since`: how far before it a visit that has left can have arrived. */
   longest_ms?: number;
   cursor?: { arrived_at: number; visit_id: string };
-  /** Rows to read (the page plus one, to know whether there is another). */
+  /** Rows to read. */
   take: number;
 }
 
 /**
- * The search's statement: a fixed fragment per filter given, each value a parameter, newest first
+ * Which part of a search by time range: `recent`, the visits that arrived from `since` minus the
+ * longest span on (a bounded range on an arrival index); `open-before`, the visits that go on and
+ * arrived before that (through the index of open visits). Every `recent` row arrived after every
+ * `open-before` row, so a page is the first, then the second. Without `since` there is one part: `recent`.
+ */
+export type SearchPart = 'recent' | 'open-before';
+
+/**
+ * A search's statement: a fixed fragment per filter given, each value a parameter, newest first
  * with the visit id breaking ties so a cursor resumes exactly where the page ended.
  */
-export function searchSql(f: SearchFilters): SqlStatement {
+export function searchSql(f: SearchFilters, part: SearchPart = 'recent'): SqlStatement {
   const where: string[] = [];
   const params: SqlValue[] = [];
   const param = (value: SqlValue): string => {
     params.push(value);
     return `$${params.length}`;
   };
-  if (f.person_id !== undefined) where.push(`person_id = ${param(f.person_id)}`);
-  if (f.name_key !== undefined) where.push(`name_key = ${param(f.name_key)}`);
+  // In the open part `col || ''` keeps the planner off the column's index (in both engines) and on
+  // the small index of open visits; NULL || '' is NULL, so the comparison means the same.
+  const col = (name: string): string => (part === 'open-before' ? `${name} || ''` : name);
+  if (f.person_id !== undefined) where.push(`${col('person_id')} = ${param(f.person_id)}`);
+  if (f.name_key !== undefined) where.push(`${col('name_key')} = ${param(f.name_key)}`);
   if (f.visitor_ids !== undefined) {
-    if (f.visitor_ids.length === 1) where.push(`visitor_id = ${param(f.visitor_ids[0]!)}`);
-    else where.push(`visitor_id IN (${f.visitor_ids.map((v) => param(v)).join(', ')})`);
+    if (f.visitor_ids.length === 1) where.push(`${col('visitor_id')} = ${param(f.visitor_ids[0]!)}`);
+    else where.push(`${col('visitor_id')} IN (${f.visitor_ids.map((v) => param(v)).join(', ')})`);
   }
-  if (f.stream_id !== undefined) where.push(`stream_id = ${param(f.stream_id)}`);
+  if (f.stream_id !== undefined) where.push(`${col('stream_id')} = ${param(f.stream_id)}`);
   if (f.room_id !== undefined) where.push(`room_id = ${param(f.room_id)}`);
   if (f.kind !== undefined) where.push(`kind = ${param(f.kind)}`);
   if (f.until !== undefined) where.push(`arrived_at < ${param(f.until)}`);
   if (f.since !== undefined) {
-    where.push(`ends_at >= ${param(f.since)}`);
-    where.push(`arrived_at >= ${param(f.since - (f.longest_ms ?? 0))}`);
+    const lower = f.since - (f.longest_ms ?? 0);
+    if (part === 'recent') {
+      where.push(`arrived_at >= ${param(lower)}`);
+      where.push(`(ends_at >= ${param(f.since)} OR left_at IS NULL)`);
+    } else {
+      where.push('left_at IS NULL');
+      where.push(`arrived_at < ${param(lower)}`);
+    }
   }
   if (f.cursor !== undefined) {
     const at = param(f.cursor.arrived_at);

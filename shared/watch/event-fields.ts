@@ -1,5 +1,4 @@
-import type { HistoryStatus } from '../history/recorder';
-import type { ArrivedEvent, ClipEvent, ErrorEvent, FaceQuality, LeftEvent, MatchEvent, PresentEntry, PreRollEntry, StatusCounts, StatusEvent, UnknownEvent, WatchEventName } from './events';
+import type { ArrivedEvent, HistoryStatus, ClipEvent, ErrorEvent, FaceQuality, LeftEvent, MatchEvent, PresentEntry, PreRollEntry, StatusCounts, StatusEvent, UnknownEvent, WatchEventName } from './events';
 
 /**
  * The fields of each event the watcher emits, each with one line of doc, in the order the docs list

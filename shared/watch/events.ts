@@ -1,7 +1,6 @@
 import type { ClientError } from '../errors';
 import type { ClipEvent } from '../clips/events';
 import type { PreRollStats } from '../clips/pre-roll';
-import type { HistoryStatus } from '../history/recorder';
 
 export type { ClipEvent } from '../clips/events';
 import type { Closest } from '../people/verdict';
@@ -155,6 +154,20 @@ export interface StatusEvent {
   /** With `history`: writes kept and dropped, the last failure's code, and what the last retention sweep removed. */
   history?: HistoryStatus;
   time: string;
+}
+
+/** What a watcher's history recorder tells of itself in each status event (with `history`). */
+export interface HistoryStatus {
+  /** Writes that reached the store: visits created and updated, media stored. */
+  written: number;
+  /** Writes given up: failed after every attempt, refused by a full queue, or left when the recorder closed. */
+  dropped: number;
+  /** Writes waiting now. */
+  queued: number;
+  /** The code of the last failure (the store's, e.g. SQLITE_READONLY, ENOSPC, or the recorder's). */
+  last_error?: string;
+  /** The last retention sweep: what it removed and when (the store's SweepReceipt). */
+  last_sweep?: { removed_visits: number; removed_media: number; removed_media_for_size: number; freed_bytes: number; time: string };
 }
 
 /** A stream's pre-roll, as status events list them. */
