@@ -1,7 +1,7 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /**
- * Where the visits are kept when several n8n machines share them (queue mode, several instances):
+ * Tested by the nodes that use it (testHistoryCredential: the database opens). Where the visits are kept when several n8n machines share them (queue mode, several instances):
  * a PostgreSQL database and a media folder every machine reaches. Without it, each n8n keeps its
  * history in a SQLite file of its own user folder.
  */
@@ -15,6 +15,8 @@ export class VisionStreamingHistory implements ICredentialType {
   documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-vision-streaming#history';
 
   properties: INodeProperties[] = [
+    // The URL holds the database user's password: shown as a password, kept out of the editor.
+    // eslint-disable-next-line @n8n/community-nodes/credential-unnecessary-password
     {
       displayName: 'Connection URL',
       name: 'url',

@@ -11,8 +11,9 @@ import { TablePeopleStore } from '../../shared/people/table-store';
 import { FaceWatcher, type ClipEvent, type ErrorSource, type VisitorStore, type WatchEventName } from '../../shared/watch';
 import { selfAuthorisedClients } from '../common/self-authorised';
 import { toNodeError } from '../common/errors';
-import { HISTORY_CREDENTIAL, historyLocation } from '../common/history';
+import { historyLocation, testHistoryCredential } from '../common/history';
 import { acquireHistory, type HistoryLease } from '../../shared/history/leases';
+import type { HistoryStore } from '../../shared/history/types';
 import type { WatchOptions } from '../../shared/watch';
 import { listSearch } from '../common/locators';
 import { N8N_API_CREDENTIAL, peopleListSearch, tableIdParameter, triggerRequest } from '../common/people-table';
@@ -43,21 +44,19 @@ async function peopleTable(ctx: ITriggerFunctions, collectionId: string): Promis
 }
 
 /**
- * The history the watcher keeps with Keep History: the store of History Store, opened here (shared
- * with History searches in this process) so that a database that cannot be opened fails the
- * activation with its reason.
+ * The history the watcher keeps with Keep History: a lease of the History Store's history (shared
+ * with History searches in this process), opened before the watch starts so that a database that
+ * cannot be opened fails the activation with its reason.
  */
-async function keptHistory(ctx: ITriggerFunctions): Promise<{ lease: HistoryLease; history: NonNullable<WatchOptions['history']> } | undefined> {
-  if (!(ctx.getNodeParameter('keepHistory', false) as boolean)) return undefined;
-  const lease = acquireHistory(await historyLocation(ctx));
-  try {
-    const days = ctx.getNodeParameter('historyDays', 30) as number;
-    const gb = ctx.getNodeParameter('historyMediaGB', 2) as number;
-    return { lease, history: { store: await lease.store(), maxAgeDays: days, maxMediaBytes: Math.round(gb * 1e9) } };
-  } catch (err) {
-    await lease.release();
-    throw err;
-  }
+async function historyLease(ctx: ITriggerFunctions): Promise<HistoryLease | undefined> {
+  return (ctx.getNodeParameter('keepHistory', false) as boolean) ? acquireHistory(await historyLocation(ctx)) : undefined;
+}
+
+/** The watcher's history option over an open store: how long visits and media stay. */
+function historyOption(ctx: ITriggerFunctions, store: HistoryStore): NonNullable<WatchOptions['history']> {
+  const days = ctx.getNodeParameter('historyDays', 30) as number;
+  const gb = ctx.getNodeParameter('historyMediaGB', 2) as number;
+  return { store, maxAgeDays: days, maxMediaBytes: Math.round(gb * 1e9) };
 }
 
 /** A watcher's error as n8n shows it, saying which part of the watcher failed (in its description and context). */
@@ -86,12 +85,12 @@ export class FaceMatchTrigger implements INodeType {
     credentials: [
       { name: 'visionStreamingApi', required: true },
       { name: N8N_API_CREDENTIAL, required: true, displayOptions: { show: { usePeopleTable: [true] } } },
-      { name: HISTORY_CREDENTIAL, required: true, displayOptions: { show: { keepHistory: [true], historyStore: ['postgres'] } } },
+      { name: 'visionStreamingHistory', required: true, testedBy: 'testHistoryCredential', displayOptions: { show: { keepHistory: [true], historyStore: ['postgres'] } } },
     ],
     properties,
   };
 
-  methods = { listSearch: { ...listSearch, ...peopleListSearch } };
+  methods = { listSearch: { ...listSearch, ...peopleListSearch }, credentialTest: { testHistoryCredential } };
 
   async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
     const node = this.getNode();
@@ -100,16 +99,16 @@ export class FaceMatchTrigger implements INodeType {
     const keepClips = keepClipFiles(this);
     const clients = await selfAuthorisedClients(this);
     let watcher: FaceWatcher;
-    let historyLease: HistoryLease | undefined;
+    let lease: HistoryLease | undefined;
     try {
       const settings = watcherSettings(this);
       const people = await peopleTable(this, settings.collectionId);
-      const kept = await keptHistory(this);
-      historyLease = kept?.lease;
+      lease = await historyLease(this);
+      const history = lease ? historyOption(this, await lease.store()) : undefined;
       // Errors and status always come: they tell "one bad analysis" from "the watch is over".
-      watcher = new FaceWatcher({ ...settings, vision: clients.vision, streaming: clients.streaming, visitorStore: staticDataStore(this), ...(people ? { people } : {}), ...(kept ? { history: kept.history } : {}) });
+      watcher = new FaceWatcher({ ...settings, vision: clients.vision, streaming: clients.streaming, visitorStore: staticDataStore(this), ...(people ? { people } : {}), ...(history ? { history } : {}) });
     } catch (err) {
-      await historyLease?.release();
+      await lease?.release();
       await clients.close();
       throw fail(err);
     }
@@ -117,7 +116,7 @@ export class FaceMatchTrigger implements INodeType {
     // given back after the watcher's stop, which writes every visit's end first.
     const closeFunction = async (): Promise<void> => {
       await watcher.stop();
-      await historyLease?.release();
+      await lease?.release();
       await clients.close();
     };
 

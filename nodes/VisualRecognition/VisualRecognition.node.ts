@@ -1,4 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { testHistoryCredential } from '../common/history';
 import { listSearch } from '../common/locators';
 import { N8N_API_CREDENTIAL, peopleListSearch } from '../common/people-table';
 import { boxesImage } from './boxes';
@@ -30,7 +31,7 @@ export class VisualRecognition extends VisualRecognitionNode {
     };
   }
 
-  override methods = { listSearch: { ...listSearch, ...peopleListSearch } };
+  override methods = { listSearch: { ...listSearch, ...peopleListSearch }, credentialTest: { testHistoryCredential } };
 
   override async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return executeVisualRecognition(this, boxesImage, { operations: { person: PERSON_OPERATIONS, history: HISTORY_OPERATIONS }, labels: (resource) => (resource === 'history' ? HISTORY_LABELS : PERSON_LABELS) });

@@ -1,10 +1,8 @@
-import type { IExecuteFunctions, INodeProperties, ITriggerFunctions } from 'n8n-workflow';
-import { existsSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, IExecuteFunctions, INodeCredentialTestResult, INodeProperties, ITriggerFunctions } from 'n8n-workflow';
 import { InputError } from '../../shared/errors';
-import { acquireHistory, type HistoryLocation } from '../../shared/history/leases';
-import type { HistoryStore } from '../../shared/history/types';
+import { appHistoryFile, historyProblem, type HistoryLocation } from '../../shared/history/leases';
+
+export { useHistory } from '../../shared/history/leases';
 
 /** The credential of a history several n8n machines share (PostgreSQL and a shared media folder). */
 export const HISTORY_CREDENTIAL = 'visionStreamingHistory';
@@ -29,14 +27,18 @@ export function historyStoreParameter(show: Shown): INodeProperties {
 
 /** The SQLite file of this n8n's history: in .n8n of N8N_USER_FOLDER or the home folder, where n8n keeps its own. */
 export function localHistoryFile(): string {
-  return path.join(process.env.N8N_USER_FOLDER || os.homedir(), '.n8n', 'vision-streaming', 'history.sqlite');
+  return appHistoryFile('N8N_USER_FOLDER', '.n8n');
 }
 
 /** Where the node's history is, as its History Store parameter (item `i` of an action, or the trigger's) says. */
 export async function historyLocation(ctx: IExecuteFunctions | ITriggerFunctions, i = 0): Promise<HistoryLocation> {
   const choice = 'getInputData' in ctx ? (ctx.getNodeParameter('historyStore', i, 'local') as string) : (ctx.getNodeParameter('historyStore', 'local') as string);
   if (choice !== 'postgres') return { location: localHistoryFile(), makeFolder: true };
-  const credentials = await ctx.getCredentials(HISTORY_CREDENTIAL);
+  return credentialLocation(await ctx.getCredentials(HISTORY_CREDENTIAL));
+}
+
+/** The PostgreSQL history a Vision Streaming History credential names, checked. */
+function credentialLocation(credentials: ICredentialDataDecryptedObject): HistoryLocation {
   const url = typeof credentials.url === 'string' ? credentials.url.trim() : '';
   const media = typeof credentials.mediaFolder === 'string' ? credentials.mediaFolder.trim() : '';
   if (!/^postgres(ql)?:\/\//i.test(url)) throw new InputError('invalid_input', 'The Vision Streaming History credential needs a Connection URL starting with postgres://', { field: 'historyUrl', limit: 'a postgres:// URL' });
@@ -44,17 +46,12 @@ export async function historyLocation(ctx: IExecuteFunctions | ITriggerFunctions
   return { location: url, media };
 }
 
-/**
- * Runs `use` on the history at `where` (shared in this process with a trigger that keeps it open,
- * else opened for the call and closed after). `ifExists`: a local history never written is not made
- * for a call that only erases (undefined then).
- */
-export async function useHistory<T>(where: HistoryLocation, use: (store: HistoryStore) => Promise<T>, ifExists = false): Promise<T | undefined> {
-  if (ifExists && !where.location.includes('://') && !existsSync(where.location)) return undefined;
-  const lease = acquireHistory(where);
+/** The credential test of a Vision Streaming History credential: the database opens (its tables made or checked) and the media folder is usable. */
+export async function testHistoryCredential(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
   try {
-    return await use(await lease.store());
-  } finally {
-    await lease.release();
+    const problem = await historyProblem(credentialLocation(credential.data ?? {}));
+    return problem ? { status: 'Error', message: problem } : { status: 'OK', message: 'The history database opens and its media folder is usable' };
+  } catch (err) {
+    return { status: 'Error', message: err instanceof Error ? err.message : String(err) };
   }
 }

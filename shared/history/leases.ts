@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { SharedRegistry } from '../util/shared-registry';
 import { openHistory } from './index';
@@ -69,4 +71,34 @@ export function acquireHistory(where: HistoryLocation): HistoryLease {
       return lease.release();
     },
   };
+}
+
+/**
+ * Runs `use` on the history at `where`, shared with whoever holds it open in this process (a watcher),
+ * else opened for the call and closed after. With `ifExists`, a history file never written is not made
+ * for the call (undefined then): an erase has nothing to do there.
+ */
+export async function useHistory<T>(where: HistoryLocation, use: (store: HistoryStore) => Promise<T>, options: { ifExists?: boolean } = {}): Promise<T | undefined> {
+  if (options.ifExists && !/^postgres(ql)?:\/\//i.test(where.location) && !existsSync(where.location)) return undefined;
+  const lease = acquireHistory(where);
+  try {
+    return await use(await lease.store());
+  } finally {
+    await lease.release();
+  }
+}
+
+/** Whether the history at `where` opens (its tables made or checked): undefined when it does, else why not, without secrets. */
+export async function historyProblem(where: HistoryLocation): Promise<string | undefined> {
+  try {
+    await useHistory(where, async () => undefined);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** A host application's own history file: `appFolder` (e.g. '.n8n') in the folder `userFolderVar` names, else the home folder, then `vision-streaming/history.sqlite`. */
+export function appHistoryFile(userFolderVar: string, appFolder: string): string {
+  return path.join(process.env[userFolderVar] || os.homedir(), appFolder, 'vision-streaming', 'history.sqlite');
 }

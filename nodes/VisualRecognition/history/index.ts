@@ -244,7 +244,7 @@ export function withHistory(properties: INodeProperties[]): INodeProperties[] {
 }
 
 /** The credential the History resource (and Person > Forget) needs when the history is on PostgreSQL. */
-export const HISTORY_CREDENTIAL_ENTRY = { name: HISTORY_CREDENTIAL, required: true, displayOptions: { show: { historyStore: ['postgres'] } } };
+export const HISTORY_CREDENTIAL_ENTRY = { name: HISTORY_CREDENTIAL, required: true, testedBy: 'testHistoryCredential', displayOptions: { show: { historyStore: ['postgres'] } } };
 
 async function useHistoryOf(ctx: IExecuteFunctions, i: number, use: (store: HistoryStore) => Promise<OperationResult>): Promise<OperationResult> {
   return (await useHistory(await historyLocation(ctx, i), use))!;

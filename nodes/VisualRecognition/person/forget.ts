@@ -14,7 +14,7 @@ export const forget: PersonOperation = {
   async execute(ctx, client, i) {
     const call = (people: Parameters<Parameters<typeof withDirectory>[3]>[0]) => people.forget({ person: personRef(ctx, 'person', i) });
     // The history the trigger keeps with Keep History; a local one never written has nothing to erase (and is not made).
-    const erased = await useHistory(await historyLocation(ctx, i), (history) => withDirectory(ctx, client, i, call, undefined, history), true);
+    const erased = await useHistory(await historyLocation(ctx, i), (history) => withDirectory(ctx, client, i, call, undefined, history), { ifExists: true });
     return erased ?? withDirectory(ctx, client, i, call);
   },
 };
