@@ -12,9 +12,12 @@
  * The visits: 30 days, 60% of 200 known people, 25% of 5000 visitors, 15% strangers, over 40
  * streams in 10 rooms, 5 s to 10 min each, an arrived and a left event each.
  * Engines: SQLite (a file in a temporary folder) always; PostgreSQL when HISTORY_BENCH_PG_URL names
- * a database the bench may fill (its tables are dropped first and after).
+ * a database the bench may fill (its tables are dropped first and after), or with HISTORY_BENCH_PG=1
+ * a server of its own: Debian's PostgreSQL started in a temporary folder on 127.0.0.1 as the tests
+ * start it (test/support/postgres.ts), with its durability on (fsync, synchronous commit), stopped
+ * and removed after.
  * Run: npm run bench:history. Knobs: HISTORY_BENCH_ENGINE (sqlite, postgres or all; default all
- * available), HISTORY_BENCH_PG_URL, HISTORY_BENCH_VISITS (1000000), HISTORY_BENCH_WRITES (visits
+ * available), HISTORY_BENCH_PG_URL, HISTORY_BENCH_PG=1, HISTORY_BENCH_VISITS (1000000), HISTORY_BENCH_WRITES (visits
  * written while timed, 1000: two writes each), HISTORY_BENCH_SEARCHES (500 of each kind), HISTORY_BENCH_KEEP=1 (the SQLite file is kept and
  * its path printed, to look at its query plans).
  * The last line printed is one JSON object.
@@ -28,12 +31,14 @@ import { openHistory } from '../shared/history';
 import { sqlitePlaceholders } from '../shared/history/dialect';
 import { INSERT_EVENT_SQL, INSERT_VISIT_SQL, RAISE_LONGEST_SQL, VISIT_COLUMN_NAMES, type SqlValue } from '../shared/history/sql';
 import type { HistoryQuery, HistoryStore } from '../shared/history/types';
+import { postgresSkipReason, startPostgres, type TestPostgres } from '../test/support/postgres';
 
 const VISITS = positiveInt(process.env.HISTORY_BENCH_VISITS, 1_000_000);
 const WRITES = positiveInt(process.env.HISTORY_BENCH_WRITES, 1000);
 const SEARCHES = positiveInt(process.env.HISTORY_BENCH_SEARCHES, 500);
 const ENGINE = process.env.HISTORY_BENCH_ENGINE ?? 'all';
 const PG_URL = process.env.HISTORY_BENCH_PG_URL;
+const PG_OWN = process.env.HISTORY_BENCH_PG === '1';
 const KEEP = process.env.HISTORY_BENCH_KEEP === '1';
 
 const DAY = 86_400_000;
@@ -70,16 +75,24 @@ const sqliteEngine: BenchEngine = {
       store,
       async bulkLoad(rows, longestMs) {
         // A second connection of the bench's own: the store's statements, prepared once, one transaction.
+        // The store's own connection stays open and idle meanwhile.
         const db = new DatabaseSync(file);
         try {
           db.exec('PRAGMA synchronous = NORMAL');
+          // The indexes of a million rows in memory while they are built (the bench's connection only).
+          db.exec('PRAGMA cache_size = -1000000');
+          db.exec('BEGIN IMMEDIATE');
+          // The migration's secondary indexes are dropped and made again after the rows (one sort
+          // each instead of a million scattered inserts), from their own text as the database keeps it.
+          const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('visits', 'visit_events')").all() as Array<{ name: string; sql: string }>;
+          for (const index of indexes) db.exec(`DROP INDEX ${index.name}`);
           const visit = db.prepare(sqlitePlaceholders(INSERT_VISIT_SQL));
           const event = db.prepare(sqlitePlaceholders(INSERT_EVENT_SQL));
-          db.exec('BEGIN IMMEDIATE');
           for (const row of rows) {
             visit.run(...row.visit);
             for (const e of row.events) event.run(...e);
           }
+          for (const index of indexes) db.exec(index.sql);
           db.prepare(sqlitePlaceholders(RAISE_LONGEST_SQL)).run(longestMs);
           db.exec('COMMIT');
           db.exec('ANALYZE');
@@ -292,18 +305,29 @@ function positiveInt(value: string | undefined, fallback: number): number {
 async function main(): Promise<void> {
   const engines: BenchEngine[] = [];
   if (ENGINE === 'all' || ENGINE === 'sqlite') engines.push(sqliteEngine);
+  let server: TestPostgres | undefined;
   if (ENGINE === 'all' || ENGINE === 'postgres') {
     if (PG_URL) engines.push(postgresEngine(PG_URL));
-    else console.log('postgres: skipped, HISTORY_BENCH_PG_URL is not set');
+    else if (PG_OWN && postgresSkipReason) console.log(`postgres: skipped, ${postgresSkipReason}`);
+    else if (PG_OWN) {
+      const began = performance.now();
+      server = await startPostgres({ database: 'history_bench', durable: true });
+      console.log(`postgres: a server of its own on 127.0.0.1:${server.port}, started in ${((performance.now() - began) / 1000).toFixed(1)} s`);
+      engines.push(postgresEngine(server.url));
+    } else console.log('postgres: skipped, neither HISTORY_BENCH_PG_URL nor HISTORY_BENCH_PG=1 is set');
   }
   const result: Record<string, unknown> = {};
-  for (const engine of engines) {
-    try {
-      result[engine.name] = await measure(engine);
-    } catch (err) {
-      console.log(`${engine.name}: not measured: ${(err as Error).message}`);
-      result[engine.name] = { error: (err as Error).message };
+  try {
+    for (const engine of engines) {
+      try {
+        result[engine.name] = await measure(engine);
+      } catch (err) {
+        console.log(`${engine.name}: not measured: ${(err as Error).message}`);
+        result[engine.name] = { error: (err as Error).message };
+      }
     }
+  } finally {
+    await server?.close();
   }
   console.log(JSON.stringify(result));
 }

@@ -1,4 +1,4 @@
-import { Pool, types } from 'pg';
+import type { CustomTypesConfig, Pool } from 'pg';
 import { InputError } from '../errors';
 
 // The PostgreSQL side of the history that has nothing to do with visits: the URL (checked, and told
@@ -69,14 +69,19 @@ export function redact(text: string, target: PostgresTarget): string {
  * host set them): the history's BIGINTs are milliseconds and byte counts, far below 2^53, and its
  * NUMERICs are sums of them.
  */
-const NUMBERS_AS_NUMBERS = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    (oid === types.builtins.INT8 || oid === types.builtins.NUMERIC) && format !== 'binary' ? (value: string) => Number(value) : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
-};
+function numbersAsNumbers(types: typeof import('pg').types): CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      (oid === types.builtins.INT8 || oid === types.builtins.NUMERIC) && format !== 'binary' ? (value: string) => Number(value) : types.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
+  };
+}
 
 /** A bounded pool on the target; its idle connections' failures (a server restart) are absorbed, not thrown into the process. */
 export function openPool(target: PostgresTarget, max: number): Pool {
-  const pool = new Pool({
+  // pg is loaded when a PostgreSQL history is opened, not with the package: most hosts keep SQLite.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pg = require('pg') as typeof import('pg');
+  const pool = new pg.Pool({
     connectionString: target.url,
     max,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -85,7 +90,7 @@ export function openPool(target: PostgresTarget, max: number): Pool {
     allowExitOnIdle: true,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     application_name: 'vision-streaming-history',
-    types: NUMBERS_AS_NUMBERS,
+    types: numbersAsNumbers(pg.types),
   });
   // An idle connection cut by the server (restart, failover) emits here; the pool drops it and opens
   // another when needed. Without a listener the process would crash.

@@ -94,12 +94,10 @@ class PostgresExecutor implements SqlExecutor {
   }
 
   all(text: string, params: readonly SqlValue[]): Promise<SqlRow[]> {
-    this.#open();
     return this.#attempts(async () => (await this.#pool.query<SqlRow>(text, params as SqlValue[])).rows);
   }
 
   run(text: string, params: readonly SqlValue[]): Promise<number> {
-    this.#open();
     return this.#attempts(async () => (await this.#pool.query(text, params as SqlValue[])).rowCount ?? 0);
   }
 
@@ -109,7 +107,6 @@ class PostgresExecutor implements SqlExecutor {
 
   /** `retryConflict`: a unique key taken by a concurrent transaction rolls this one back and tries it again. */
   #transaction<T>(work: (tx: SqlExecutor) => Promise<T>, retryConflict: boolean): Promise<T> {
-    this.#open();
     return this.#attempts(async (final) => {
       const client = await this.#pool.connect();
       let broken: Error | undefined;
@@ -153,10 +150,6 @@ class PostgresExecutor implements SqlExecutor {
     await this.#pool.end().catch(() => undefined);
   }
 
-  #open(): void {
-    if (this.#closed) throw new HistoryError('history_closed', `${this.#name} is closed`);
-  }
-
   /**
    * Runs `once` up to 1 + RETRY_DELAYS_MS.length times while it fails in a way another attempt can get
    * past, then throws the package's error. `final` builds that error at once (for a failure not to retry).
@@ -164,6 +157,7 @@ class PostgresExecutor implements SqlExecutor {
   async #attempts<T>(once: (final: (err: unknown, retryable: boolean) => ClientError) => Promise<T>): Promise<T> {
     const final = (err: unknown, retryable: boolean) => Object.assign(this.#error(err, retryable), { [FINAL]: true });
     for (let attempt = 0; ; attempt++) {
+      if (this.#closed) throw new HistoryError('history_closed', `${this.#name} is closed`);
       try {
         return await once(final);
       } catch (err) {

@@ -95,6 +95,10 @@ describePostgres('the history on PostgreSQL', () => {
     expect(err).toMatchObject({ field: 'location', retryable: false });
     expect((err as Error).message).toContain(`postgres://postgres@127.0.0.1:${server.port}`);
     expect(JSON.stringify({ message: (err as Error).message, json: err, stack: (err as Error).stack })).not.toContain('not-the-password-4f1c');
+    // A URL that cannot be read: refused before any connection, still without its password.
+    const unreadable = await openHistory({ location: 'postgres://postgres:s3cret-9d2e@127.0.0.1:port/db', media: path.join(dir, 'media-wrong') }).catch((e: unknown) => e);
+    expect(unreadable).toMatchObject({ field: 'location', code: 'invalid_input' });
+    expect(JSON.stringify({ message: (unreadable as Error).message, stack: (unreadable as Error).stack })).not.toContain('s3cret-9d2e');
   });
 
   it('two processes writing visits into one database at once lose no row, nor an event of a visit both write', async () => {
