@@ -50,13 +50,15 @@ export const MIGRATIONS: readonly Migration[] = [
         quality TEXT,
         updated_at BIGINT NOT NULL
       )`,
-      'CREATE INDEX visits_person_arrived ON visits (person_id, arrived_at)',
-      'CREATE INDEX visits_visitor_arrived ON visits (visitor_id, arrived_at)',
-      'CREATE INDEX visits_stream_arrived ON visits (stream_id, arrived_at)',
-      'CREATE INDEX visits_name_arrived ON visits (name_key, arrived_at)',
-      'CREATE INDEX visits_arrived ON visits (arrived_at)',
+      // The visit id ends each index as it ends the searches' order (newest first, ties by id): a
+      // page is read in index order and stops at its limit, with no sort of the whole range.
+      'CREATE INDEX visits_person_arrived ON visits (person_id, arrived_at, visit_id)',
+      'CREATE INDEX visits_visitor_arrived ON visits (visitor_id, arrived_at, visit_id)',
+      'CREATE INDEX visits_stream_arrived ON visits (stream_id, arrived_at, visit_id)',
+      'CREATE INDEX visits_name_arrived ON visits (name_key, arrived_at, visit_id)',
+      'CREATE INDEX visits_arrived ON visits (arrived_at, visit_id)',
       // Visits that go on (few): a range search finds those that arrived long before its start here.
-      'CREATE INDEX visits_open_arrived ON visits (arrived_at) WHERE left_at IS NULL',
+      'CREATE INDEX visits_open_arrived ON visits (arrived_at, visit_id) WHERE left_at IS NULL',
       `CREATE TABLE visit_events (
         event_id ${d.autoId},
         visit_id TEXT NOT NULL,

@@ -1,5 +1,5 @@
 import { constants, type Stats } from 'node:fs';
-import { lstat, open } from 'node:fs/promises';
+import { lstat, open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { InputError } from '../errors';
@@ -16,6 +16,23 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /** How long a write waits for another process's write lock before it fails as `history_locked`. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * How long one statement may block the event loop waiting for another process's lock: node:sqlite
+ * is synchronous, so SQLite's own busy wait would stop the host. Beyond it a transaction's start is
+ * retried after an asynchronous pause until busyTimeoutMs has passed.
+ */
+const SYNC_BUSY_MS = 20;
+
+/** Pause between two tries of a transaction's start, plus up to as much again at random. */
+const BUSY_RETRY_MS = 10;
+
+/**
+ * The turns of every connection of this process to one database: two stores of one file in one
+ * process (two config nodes, a host and its CLI call) never begin transactions over each other,
+ * which on a synchronous connection would wait on a lock only this same thread can release.
+ */
+const turns = new Map<string, Promise<unknown>>();
 
 /** Prepared statements kept per connection; searches make a few texts, the rest are constant. */
 const STATEMENT_CACHE = 200;
@@ -47,7 +64,9 @@ export async function openSqliteHistory(file: string, options: SqliteHistoryOpti
   await checkDatabasePath(resolved, name, field);
   const media = new MediaFolder(options.media ?? `${resolved}-media`, field === 'location' ? 'media' : field);
   await media.prepare();
-  const executor = new SqliteExecutor(resolved, name, busy, field);
+  // One key for one file however its folder was reached, for the turns of this process's connections.
+  const key = path.join(await realpath(path.dirname(resolved)), path.basename(resolved));
+  const executor = new SqliteExecutor(resolved, key, name, busy, field);
   try {
     await executor.migrate();
   } catch (err) {
@@ -98,8 +117,9 @@ function trusted(stats: Stats, what: string, rootMayOwn: boolean, refused: (why:
 }
 
 /**
- * node:sqlite's synchronous connection behind the executor's promises. Calls take turns (a queue),
- * so a transaction's statements never interleave with another call's on the one connection.
+ * node:sqlite's synchronous connection behind the executor's promises. Calls take turns (with every
+ * other connection of this process to the same file), so a transaction's statements never
+ * interleave with another call's.
  */
 class SqliteExecutor implements SqlExecutor {
   readonly #db: DatabaseSync;
@@ -107,19 +127,21 @@ class SqliteExecutor implements SqlExecutor {
   readonly #busyMs: number;
   readonly #field: string;
   readonly #statements = new Map<string, StatementSync>();
-  #queue: Promise<unknown> = Promise.resolve();
+  /** This database's key in `turns`. */
+  readonly #key: string;
   #closed = false;
   /** The same connection without the queue, for the statements of a transaction holding its turn. */
   readonly #inner: SqlExecutor;
 
-  constructor(file: string, name: string, busyMs: number, field: string) {
+  constructor(file: string, key: string, name: string, busyMs: number, field: string) {
+    this.#key = key;
     this.#name = name;
     this.#busyMs = busyMs;
     this.#field = field;
     this.#db = this.#guard(() => new DatabaseSync(file));
     try {
       this.#guard(() => {
-        this.#db.exec(`PRAGMA busy_timeout = ${busyMs}`);
+        this.#db.exec(`PRAGMA busy_timeout = ${Math.min(busyMs, SYNC_BUSY_MS)}`);
         this.#db.exec('PRAGMA journal_mode = WAL');
         this.#db.exec('PRAGMA synchronous = NORMAL');
       });
@@ -153,8 +175,7 @@ class SqliteExecutor implements SqlExecutor {
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#turn(async () => {
-      // IMMEDIATE: the write lock is taken (or waited for) at the start, not on the first write.
-      this.#guard(() => this.#db.exec('BEGIN IMMEDIATE'));
+      await this.#begin();
       try {
         const result = await work(this.#inner);
         this.#guard(() => this.#db.exec('COMMIT'));
@@ -166,18 +187,44 @@ class SqliteExecutor implements SqlExecutor {
     });
   }
 
+  /**
+   * BEGIN IMMEDIATE: the write lock is taken at the start, not on the first write, so a transaction
+   * that began never meets another writer. While another process holds it, tried again after a
+   * pause (the event loop free meanwhile) until busyTimeoutMs has passed.
+   */
+  async #begin(): Promise<void> {
+    const giveUpAt = Date.now() + this.#busyMs;
+    for (;;) {
+      try {
+        this.#guard(() => this.#db.exec('BEGIN IMMEDIATE'));
+        return;
+      } catch (err) {
+        if (!(err instanceof HistoryError && err.code === 'history_locked') || Date.now() >= giveUpAt) throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS + Math.random() * BUSY_RETRY_MS));
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#queue;
+    await turns.get(this.#key)?.catch(() => undefined);
     this.#statements.clear();
     if (this.#db.isOpen) this.#db.close();
   }
 
   #turn<T>(work: () => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new HistoryError('history_closed', `${this.#name} is closed`));
-    const run = this.#queue.then(work);
-    this.#queue = run.catch(() => undefined);
+    const run = (turns.get(this.#key) ?? Promise.resolve()).then(() => {
+      if (!this.#db.isOpen) throw new HistoryError('history_closed', `${this.#name} is closed`);
+      return work();
+    });
+    const tail = run.catch(() => undefined);
+    turns.set(this.#key, tail);
+    // The last turn of an idle database lets go of its entry.
+    void tail.then(() => {
+      if (turns.get(this.#key) === tail) turns.delete(this.#key);
+    });
     return run;
   }
 

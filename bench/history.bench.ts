@@ -1,0 +1,314 @@
+/**
+ * The history, measured (issue: history, costs):
+ * - `write_ms`: one writeVisit (a visit's arrival with its event, then its leaving with its event:
+ *   each call timed), p50/p95, into a history already holding the bulk-loaded visits (goal p95 at
+ *   most 5 ms on SQLite, 20 ms on PostgreSQL on 127.0.0.1);
+ * - `search_person_day_ms`: a search by person and day (a random person of 200, a random day of the
+ *   30 the visits span, a page of 50 with its events and media), p50/p95 over HISTORY_BENCH_VISITS
+ *   visits (1,000,000; goal p95 at most 50 ms on SQLite, 100 ms on PostgreSQL); the same by stream
+ *   and day and by visitor, for comparison;
+ * - `bulk_load_s`: how long loading the visits took (one transaction, prepared statements; not a
+ *   cost of the package, the bench's set-up).
+ * The visits: 30 days, 60% of 200 known people, 25% of 5000 visitors, 15% strangers, over 40
+ * streams in 10 rooms, 5 s to 10 min each, an arrived and a left event each.
+ * Engines: SQLite (a file in a temporary folder) always; PostgreSQL when HISTORY_BENCH_PG_URL names
+ * a database the bench may fill (its tables are dropped first and after).
+ * Run: npm run bench:history. Knobs: HISTORY_BENCH_ENGINE (sqlite, postgres or all; default all
+ * available), HISTORY_BENCH_PG_URL, HISTORY_BENCH_VISITS (1000000), HISTORY_BENCH_WRITES (visits
+ * written while timed, 1000: two writes each), HISTORY_BENCH_SEARCHES (500 of each kind), HISTORY_BENCH_KEEP=1 (the SQLite file is kept and
+ * its path printed, to look at its query plans).
+ * The last line printed is one JSON object.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DatabaseSync } from 'node:sqlite';
+import { openHistory } from '../shared/history';
+import { sqlitePlaceholders } from '../shared/history/dialect';
+import { INSERT_EVENT_SQL, INSERT_VISIT_SQL, RAISE_LONGEST_SQL, VISIT_COLUMN_NAMES, type SqlValue } from '../shared/history/sql';
+import type { HistoryQuery, HistoryStore } from '../shared/history/types';
+
+const VISITS = positiveInt(process.env.HISTORY_BENCH_VISITS, 1_000_000);
+const WRITES = positiveInt(process.env.HISTORY_BENCH_WRITES, 1000);
+const SEARCHES = positiveInt(process.env.HISTORY_BENCH_SEARCHES, 500);
+const ENGINE = process.env.HISTORY_BENCH_ENGINE ?? 'all';
+const PG_URL = process.env.HISTORY_BENCH_PG_URL;
+const KEEP = process.env.HISTORY_BENCH_KEEP === '1';
+
+const DAY = 86_400_000;
+const DAYS = 30;
+const START = Date.UTC(2026, 9, 1);
+const PEOPLE = 200;
+const VISITORS = 5000;
+const STREAMS = 40;
+const ROOMS = 10;
+/** The longest visit loaded: 10 minutes. */
+const LONGEST_MS = 600_000;
+
+/** A history the bench fills and measures, and how it is filled and removed. */
+interface BenchHistory {
+  store: HistoryStore;
+  /** Loads visit rows (VISIT_COLUMN_NAMES order) and their events in one transaction. */
+  bulkLoad(rows: Iterable<{ visit: SqlValue[]; events: SqlValue[][] }>, longestMs: number): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+/** One engine as the bench drives it. */
+interface BenchEngine {
+  name: 'sqlite' | 'postgres';
+  open(): Promise<BenchHistory>;
+}
+
+const sqliteEngine: BenchEngine = {
+  name: 'sqlite',
+  async open() {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'history-bench-'));
+    const file = path.join(dir, 'history.db');
+    const store = await openHistory({ location: file });
+    return {
+      store,
+      async bulkLoad(rows, longestMs) {
+        // A second connection of the bench's own: the store's statements, prepared once, one transaction.
+        const db = new DatabaseSync(file);
+        try {
+          db.exec('PRAGMA synchronous = NORMAL');
+          const visit = db.prepare(sqlitePlaceholders(INSERT_VISIT_SQL));
+          const event = db.prepare(sqlitePlaceholders(INSERT_EVENT_SQL));
+          db.exec('BEGIN IMMEDIATE');
+          for (const row of rows) {
+            visit.run(...row.visit);
+            for (const e of row.events) event.run(...e);
+          }
+          db.prepare(sqlitePlaceholders(RAISE_LONGEST_SQL)).run(longestMs);
+          db.exec('COMMIT');
+          db.exec('ANALYZE');
+        } finally {
+          db.close();
+        }
+      },
+      async cleanup() {
+        await store.close();
+        if (KEEP) console.log(`sqlite: the database is kept in ${file}`);
+        else await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+/** PostgreSQL at HISTORY_BENCH_PG_URL: its engine opens the history; the rows go in by multi-row INSERTs in one transaction. */
+function postgresEngine(url: string): BenchEngine {
+  return {
+    name: 'postgres',
+    async open() {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { Client } = require('pg') as typeof import('pg');
+      const dropAll = async (): Promise<void> => {
+        const client = new Client({ connectionString: url });
+        await client.connect();
+        try {
+          await client.query('DROP TABLE IF EXISTS visits, visit_events, media, history_meta, history_migrations');
+        } finally {
+          await client.end();
+        }
+      };
+      await dropAll();
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'history-bench-pg-'));
+      const store = await openHistory({ location: url, media: path.join(dir, 'media') });
+      return {
+        store,
+        async bulkLoad(rows, longestMs) {
+          const client = new Client({ connectionString: url });
+          await client.connect();
+          try {
+            await client.query('BEGIN');
+            let visits: SqlValue[][] = [];
+            let events: SqlValue[][] = [];
+            const flush = async (): Promise<void> => {
+              if (visits.length > 0) await client.query(multiInsert('visits', [...VISIT_COLUMN_NAMES], visits.length), visits.flat());
+              if (events.length > 0) await client.query(multiInsert('visit_events', ['visit_id', 'event', 'event_at', 'score', 'reason', 'face_id'], events.length), events.flat());
+              visits = [];
+              events = [];
+            };
+            for (const row of rows) {
+              visits.push(row.visit);
+              events.push(...row.events);
+              if (visits.length >= 1000) await flush();
+            }
+            await flush();
+            await client.query(RAISE_LONGEST_SQL, [longestMs]);
+            await client.query('COMMIT');
+            await client.query('ANALYZE');
+          } finally {
+            await client.end();
+          }
+        },
+        async cleanup() {
+          await store.close();
+          await dropAll();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+/** `INSERT INTO table (cols) VALUES ($1, …), (…)` for `count` rows. */
+function multiInsert(table: string, columns: string[], count: number): string {
+  const rows = Array.from({ length: count }, (_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${rows.join(', ')}`;
+}
+
+/** A small, seeded generator, so every run and engine loads the same visits. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The bulk-loaded visits, oldest first, in VISIT_COLUMN_NAMES order. */
+function* visitRows(count: number): Generator<{ visit: SqlValue[]; events: SqlValue[][] }> {
+  const next = random(44);
+  const step = (DAYS * DAY) / count;
+  for (let i = 0; i < count; i++) {
+    const arrived = Math.round(START + i * step);
+    const durationMs = Math.round(5_000 + next() * (LONGEST_MS - 5_000));
+    const left = arrived + durationMs;
+    const draw = next();
+    const kind = draw < 0.6 ? 'person' : draw < 0.85 ? 'visitor' : 'stranger';
+    const person = kind === 'person' ? Math.floor(next() * PEOPLE) : -1;
+    const stream = Math.floor(next() * STREAMS);
+    const id = `bulk-${String(i).padStart(8, '0')}`;
+    const values: Record<string, SqlValue> = {
+      visit_id: id,
+      kind,
+      person_id: person >= 0 ? `p_${person}` : null,
+      name: person >= 0 ? `Person ${person}` : null,
+      name_key: person >= 0 ? `person ${person}` : null,
+      visitor_id: kind === 'visitor' ? `vis_${Math.floor(next() * VISITORS)}` : null,
+      face_id: person >= 0 ? `face-${person}` : null,
+      label: null,
+      room_id: `room-${stream % ROOMS}`,
+      stream_id: `cam-${stream}`,
+      stream_label: `Camera ${stream}`,
+      arrived_at: arrived,
+      left_at: left,
+      ends_at: left,
+      duration_s: durationMs / 1000,
+      best_score: kind === 'person' ? 0.8 + next() * 0.2 : null,
+      quality: '{"face_px":96,"sharpness":0.5,"brightness":0.5,"greyscale":false,"direction":null}',
+      updated_at: left,
+    };
+    yield {
+      visit: VISIT_COLUMN_NAMES.map((c) => values[c] ?? null),
+      events: [
+        [id, 'arrived', arrived, null, null, null],
+        [id, 'left', left, null, 'gone', null],
+      ],
+    };
+  }
+}
+
+async function measure(engine: BenchEngine): Promise<Record<string, unknown>> {
+  const history = await engine.open();
+  try {
+    let began = performance.now();
+    await history.bulkLoad(visitRows(VISITS), LONGEST_MS);
+    const bulkSeconds = (performance.now() - began) / 1000;
+    console.log(`${engine.name}: ${VISITS} visits loaded in ${bulkSeconds.toFixed(1)} s`);
+
+    const writes: number[] = [];
+    const next = random(7);
+    const now = START + DAYS * DAY;
+    for (let i = 0; i < WRITES; i++) {
+      const id = `timed-${i}`;
+      const arrived = new Date(now + i * 1000).toISOString();
+      const person = Math.floor(next() * PEOPLE);
+      began = performance.now();
+      await history.store.writeVisit({ visit_id: id, kind: 'person', person_id: `p_${person}`, name: `Person ${person}`, room_id: 'room-0', stream_id: 'cam-0', arrived_at: arrived, best_score: 0.9, events: [{ event: 'arrived', time: arrived }] });
+      writes.push(performance.now() - began);
+      const left = new Date(now + i * 1000 + 500).toISOString();
+      began = performance.now();
+      await history.store.writeVisit({ visit_id: id, left_at: left, events: [{ event: 'left', time: left, reason: 'gone' }] });
+      writes.push(performance.now() - began);
+    }
+    console.log(`${engine.name}: writeVisit p50 ${round(quantile(writes, 0.5))} ms, p95 ${round(quantile(writes, 0.95))} ms (${writes.length} writes)`);
+
+    const searches = async (label: string, query: () => HistoryQuery): Promise<{ p50: number; p95: number; n: number; rows_mean: number }> => {
+      const times: number[] = [];
+      let rows = 0;
+      for (let i = 0; i < SEARCHES; i++) {
+        const q = query();
+        began = performance.now();
+        const page = await history.store.search(q);
+        times.push(performance.now() - began);
+        rows += page.visits.length;
+      }
+      const out = { p50: round(quantile(times, 0.5)), p95: round(quantile(times, 0.95)), n: times.length, rows_mean: round(rows / SEARCHES) };
+      console.log(`${engine.name}: search ${label} p50 ${out.p50} ms, p95 ${out.p95} ms (${out.rows_mean} visits a page on average)`);
+      return out;
+    };
+    const day = (): { since: string; until: string } => {
+      const d = START + Math.floor(next() * DAYS) * DAY;
+      return { since: new Date(d).toISOString(), until: new Date(d + DAY).toISOString() };
+    };
+    const byPersonDay = await searches('by person and day', () => ({ person_id: `p_${Math.floor(next() * PEOPLE)}`, ...day(), limit: 50 }));
+    const byStreamDay = await searches('by stream and day', () => ({ stream_id: `cam-${Math.floor(next() * STREAMS)}`, ...day(), limit: 50 }));
+    const byVisitor = await searches('by visitor', () => ({ visitor_id: `vis_${Math.floor(next() * VISITORS)}`, limit: 50 }));
+    return {
+      visits: VISITS,
+      bulk_load_s: round(bulkSeconds),
+      write_ms: { p50: round(quantile(writes, 0.5)), p95: round(quantile(writes, 0.95)), n: writes.length },
+      write_goal_met: quantile(writes, 0.95) <= (engine.name === 'sqlite' ? 5 : 20),
+      search_person_day_ms: byPersonDay,
+      search_goal_met: byPersonDay.p95 <= (engine.name === 'sqlite' ? 50 : 100),
+      search_stream_day_ms: byStreamDay,
+      search_visitor_ms: byVisitor,
+    };
+  } finally {
+    await history.cleanup();
+  }
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function positiveInt(value: string | undefined, fallback: number): number {
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+async function main(): Promise<void> {
+  const engines: BenchEngine[] = [];
+  if (ENGINE === 'all' || ENGINE === 'sqlite') engines.push(sqliteEngine);
+  if (ENGINE === 'all' || ENGINE === 'postgres') {
+    if (PG_URL) engines.push(postgresEngine(PG_URL));
+    else console.log('postgres: skipped, HISTORY_BENCH_PG_URL is not set');
+  }
+  const result: Record<string, unknown> = {};
+  for (const engine of engines) {
+    try {
+      result[engine.name] = await measure(engine);
+    } catch (err) {
+      console.log(`${engine.name}: not measured: ${(err as Error).message}`);
+      result[engine.name] = { error: (err as Error).message };
+    }
+  }
+  console.log(JSON.stringify(result));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
