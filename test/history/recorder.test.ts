@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { openHistory, type HistoryStore, type VisitRecord } from '../../shared/history';
 import type { Publisher } from '../../shared/publish';
-import { FaceWatcher, MemoryPeopleStore, PeopleDirectory, type ArrivedEvent, type ClipEvent, type ErrorEvent, type LeftEvent, type StatusEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
+import { FilePeopleStore, peopleKey } from '../../shared/people/file-store';
+import { astronautFaceOfSize } from '../support/images';
+import { FaceWatcher, PeopleDirectory, type ArrivedEvent, type ClipEvent, type ErrorEvent, type LeftEvent, type StatusEvent, type WatchEvent, type WatchOptions } from '../../shared/watch';
 import { readOutput } from '../support/command-output';
 import { buildPackage } from '../watch/support/build';
 import { collect, publishClip, useStandardScene, waitFor, type WatchHarness } from '../watch/support/room';
@@ -17,7 +19,7 @@ let h: WatchHarness;
 let dir: string;
 let clip: string;
 let collectionId: string;
-let people: MemoryPeopleStore;
+let people: FilePeopleStore;
 let directory: PeopleDirectory;
 let personId: string;
 let store: HistoryStore;
@@ -29,11 +31,25 @@ useStandardScene('history-', 180_000, async (setup) => {
   ({ h, dir, clip } = setup);
   collectionId = setup.scene.collectionId;
   store = await openHistory({ location: path.join(dir, 'visits.db') });
-  people = new MemoryPeopleStore();
+  // A people file as the command line keeps it (sealed with the credentials' key): watch and history --face read it.
+  people = new FilePeopleStore(path.join(dir, 'people.json'), { collectionId, key: peopleKey(h.credentials) });
   directory = new PeopleDirectory({ collectionId, store: people, vision: h.vision, history: store });
   personId = (await directory.importLabels({ [setup.scene.faceA]: 'Alice' })).people[0].person_id;
   roomId = (await h.streaming.createRoom()).id;
+  await writeFile(path.join(dir, 'alice.jpg'), astronautFaceOfSize(200));
 });
+
+let bin: string | undefined;
+
+/** Runs `vision-streaming history --history visits.db ARGS` (built once for the file) with the sandbox's credentials. */
+async function history(...args: string[]): Promise<{ code: number; lines: Record<string, unknown>[]; stderr: string }> {
+  bin ??= (await buildPackage(await mkdtemp(path.join(dir, 'build-')))).bin;
+  const env = { PATH: process.env.PATH, VS_CLIENT_ID: h.credentials.clientId, VS_CLIENT_SECRET: h.credentials.clientSecret, VS_AUTH_URL: h.sandbox.url, VS_VISION_URL: h.sandbox.url };
+  const child = spawn(process.execPath, [bin, 'history', '--history', path.join(dir, 'visits.db'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = readOutput(child);
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
+  return { code, lines: out.lines, stderr: out.stderr() };
+}
 
 afterEach(async () => {
   await watcher?.stop();
@@ -77,7 +93,7 @@ async function mode(file: string): Promise<number> {
 }
 
 test('a watched visit is kept as it goes: listed while in progress with its face and snapshot, then closed with left_at, its clip in the history', async () => {
-  const { events, clips } = await watch({ people, history: store, clips: path.join(dir, 'clips'), preRollSeconds: 1, postRollSeconds: 1 });
+  const { events, clips } = await watch({ people, rememberVisitors: true, history: store, clips: path.join(dir, 'clips'), preRollSeconds: 1, postRollSeconds: 1 });
   const arrivedOf = (): ArrivedEvent | undefined => events.find((e): e is ArrivedEvent => e.event === 'arrived' && e.person_id === personId);
   await waitFor("Alice's arrival", () => arrivedOf() !== undefined, 60_000);
   const arrived = arrivedOf()!;
@@ -126,15 +142,8 @@ test('a watched visit is kept as it goes: listed while in progress with its face
   expect(events.filter((e) => e.event === 'error')).toEqual([]);
 }, 150_000);
 
-test('the history command: search by person and --since prints JSON lines with the media as paths; a bad --since exits 2 naming it', async () => {
-  const build = await mkdtemp(path.join(dir, 'build-'));
-  const { bin } = await buildPackage(build);
-  const run = async (...args: string[]): Promise<{ code: number; lines: Record<string, unknown>[]; stderr: string }> => {
-    const child = spawn(process.execPath, [bin, 'history', '--history', path.join(dir, 'visits.db'), ...args], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = readOutput(child);
-    const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
-    return { code, lines: out.lines, stderr: out.stderr() };
-  };
+test('the history command: search by person and --since prints JSON lines with the media as paths; a bad --since exits 2 naming it; --face finds the person or the visitor', async () => {
+  const run = history;
   const known = await store.search({ person_id: personId });
   expect(known.visits.length).toBeGreaterThan(0);
   const byName = await run('--person', 'Alice', '--since', '1h');
@@ -160,6 +169,21 @@ test('the history command: search by person and --since prints JSON lines with t
   const backwards = await run('--since', '2026-11-28', '--until', '2026-11-27');
   expect(backwards.code).toBe(2);
   expect(backwards.stderr).toContain('--until');
+  // By face: a photo of Alice is Alice (through the people file), with her visits.
+  const alice = await run('--face', path.join(dir, 'alice.jpg'), '--collection', collectionId, '--people', path.join(dir, 'people.json'));
+  expect(alice.code).toBe(0);
+  expect(alice.stderr).toContain(`the face is Alice (${personId}`);
+  expect(alice.lines.map((l) => l.visit_id)).toEqual(known.visits.map((v) => v.visit_id));
+  // An event's face crop, as the history kept it, gives the remembered stranger and their visits.
+  const strangers = (await store.search({ kind: 'visitor' })).visits;
+  expect(strangers.length).toBeGreaterThan(0);
+  const visitorId = strangers[0].visitor_id!;
+  const crop = store.mediaPath(strangers.find((v) => v.face)!.face!);
+  const stranger = await run('--face', crop, '--collection', collectionId);
+  expect(stranger.code).toBe(0);
+  expect(stranger.stderr).toContain(`the visitor ${visitorId}`);
+  expect(stranger.lines.length).toBeGreaterThan(0);
+  for (const line of stranger.lines) expect(line).toMatchObject({ kind: 'visitor', visitor_id: visitorId });
 }, 120_000);
 
 test("forget erases the person's visits and their media from the history, and its receipt counts them; others' visits stay", async () => {
@@ -180,6 +204,10 @@ test("forget erases the person's visits and their media from the history, and it
   }
   // Forgetting again erases nothing more and says so.
   expect(await directory.forget({ person: { person_id: personId } })).toMatchObject({ already_forgotten: true, removed_visits: 0, removed_media: 0 });
+  // Her face has left the collection: a photo of her is never seen.
+  const gone = await history('--face', path.join(dir, 'alice.jpg'), '--collection', collectionId);
+  expect(gone.code).toBe(0);
+  expect(gone.lines).toEqual([{ never_seen: true, score: expect.any(Number) }]);
 }, 60_000);
 
 test('a history that fails mid-run: its writes are retried, then counted as dropped, with an error event; watching goes on', async () => {
