@@ -1,5 +1,6 @@
 import { InputError } from '../shared/errors';
 import type { HistoryOption } from '../shared/history/option';
+import { parseIsoTime } from '../shared/history/query';
 import type { HistoryQuery, HistoryStore, VisitRecord } from '../shared/history/types';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
 import { describe, reportFailure } from './errors';
@@ -69,8 +70,9 @@ export function timeFlag(text: string | undefined, flag: 'since' | 'until', now 
   const rel = RELATIVE.exec(text.trim());
   if (rel) return new Date(now - Number(rel[1]) * UNIT_MS[rel[2].toLowerCase()]).toISOString();
   const t = text.trim();
-  const ms = ISO.test(t) ? Date.parse(t) : NaN;
-  if (!Number.isFinite(ms)) throw new InputError('invalid_input', `--${flag} must be a span back from now (30m, 12h, 2d, 1w) or an ISO 8601 date (2026-11-28, 2026-11-28T09:30:00Z), got ${JSON.stringify(text.slice(0, 40))}`, { field: flag, limit: '30m, 12h, 2d, 1w or an ISO 8601 date' });
+  if (!ISO.test(t)) throw new InputError('invalid_input', `--${flag} must be a span back from now (30m, 12h, 2d, 1w) or an ISO 8601 date (2026-11-28, 2026-11-28T09:30:00Z), got ${JSON.stringify(text.slice(0, 40))}`, { field: flag, limit: '30m, 12h, 2d, 1w or an ISO 8601 date' });
+  // The store's own check: a day that exists in its month, a time with its zone.
+  parseIsoTime(t, flag);
   return t;
 }
 
