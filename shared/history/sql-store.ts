@@ -189,7 +189,8 @@ export class SqlHistoryStore implements HistoryStore {
         if (total <= maxMediaBytes) break;
         // The file first, then its row: the row never outlives a file that is still there.
         await this.#media.remove(String(m.name));
-        await this.#exec.run(DELETE_MEDIA_SQL, [String(m.visit_id), String(m.kind)]);
+        // A write of its own transaction: the engine waits for another writer there.
+        await this.#exec.transaction((tx) => tx.run(DELETE_MEDIA_SQL, [String(m.visit_id), String(m.kind)]));
         const bytes = num(m.bytes);
         total -= bytes;
         receipt.freed_bytes += bytes;
