@@ -1,3 +1,5 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { INodeExecutionData } from 'n8n-workflow';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
@@ -5,6 +7,7 @@ import { acquireHistory, type HistoryLease } from '../../shared/history/leases';
 import type { HistoryStore, VisitPatch } from '../../shared/history/types';
 import { VisionClient } from '../../shared/vision';
 import { astronautFaceOfSize, mirrorJpeg } from '../support/images';
+import { postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres';
 import { CredentialStore } from './support/credentials-helper';
 import { startDataTables, type DataTables } from './support/data-tables';
 import { registerN8nApiCredential } from './support/n8n-api-credential';
@@ -14,7 +17,8 @@ import { cleanUpEngine, Engine, loadPackage, readBinary, type LoadedPackage, typ
 // N8N_USER_FOLDER's .n8n the Face Match Trigger with Keep History writes): Search as an agent would
 // ask it ("was the courier here today?"), Get with the media as binary data, Delete, a bad range
 // refused naming the parameter; Search By Face through the collection and the people table, and
-// Person > Forget erasing the person's visits.
+// Person > Forget erasing the person's visits; and the history on a real PostgreSQL through the
+// Vision Streaming History credential (skipped, saying why, where the server is missing).
 
 const SECRET = 'history-test-secret';
 const API_KEY = 'n8n-api-key-history-test';
@@ -128,3 +132,50 @@ test("Search By Face names the person through the collection and the people tabl
   expect(forgot('Forget')[0].json).toMatchObject({ person_id: personId, removed_visits: 1, removed_media: 1 });
   expect(await store.get('a1')).toBeUndefined();
 }, 120_000);
+
+const describePostgres = postgresSkipReason ? describe.skip : describe;
+if (postgresSkipReason) console.log(`History on PostgreSQL through n8n skipped: ${postgresSkipReason}`);
+
+describePostgres('History Store: PostgreSQL (Credential)', () => {
+  let server: TestPostgres;
+  let media: string;
+  beforeAll(async () => {
+    server = await startPostgres();
+    media = await mkdtemp(path.join(os.tmpdir(), 'n8n-history-media-'));
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+    if (media) await rm(media, { recursive: true, force: true });
+  });
+
+  test('Search and Delete reach the database and the shared media folder of the credential; the credential test opens it, and names a wrong password without showing it', async () => {
+    const shared = acquireHistory({ location: server.url, media });
+    try {
+      const pg = await shared.store();
+      await pg.writeVisit(visit('pg-1', { person_id: 'p_33333333-3333-4333-8333-333333333333', name: 'Courier' }));
+      await pg.putMedia('pg-1', 'face', FACE, 'image/jpeg');
+      const e = engine();
+      e.store.set('hist', { url: server.url, mediaFolder: media });
+      const onPostgres = (name: string, parameters: NodeSpec['parameters']): NodeSpec => {
+        const n = node(name, 'history', { historyStore: 'postgres', ...parameters }, false);
+        return { ...n, credentials: { ...n.credentials, visionStreamingHistory: { id: 'hist', name: 'History' } } };
+      };
+      const result = await e.runChain([{ json: {} }], [onPostgres('Courier today', { operation: 'search', person: 'Courier', since: 'today', includeMedia: true }), onPostgres('Delete', { operation: 'delete', visitId: 'pg-1' })]);
+      if (result.error) throw result.error;
+      const [found] = result.output('Courier today');
+      expect(found.json).toMatchObject({ count: 1, visits: [{ visit_id: 'pg-1', name: 'Courier', face_binary: 'face_0' }] });
+      expect((await readBinary(found.binary!.face_0 as never)).equals(FACE)).toBe(true);
+      expect(result.output('Delete')[0].json).toEqual({ visit_id: 'pg-1', removed_visits: 1, removed_media: 1 });
+      expect(await pg.get('pg-1')).toBeUndefined();
+    } finally {
+      await shared.release();
+    }
+    const type = pkg.nodeTypes.getByNameAndVersion(VR, 2);
+    const test = (type.methods as { credentialTest: Record<string, (this: unknown, c: unknown) => Promise<{ status: string; message: string }>> }).credentialTest.testHistoryCredential;
+    expect(await test.call({}, { id: 'hist', name: 'History', type: 'visionStreamingHistory', data: { url: server.url, mediaFolder: media } })).toMatchObject({ status: 'OK' });
+    const wrong = server.url.replace(server.password, 'not-the-password');
+    const refused = await test.call({}, { id: 'hist', name: 'History', type: 'visionStreamingHistory', data: { url: wrong, mediaFolder: media } });
+    expect(refused.status).toBe('Error');
+    expect(refused.message).not.toContain('not-the-password');
+  }, 120_000);
+});
