@@ -2,8 +2,8 @@ import type { CustomTypesConfig, Pool } from 'pg';
 import { InputError } from '../errors';
 
 // The PostgreSQL side of the history that has nothing to do with visits: the URL (checked, and told
-// without its password), a bounded pool, bounded retries of connection failures, and errors that
-// say what failed without the URL's secret.
+// without its password), a bounded pool, and what a failure of pg was (whether the connection
+// failed, whether another attempt can help), told without the URL's secret.
 
 /** Longest a caller waits for a connection from the pool before the attempt counts as failed. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -28,7 +28,9 @@ export function postgresTarget(url: string, field = 'location'): PostgresTarget 
   } catch {
     throw new InputError('invalid_input', 'the history location is not a valid PostgreSQL URL (postgres://user:password@host:port/database)', { field, limit: 'a postgres:// or postgresql:// URL' });
   }
-  if (!/^postgres(ql)?:$/i.test(parsed.protocol) || !parsed.hostname) {
+  // A unix socket is named by ?host=/folder (or a %2F-encoded host) instead.
+  const host = parsed.hostname || parsed.searchParams.get('host') || '';
+  if (!/^postgres(ql)?:$/i.test(parsed.protocol) || !host) {
     throw new InputError('invalid_input', 'the history location is not a PostgreSQL URL with a host (postgres://user:password@host:port/database)', { field, limit: 'a postgres:// or postgresql:// URL' });
   }
   const secrets = new Set<string>();
@@ -42,11 +44,11 @@ export function postgresTarget(url: string, field = 'location'): PostgresTarget 
     add(parsed.password);
     add(safeDecode(parsed.password));
   }
-  for (const key of ['password', 'sslpassword', 'sslkey']) add(parsed.searchParams.get(key));
+  for (const key of ['password', 'sslpassword']) add(parsed.searchParams.get(key));
   add(process.env.PGPASSWORD);
   const user = parsed.username ? `${safeDecode(parsed.username)}@` : '';
   const port = parsed.port ? `:${parsed.port}` : '';
-  return { url, safe: `postgres://${user}${parsed.hostname}${port}${parsed.pathname === '/' ? '' : parsed.pathname}`, secrets: [...secrets].sort((a, b) => b.length - a.length) };
+  return { url, safe: `postgres://${user}${safeDecode(host)}${port}${parsed.pathname === '/' ? '' : parsed.pathname}`, secrets: [...secrets].sort((a, b) => b.length - a.length) };
 }
 
 function safeDecode(text: string): string {

@@ -169,13 +169,6 @@ it('refuses a file that is not a SQLite database, and a database of a newer sche
   expect(refused.message).toContain('schema version 99');
 });
 
-it('a PostgreSQL URL is refused for now, naming the location', async () => {
-  const err = await refusal('postgres://user@127.0.0.1:5432/history');
-  expect(err).toMatchObject({ field: 'location' });
-  expect(err.message).toContain('PostgreSQL');
-  expect(err.message).not.toContain('user@');
-});
-
 /** A child process holding SQLite's write lock on `file` until it is killed. */
 async function lockHolder(file: string): Promise<ChildProcess> {
   const script = `

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,7 +96,8 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Test
   };
   // A server left behind by a test process that ends without closing it (a failed run, ctrl-c).
   const onExit = () => {
-    if (running) spawnSync(...asArgs(asNobody, path.join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'immediate']), { stdio: 'ignore' });
+    if (running) spawnSync(...asArgs(asNobody, path.join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'immediate', '-w']), { stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
   };
 
   try {
