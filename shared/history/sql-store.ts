@@ -23,7 +23,7 @@ import {
   selectEventsSql,
   selectMediaSql,
   selectVisitForUpdateSql,
-  UPDATE_VISIT_SQL,
+  updateVisitColumnsSql,
   UPSERT_MEDIA_SQL,
   VISIT_COLUMN_NAMES,
 } from './sql';
@@ -83,9 +83,16 @@ export class SqlHistoryStore implements HistoryStore {
     this.#open();
     const visitId = checkId(patch?.visit_id, 'visit_id');
     const span = await this.#exec.transaction(async (tx) => {
-      const [current] = await tx.all(selectVisitForUpdateSql(this.#dialect), [visitId]);
-      const { row, events, spanMs } = mergePatch(current ? visitRow(current) : undefined, patch, Date.now());
-      await tx.run(current ? UPDATE_VISIT_SQL : INSERT_VISIT_SQL, VISIT_COLUMN_NAMES.map((c) => row[c]));
+      const [found] = await tx.all(selectVisitForUpdateSql(this.#dialect), [visitId]);
+      const current = found ? visitRow(found) : undefined;
+      const { row, events, spanMs } = mergePatch(current, patch, Date.now());
+      if (current) {
+        // Only what changed is set, so the indexes of unchanged columns are not rewritten.
+        const changed = VISIT_COLUMN_NAMES.filter((c) => c !== 'visit_id' && row[c] !== current[c]);
+        if (changed.length > 0) await tx.run(updateVisitColumnsSql(changed), [visitId, ...changed.map((c) => row[c])]);
+      } else {
+        await tx.run(INSERT_VISIT_SQL, VISIT_COLUMN_NAMES.map((c) => row[c]));
+      }
       for (const e of events) await tx.run(INSERT_EVENT_SQL, [visitId, e.event, e.event_at, e.score, e.reason, e.face_id]);
       if (spanMs > this.#longestSaved) await tx.run(RAISE_LONGEST_SQL, [spanMs]);
       return spanMs;
@@ -182,7 +189,8 @@ export class SqlHistoryStore implements HistoryStore {
         if (total <= maxMediaBytes) break;
         // The file first, then its row: the row never outlives a file that is still there.
         await this.#media.remove(String(m.name));
-        await this.#exec.run(DELETE_MEDIA_SQL, [String(m.visit_id), String(m.kind)]);
+        // A write of its own transaction: the engine waits for another writer there.
+        await this.#exec.transaction((tx) => tx.run(DELETE_MEDIA_SQL, [String(m.visit_id), String(m.kind)]));
         const bytes = num(m.bytes);
         total -= bytes;
         receipt.freed_bytes += bytes;

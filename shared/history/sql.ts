@@ -42,16 +42,14 @@ export type VisitColumn = (typeof VISIT_COLUMN_NAMES)[number];
 
 const VISIT_COLUMNS = VISIT_COLUMN_NAMES.join(', ');
 const VISIT_VALUES = VISIT_COLUMN_NAMES.map((_, i) => `$${i + 1}`).join(', ');
-/** Every column but the key, set from the parameter of the same position. */
-const VISIT_SETS = VISIT_COLUMN_NAMES.slice(1)
-  .map((c, i) => `${c} = $${i + 2}`)
-  .join(', ');
-
 /** Inserts a visit: parameters in VISIT_COLUMN_NAMES order. */
 export const INSERT_VISIT_SQL = `INSERT INTO visits (${VISIT_COLUMNS}) VALUES (${VISIT_VALUES})`;
 
-/** Rewrites a visit: parameters in VISIT_COLUMN_NAMES order ($1 the visit id). */
-export const UPDATE_VISIT_SQL = `UPDATE visits SET ${VISIT_SETS} WHERE visit_id = $1`;
+/** Rewrites only these columns of a visit ($1 the visit id, then one parameter per column in order): an index none of them is in is left alone. */
+export function updateVisitColumnsSql(columns: readonly VisitColumn[]): string {
+  for (const c of columns) if (!VISIT_COLUMN_NAMES.includes(c) || c === 'visit_id') throw new Error(`not a visit column to update: ${String(c).slice(0, 40)}`);
+  return `UPDATE visits SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE visit_id = $1`;
+}
 
 /** One visit by id, locked for the rest of the transaction where the engine locks rows. */
 export function selectVisitForUpdateSql(d: SqlDialect): string {

@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { InputError } from '../errors';
 import { trustProblem } from '../util/trust';
 import { SQLITE_DIALECT, sqlitePlaceholders } from './dialect';
@@ -138,12 +138,15 @@ class SqliteExecutor implements SqlExecutor {
     this.#name = name;
     this.#busyMs = busyMs;
     this.#field = field;
-    this.#db = this.#guard(() => new DatabaseSync(file));
+    const sqlite = loadSqlite();
+    this.#db = this.#guard(() => new sqlite.DatabaseSync(file));
     try {
       this.#guard(() => {
         this.#db.exec(`PRAGMA busy_timeout = ${Math.min(busyMs, SYNC_BUSY_MS)}`);
         this.#db.exec('PRAGMA journal_mode = WAL');
         this.#db.exec('PRAGMA synchronous = NORMAL');
+        // 16 MB of pages (SQLite's default is 2 MB): a search's index and row pages stay in memory across searches.
+        this.#db.exec('PRAGMA cache_size = -16000');
       });
     } catch (err) {
       this.#db.close();
@@ -254,6 +257,21 @@ class SqliteExecutor implements SqlExecutor {
       throw sqliteError(err, this.#name, this.#busyMs, this.#field);
     }
   }
+}
+
+/**
+ * node:sqlite, loaded when a SQLite history is opened rather than with the package: a host on a
+ * Node.js without it (before 22.13) loads the package, and only opening such a history fails, saying why.
+ */
+function loadSqlite(): typeof import('node:sqlite') {
+  let sqlite: typeof import('node:sqlite') | undefined;
+  try {
+    sqlite = process.getBuiltinModule?.('node:sqlite') as typeof import('node:sqlite') | undefined;
+  } catch {
+    sqlite = undefined;
+  }
+  if (!sqlite?.DatabaseSync) throw new HistoryError('history_failed', `a SQLite history needs Node.js 22.13 or later (node:sqlite); this is ${process.version}`);
+  return sqlite;
 }
 
 /** A node:sqlite error as the package's error (the package's own errors pass through). */

@@ -123,6 +123,36 @@ it('refuses a media folder that is a symbolic link, naming the media setting', a
   expect(err.message).toContain('symbolic link');
 });
 
+it('refuses to read a media file that became a link, another user\'s or writable by others, and to write into a media folder that became a link', async () => {
+  const store = await opened(path.join(dir, 'history.db'));
+  await store.writeVisit(arrival('v1', {}));
+  const ref = await store.putMedia('v1', 'face', Buffer.from('jpeg'), 'image/jpeg');
+  const file = store.mediaPath(ref);
+  await chmod(file, 0o666);
+  await expect(store.readMedia(ref)).rejects.toThrow('can be written by other users (mode 0666)');
+  await chmod(file, 0o600);
+  if (process.getuid?.() === 0) {
+    await chown(file, 4242, 4242);
+    await expect(store.readMedia(ref)).rejects.toThrow('belongs to another user (uid 4242)');
+  }
+  await rm(file);
+  const secret = path.join(dir, 'secret.txt');
+  await writeFile(secret, 'not a face', { mode: 0o600 });
+  await symlink(secret, file);
+  const err = await store.readMedia(ref).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(InputError);
+  expect(err).toMatchObject({ field: 'media' });
+  expect((err as InputError).message).toContain('symbolic link');
+  // The hash folder swapped for a link to a folder elsewhere: nothing is written through it.
+  const folder = path.dirname(file);
+  await rm(folder, { recursive: true });
+  const elsewhere = path.join(dir, 'elsewhere');
+  await mkdir(elsewhere, { mode: 0o700 });
+  await symlink(elsewhere, folder);
+  await expect(store.putMedia('v1', 'face', Buffer.from('jpeg'), 'image/jpeg')).rejects.toThrow('symbolic link or not a folder');
+  expect(await readdir(elsewhere)).toEqual([]);
+});
+
 it('refuses a file that is not a SQLite database, and a database of a newer schema, and leaves them as they were', async () => {
   const text = path.join(dir, 'notes.db');
   await writeFile(text, 'x'.repeat(4096), { mode: 0o600 });
