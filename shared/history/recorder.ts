@@ -132,7 +132,10 @@ export class HistoryRecorder {
     return this.#sweeping;
   }
 
-  /** Listens to a watcher's visit events until the returned function is called (for a recorder its host keeps). */
+  /**
+   * Listens to a watcher's visit events until the returned function is called, for a recorder its
+   * host keeps (the watcher's `history` option needs none): it hears only what the watcher's `events` lets out.
+   */
   attach(watcher: EventEmitter<WatcherEvents>): () => void {
     const take = (e: WatchEvent | ClipEvent): void => this.record(e);
     const names = ['arrived', 'match', 'unknown', 'left', 'clip'] as const;

@@ -211,9 +211,11 @@ test("people forget --history erases the person's visits and their media, and it
 }, 60_000);
 
 test('a history that fails mid-run: its writes are retried, then counted as dropped, with an error event; watching goes on', async () => {
-  const other = await openHistory({ location: path.join(dir, 'failing.db') });
+  // The watcher opens this history itself (and closes it at its stop); the test reads it through a store of its own.
+  const location = path.join(dir, 'failing.db');
+  const other = await openHistory({ location });
   try {
-    const { events } = await watch({ history: other });
+    const { events } = await watch({ history: { location, maxAgeDays: 7 } });
     const arrivals = (): ArrivedEvent[] => events.filter((e): e is ArrivedEvent => e.event === 'arrived');
     await waitFor('an arrival', () => arrivals().length > 0, 60_000);
     await visitWhen(arrivals()[0].visit_id, 'written', (v) => v.face !== null, other);
