@@ -10,12 +10,14 @@ import type { HistoryStore, VisitPatch } from '../../shared/history/types';
 import { VisionClient } from '../../shared/vision';
 import { astronautFaceOfSize, faceApiSample, faceOfSize, mirrorJpeg, type Rect } from '../support/images';
 import { faceOfB } from '../support/clip';
+import { postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres';
 import { CONFIG_ID, configCredentials, configNode as sandboxConfig, helper, inject, nextMessage, sandboxForTests, useNodeRedHelper } from './support/runtime';
 
 // The history node in Node-RED's runtime: the config node's SQLite history in the user directory
 // (the same file a watch node with Keep history writes), searched, read and deleted through the
 // node, failures to a Catch node; a search by face through the sandbox's collection; and the
-// people node's forget erasing the person's visits from that history.
+// people node's forget erasing the person's visits from that history; and a config whose History
+// DB is a real PostgreSQL (skipped, saying why, where the server is missing).
 
 const SECRET = 'sandbox-secret';
 const FACE = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 0xff, 0xd9]);
@@ -143,3 +145,40 @@ test("a face finds its person's visits through the collection, a stranger's face
   expect(await h.get('a1')).toBeUndefined();
   expect(await h.get('s1')).toBeDefined();
 }, 90_000);
+
+const describePostgres = postgresSkipReason ? describe.skip : describe;
+if (postgresSkipReason) console.log(`Node-RED history on PostgreSQL skipped: ${postgresSkipReason}`);
+
+describePostgres('a config node with a PostgreSQL History DB', () => {
+  let server: TestPostgres;
+  let media: string;
+  beforeAll(async () => {
+    server = await startPostgres();
+    media = await mkdtemp(path.join(os.tmpdir(), 'nr-history-media-'));
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+    if (media) await rm(media, { recursive: true, force: true });
+  });
+
+  test('the history node searches the database the credential names, with the media in the shared folder', async () => {
+    lease = acquireHistory({ location: server.url, media });
+    const pg = await lease.store();
+    await pg.writeVisit(visit('pg-1', { person_id: 'p_44444444-4444-4444-8444-444444444444', name: 'Courier' }));
+    const face = await pg.putMedia('pg-1', 'face', FACE, 'image/jpeg');
+    const flow = [
+      { id: 'f1', type: 'tab', label: 'test' },
+      { ...sandboxConfig(sandbox), historyMedia: media },
+      { id: 'h', z: 'f1', type: 'vision-streaming-history', service: CONFIG_ID, wires: [['out']] },
+      { id: 'out', z: 'f1', type: 'helper' },
+    ];
+    const credentials = configCredentials(sandbox, SECRET);
+    credentials[CONFIG_ID] = { ...credentials[CONFIG_ID], historyUrl: server.url };
+    await helper.load([configNode, historyNode], flow, credentials);
+    const found = await op({ person: 'courier' });
+    expect(found.payload).toMatchObject([{ visit_id: 'pg-1', face_path: pg.mediaPath(face) }]);
+    expect(pg.mediaPath(face).startsWith(media)).toBe(true);
+    // No SQLite file was made in the user directory for this config.
+    await expect(stat(path.join(userDir, 'vision-streaming', `history-${CONFIG_ID}.sqlite`))).rejects.toMatchObject({ code: 'ENOENT' });
+  }, 60_000);
+});
