@@ -16,6 +16,16 @@ const FIELD_FLAGS: Readonly<Record<string, string>> = {
   images: 'image',
   visitorId: 'visitor',
   store: 'people',
+  // the history
+  maxAgeDays: 'keep-days',
+  maxMediaBytes: 'keep-bytes',
+  historyMedia: 'history-media',
+  location: 'history',
+  media: 'history-media',
+  person_id: 'person',
+  visitor_id: 'visitor',
+  stream_id: 'stream',
+  visit_id: 'visit',
   // every command that names a collection, a room, a face
   collectionId: 'collection',
   roomId: 'room',

@@ -1,6 +1,7 @@
 import { isClientError } from '../shared/errors';
 import { closest } from './flags';
 import type { CliIo } from './io';
+import { historyHelp, historyMain } from './history';
 import { peopleHelp, peopleMain } from './people';
 import { publishHelp, publishMain } from './publish';
 import { roomsCommand } from './rooms';
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   watch: { summary: 'watch a live room: one JSON line per face event (match, unknown, arrived, left)', help: watchHelp, run: watchMain },
   publish: { summary: 'publish cameras (RTSP, MJPEG/snapshot URLs, /dev/videoN, files) into a room and keep them up', help: publishHelp, run: publishMain },
   people: { summary: 'keep the people of a collection: add, name a stranger, rename, merge, not-this-person, forget', help: peopleHelp, run: peopleMain },
+  history: { summary: 'the visits watch --history kept: search by person, visitor, stream, time or face; delete one', help: historyHelp, run: historyMain },
   detect: { summary: 'faces (with where they look) or heads in an image', help: detectCommand.help, run: detectCommand.run },
   compare: { summary: 'two faces, or a face and the faces of a collection: how alike', help: compareCommand.help, run: compareCommand.run },
   collections: { summary: 'face collections: list, create, delete, faces, add-face, remove-face', help: collectionsCommand.help, run: collectionsCommand.run },

@@ -8,6 +8,8 @@ import { describe, reportFailure } from './errors';
 import { readImageArgument, readLabelsFile } from './input-files';
 import type { CliIo } from './io';
 import { VisitorFile } from './visitor-file';
+import { HISTORY_FLAG, HISTORY_MEDIA_FLAG, openHistoryFlag } from './history';
+import type { HistoryStore } from '../shared/history/types';
 
 /** The subcommands of `vision-streaming people`, with their one-line help. */
 export const ACTIONS = {
@@ -18,7 +20,7 @@ export const ACTIONS = {
   merge: 'a person merges into the person named --to (their faces and not-faces move)',
   not: 'not this person: the face in --image becomes a not-face of the person',
   'remove-face': 'removes the face --face from its person and from the collection',
-  forget: 'removes every face and not-face of a person from the collection, and the person; prints a receipt',
+  forget: 'removes every face and not-face of a person from the collection, and the person (with --history, their visits and media too); prints a receipt',
   'import-labels': 'makes people of a labels file ({"face_id": "Name"}): faces with one label become one person',
   check: 'lists faces of the collection that no person, not-face or visitor (--visitors) records; --remove takes them out',
 } as const;
@@ -38,6 +40,8 @@ export const FLAGS: readonly Flag[] = [
   { name: 'to', env: '', value: 'NAME', help: 'rename: the new name; merge: the person merged into' },
   { name: 'face', env: '', value: 'ID', help: 'remove-face: the face_id' },
   { name: 'labels', env: '', value: 'FILE', help: 'import-labels: a JSON file {"face_id": "Name", ...} (as watch --labels takes)' },
+  { ...HISTORY_FLAG, help: "forget: the watch's history (as watch --history takes it): the person's visits, face crops, snapshots and clips go too" },
+  HISTORY_MEDIA_FLAG,
   { name: 'remove', env: '', help: "check: remove the faces nothing records from the collection (give --visitors, or the watch's visitors count as such)" },
   HELP_FLAG,
 ];
@@ -60,7 +64,7 @@ export function peopleHelp(): string {
       '  vision-streaming people add --collection C --people people.json --name Alice --image a1.jpg --image a2.jpg',
       '  vision-streaming people add --collection C --people people.json --name Courier --visitor VISITOR_ID',
       '  vision-streaming people not --collection C --people people.json --name Alice --image wrong-face.jpg',
-      '  vision-streaming people forget --collection C --people people.json --name Alice',
+      '  vision-streaming people forget --collection C --people people.json --name Alice --history visits.db',
     ],
     flags: FLAGS,
   });
@@ -116,6 +120,7 @@ async function run(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): 
     return 1;
   } finally {
     await lease.release();
+    await prepared.history?.close().catch((err: unknown) => io.stderr(`vision-streaming people ${action}: closing the history: ${describe(err)}`));
   }
 }
 
@@ -125,6 +130,8 @@ interface Prepared {
   collectionId: string;
   store: FilePeopleStore;
   visitors?: VisitorFile;
+  /** forget --history: the history the person's visits are erased from (opened last, closed at the end). */
+  history?: HistoryStore;
   operation: (d: PeopleDirectory) => Promise<unknown>;
 }
 
@@ -192,7 +199,8 @@ async function prepare(action: Action, flags: FlagValues, env: NodeJS.ProcessEnv
     }
     case 'forget': {
       const ref = person();
-      return { ...base, operation: (d) => d.forget({ person: ref }) };
+      const history = flags.get('history') !== undefined ? await openHistoryFlag(flags) : undefined;
+      return { ...base, ...(history ? { history } : {}), operation: (d) => d.forget({ person: ref }) };
     }
     case 'import-labels': {
       const labels = await readLabelsFile(flags.required('labels'));
@@ -215,7 +223,7 @@ async function open(run: Prepared): Promise<{ lease: ConnectionLease; directory:
   // Loaded only now, so that --help and a bad flag answer without loading HTTP and the image code.
   const [{ acquireConnection }, { PeopleDirectory }] = await Promise.all([import('../shared/connection'), import('../shared/people/directory')]);
   const lease = acquireConnection({ ...run.credentials, owner: 'the command' });
-  const directory = new PeopleDirectory({ collectionId: run.collectionId, store: run.store, vision: lease.vision(), ...(run.visitors ? { visitors: run.visitors } : {}) });
+  const directory = new PeopleDirectory({ collectionId: run.collectionId, store: run.store, vision: lease.vision(), ...(run.visitors ? { visitors: run.visitors } : {}), ...(run.history ? { history: run.history } : {}) });
   return { lease, directory };
 }
 

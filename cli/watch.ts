@@ -16,6 +16,7 @@ import { START_ATTEMPTS } from './publish';
 import { VisitorFile } from './visitor-file';
 import { checkSnapshotFolder, fileFailure } from './snapshot-folder';
 import { checkPrivateFolder } from '../shared/util/private-folder';
+import { openWatchHistory, WATCH_HISTORY_FLAGS } from './history';
 
 
 /** Exit code when the room was lost (session_lost): the watch did not end as asked. */
@@ -45,6 +46,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'snapshots', env: 'VS_SNAPSHOTS', value: 'DIR', help: 'write each snapshot and face crop there (files 0600, a new folder 0700); the event gives their paths' },
   { name: 'base64', env: 'VS_BASE64', help: 'give snapshots inline as base64 (without --snapshots)' },
   { name: 'clips', env: 'VS_CLIPS', value: 'DIR', help: 'write a clip of each visit there (WebM for VP8/VP9, MP4 for H.264, as the stream sent it; files 0600, a new folder 0700) and print a clip line' },
+  ...WATCH_HISTORY_FLAGS.map((f) => (f.name === 'history' ? { ...f, help: `keep every visit (who, when, how long, face crop, snapshot, clip with --clips) in ${f.help.replace(/^the history: /, '')}; vision-streaming history searches it` } : f)),
   DURATION_FLAG,
   LOOPBACK_FLAG,
   HELP_FLAG,
@@ -65,7 +67,7 @@ export function helpText(): string {
       '  and the closest person {person_id, name, score})',
       '  (quality: {face_px, sharpness, brightness, greyscale, direction}; every left follows the arrived of its visit_id)',
       '  status  {event, state, room, counts, ...}    error {event, error, source, stream_id?, time}',
-      '  (source: session, decoder, api, stream or visitors: the part of the watcher that failed)',
+      '  (source: session, decoder, api, stream, visitors, people or history: the part of the watcher that failed)',
       '  clip    {event, room, stream_id, visit_id?, kind?, trigger, person_id? name? face_id? | visitor_id | track, label, start, end,',
       '          duration_s, bytes, container, codec, width, height, path, ended, time} or {..., error, cause?} (with --clips)',
       '  tracks  {event, room, stream_id, frame_time, width, height, tracks: [{track, location, verdict, person_id? name? face_id?',
@@ -171,6 +173,9 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   }
   const snapshots = get('snapshots');
   if (snapshots !== undefined) await checkSnapshotFolder(snapshots);
+  // Last, as it opens the database: one that is refused (another user's, a link, writable by others) is bad input.
+  const history = await openWatchHistory(flags);
+  if (history) options.history = history;
   return { help: false, options, snapshots, base64: on('base64'), durationMs: durationOf(flags), weriftSpeedups: onOffFlag(get('werift-speedups'), 'werift-speedups') };
 }
 
@@ -193,6 +198,7 @@ async function watch(settings: CliSettings, io: CliIo): Promise<number> {
     watcher = new FaceWatcher({ ...o, vision: lease.vision(), streaming: lease.streaming(), events: undefined, session });
   } catch (err) {
     await lease?.release();
+    await closeHistory(settings, io);
     // The watcher checks its options as it is made: a refusal is bad input, its flag named.
     return refuseInput('watch', err, FLAGS, io);
   }
@@ -201,6 +207,7 @@ async function watch(settings: CliSettings, io: CliIo): Promise<number> {
   } finally {
     await watcher.stop();
     await lease.release();
+    await closeHistory(settings, io);
   }
 }
 
@@ -272,6 +279,12 @@ async function watchWith(settings: CliSettings, io: CliIo, watcher: FaceWatcher)
     return EXIT_SESSION_LOST;
   }
   return 0;
+}
+
+/** The history the command opened (the watcher has written what it could by its stop). */
+async function closeHistory(settings: CliSettings, io: CliIo): Promise<void> {
+  const store = (settings.options.history as { store?: { close(): Promise<void> } } | undefined)?.store;
+  await store?.close().catch((err: unknown) => io.stderr(`vision-streaming watch: closing the history: ${describe(err)}`));
 }
 
 /** The JSON line of an event: snapshots, the face crop and a still become a file path, base64, or null; errors their safe fields. */

@@ -4,6 +4,7 @@ import type { ImageInput } from '../shared/image';
 import type { FaceSource, PersonRef } from '../shared/people';
 import { override, pickOperation, registerActionNode, type ActionContext, type ActionResult, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import { imageFromValue } from './lib/image-input';
+import { configHistory } from './lib/history';
 import { configPeople } from './lib/people';
 import { labelsFrom } from './lib/labels';
 
@@ -35,7 +36,9 @@ async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
   const people = configPeople(ctx.RED, def.service);
   if (!people) throw new InputError('invalid_input', 'vision-streaming-people needs a vision-streaming-config node', { field: 'service', limit: 'a configured service' });
   const collectionId = override(msg, 'collectionId', def.collectionId);
-  const directory = people.directory(collectionId, ctx.connection.vision());
+  // Forget erases the person's visits from the config's history too (the one its watch nodes keep).
+  const history = operation === 'forget' ? configHistory(ctx.RED, def.service) : undefined;
+  const directory = people.directory(collectionId, ctx.connection.vision(), 'collectionId', history?.available ? await history.store() : undefined);
   const id = String(collectionId).trim();
   const done = (payload: unknown, status: string, person?: { person_id: string; name: string }): ActionResult => ({
     payload,
@@ -82,7 +85,8 @@ async function run(ctx: ActionContext<PeopleDef>): Promise<ActionResult> {
     }
     case 'forget': {
       const receipt = await directory.forget({ person: personOf(msg, def) });
-      const status = receipt.already_forgotten ? 'nobody to forget' : receipt.left ? `${receipt.left.length} face(s) left: forget again` : `forgot ${receipt.name}`;
+      const visits = receipt.removed_visits ? `, ${receipt.removed_visits} visit(s)` : '';
+      const status = receipt.already_forgotten ? `nobody to forget${visits}` : receipt.left ? `${receipt.left.length} face(s) left: forget again` : `forgot ${receipt.name}${visits}`;
       return done(receipt, status);
     }
     case 'import-labels': {

@@ -6,7 +6,9 @@ import { serviceConnection, type FlowMessage, type ServiceNodeDef } from './lib/
 import type { ServiceConnection } from './lib/connection';
 import { isStop, startShown, wireControl } from './lib/controlled-node';
 import { failureText, flowError, safeErrorFields } from './lib/flow-error';
+import { configHistory, type ConfigHistory } from './lib/history';
 import { configPeople, type ConfigPeople } from './lib/people';
+import type { HistoryLease } from '../shared/history/leases';
 import { watchMessage, type WatchMessage } from './lib/watch-messages';
 import { watchSettings, weriftSpeedupsWarning, type WatchDef, type WatchSettings } from './lib/watch-settings';
 
@@ -47,7 +49,7 @@ export = function register(RED: NodeAPI): void {
     const outdated = weriftSpeedupsWarning(def);
     if (outdated) node.warn(outdated);
     const autoStart = def.autoStart !== false && def.roomId && def.collectionId;
-    wireControl(node, connection, new WatchControl(node, connection, def, configPeople(RED, def.service)), autoStart ? ({} as FlowMessage) : undefined);
+    wireControl(node, connection, new WatchControl(node, connection, def, configPeople(RED, def.service), configHistory(RED, def.service)), autoStart ? ({} as FlowMessage) : undefined);
   }
   RED.nodes.registerType('vision-streaming-watch', WatchNode);
 };
@@ -71,12 +73,17 @@ class WatchControl {
   #settings?: WatchSettings;
   #restartTimer?: NodeJS.Timeout;
   #restarts = 0;
+  /** The config's history, kept when the node's Keep history is on. */
+  readonly #history?: ConfigHistory;
+  /** This node's lease of it, taken at the first start and given back on close (after the watcher's last write). */
+  #historyLease?: HistoryLease;
 
-  constructor(node: Node, connection: ServiceConnection, def: WatchDef, people?: ConfigPeople) {
+  constructor(node: Node, connection: ServiceConnection, def: WatchDef, people?: ConfigPeople, history?: ConfigHistory) {
     this.#node = node;
     this.#connection = connection;
     this.#def = def;
     this.#people = people;
+    this.#history = history;
     const context = node.context();
     this.#visitors = { load: () => context.get(VISITORS_KEY), save: (doc) => context.set(VISITORS_KEY, doc) };
     people?.visitors.add(this.#visitors);
@@ -99,6 +106,9 @@ class WatchControl {
     this.#closed = true;
     this.#people?.visitors.remove(this.#visitors);
     await this.#stop();
+    const lease = this.#historyLease;
+    this.#historyLease = undefined;
+    await lease?.release();
   }
 
   /** Shows a failure on the node and hands it to Catch nodes (with msg.source for an error the watcher reports). */
@@ -126,8 +136,11 @@ class WatchControl {
   async #start(settings: WatchSettings): Promise<void> {
     if (this.#closed) return;
     this.#settings = settings;
+    const history = await this.#keptHistory();
+    if (this.#closed) return;
     const options: WatchOptions = {
       ...settings,
+      ...(history ? { history } : {}),
       vision: this.#connection.vision(),
       streaming: this.#connection.streaming(),
       visitorStore: this.#visitors,
@@ -151,6 +164,22 @@ class WatchControl {
         if (this.#watcher === watcher) this.#watcher = undefined;
       },
     });
+  }
+
+  /**
+   * The history the watcher writes into with Keep history: the config's store, open before the
+   * watcher starts. A history that cannot be opened (no user directory, the database down) is
+   * reported and the watch goes on without it; the next start tries again.
+   */
+  async #keptHistory(): Promise<WatchOptions['history'] | undefined> {
+    if (this.#def.keepHistory !== true || !this.#history) return undefined;
+    try {
+      this.#historyLease ??= this.#history.acquire();
+      return { store: await this.#historyLease.store(), ...this.#history.retention };
+    } catch (err) {
+      this.report(err, 'history');
+      return undefined;
+    }
   }
 
   async #stop(): Promise<void> {

@@ -89,6 +89,7 @@ async function main() {
   say(`Node-RED editor:  ${url}/   (debug sidebar: matches with snapshots)`);
   say(`dashboard:        ${url}/dashboard/watch   (the room live with faces boxed and named, latest match, recent events, who is here now, the last stranger, each visit's clip)`);
   say(`People page:      ${url}/dashboard/people   (who the directory knows, strangers to name, forget)`);
+  say(`History page:     ${url}/dashboard/history   (the day's visits on a timeline with their faces, a person filter, a day picker, each visit's clip)`);
   say('the same room from the command line (another terminal, in this folder):');
   say(`  ${watchLine(sandbox.url, room.id, collectionId)}`);
   say('Ctrl-C stops everything.');
@@ -111,8 +112,9 @@ function prepareNodeRed(work, { sandboxUrl, roomId, collectionId, labels }) {
   const clips = path.join(userDir, 'clips');
   fs.mkdirSync(clips, { mode: 0o700 });
   fs.chmodSync(clips, 0o700);
-  // The watch page's nodes and the People page's (scripts/demo-people-flow.json), with the same placeholders.
-  const text = JSON.stringify(['demo-flow.json', 'demo-people-flow.json'].flatMap((file) => JSON.parse(fs.readFileSync(path.join(__dirname, file), 'utf8'))))
+  // The watch page's nodes, the People page's (scripts/demo-people-flow.json) and the History page's
+  // (scripts/demo-history-flow.json), with the same placeholders.
+  const text = JSON.stringify(['demo-flow.json', 'demo-people-flow.json', 'demo-history-flow.json'].flatMap((file) => JSON.parse(fs.readFileSync(path.join(__dirname, file), 'utf8'))))
     .split('"__SANDBOX__"').join(JSON.stringify(sandboxUrl))
     .split('"__ROOM__"').join(JSON.stringify(roomId))
     .split('"__COLLECTION__"').join(JSON.stringify(collectionId))

@@ -32,6 +32,7 @@ function sources() {
     watch: require('../cli/watch'),
     publish: require('../cli/publish'),
     people: require('../cli/people'),
+    history: require('../cli/history'),
     visionCommands: require('../cli/vision-commands'),
     rooms: require('../cli/rooms'),
   };
@@ -139,11 +140,14 @@ function tables(src = sources()) {
   out.set('event-clip', fieldTable(src.fields.CLIP_FIELDS, fieldList));
   out.set('event-tracks', fieldTable(src.fields.TRACKS_FIELDS, fieldList));
   out.set('event-track-box', fieldTable(src.fields.TRACK_BOX_FIELDS, fieldList));
+  out.set('event-history', fieldTable(src.fields.HISTORY_STATUS_FIELDS, fieldList));
   out.set('n8n-item-fields', n8nItemFields(src));
   out.set('cli-watch-flags', flagTable(src.watch.FLAGS));
   out.set('cli-publish-flags', flagTable(src.publish.FLAGS));
   out.set('cli-people-flags', flagTable(src.people.FLAGS));
   out.set('cli-people-actions', markdownTable(['action', 'does'], Object.entries(src.people.ACTIONS).map(([a, help]) => [code(a), help])));
+  out.set('cli-history-flags', flagTable(src.history.FLAGS));
+  out.set('cli-history-actions', markdownTable(['action', 'does'], Object.entries(src.history.ACTIONS).map(([a, help]) => [code(a), help])));
   // The commands of one service call each: their flags, after the credential flags every command takes.
   const { detectCommand, compareCommand, collectionsCommand } = src.visionCommands;
   const own = (command) => command.flags.filter((f) => !['auth-url', 'vision-url', 'sfu-url', 'client-id', 'help'].includes(f.name));

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { InputError } from '../../shared/errors';
 import { PeopleDirectory } from '../../shared/people';
 import { FilePeopleStore, peopleKey } from '../../shared/people/file-store';
+import type { HistoryStore } from '../../shared/history/types';
 import type { VisionClient } from '../../shared/vision';
 import { VisitorStores } from './visitor-stores';
 
@@ -58,11 +59,11 @@ export class ConfigPeople {
     return store;
   }
 
-  /** The directory of a collection's people, on the collection's shared store. */
-  directory(collectionId: unknown, vision: VisionClient, field = 'collectionId'): PeopleDirectory {
+  /** The directory of a collection's people, on the collection's shared store; with `history`, forget erases their visits from it. */
+  directory(collectionId: unknown, vision: VisionClient, field = 'collectionId', history?: HistoryStore): PeopleDirectory {
     const store = this.store(collectionId, field);
     const id = (collectionId as string).trim();
-    return new PeopleDirectory({ collectionId: id, store, vision, visitors: this.visitors.forCollection(id) });
+    return new PeopleDirectory({ collectionId: id, store, vision, visitors: this.visitors.forCollection(id), ...(history ? { history } : {}) });
   }
 }
 

@@ -49,6 +49,8 @@ export interface WatchDef extends ServiceNodeDef, Partial<Record<string, unknown
   autoStart?: boolean;
   /** A folder to write each visit's clip to (empty: no clips); the clip goes out on output 5. */
   clips?: string;
+  /** Whether the watcher keeps every visit in the config node's history. */
+  keepHistory?: boolean;
 }
 
 /**

@@ -11,6 +11,10 @@ import { TablePeopleStore } from '../../shared/people/table-store';
 import { FaceWatcher, type ClipEvent, type ErrorSource, type VisitorStore, type WatchEventName } from '../../shared/watch';
 import { selfAuthorisedClients } from '../common/self-authorised';
 import { toNodeError } from '../common/errors';
+import { historyLocation, testHistoryCredential } from '../common/history';
+import { acquireHistory, type HistoryLease } from '../../shared/history/leases';
+import type { HistoryStore } from '../../shared/history/types';
+import type { WatchOptions } from '../../shared/watch';
 import { listSearch } from '../common/locators';
 import { N8N_API_CREDENTIAL, peopleListSearch, tableIdParameter, triggerRequest } from '../common/people-table';
 import { clipItem, keepClipFiles, removeClipFile } from './clips';
@@ -39,6 +43,22 @@ async function peopleTable(ctx: ITriggerFunctions, collectionId: string): Promis
   return new TablePeopleStore({ request: await triggerRequest(ctx), tableId, collectionId });
 }
 
+/**
+ * The history the watcher keeps with Keep History: a lease of the History Store's history (shared
+ * with History searches in this process), opened before the watch starts so that a database that
+ * cannot be opened fails the activation with its reason.
+ */
+async function historyLease(ctx: ITriggerFunctions): Promise<HistoryLease | undefined> {
+  return (ctx.getNodeParameter('keepHistory', false) as boolean) ? acquireHistory(await historyLocation(ctx)) : undefined;
+}
+
+/** The watcher's history option over an open store: how long visits and media stay. */
+function historyOption(ctx: ITriggerFunctions, store: HistoryStore): NonNullable<WatchOptions['history']> {
+  const days = ctx.getNodeParameter('historyDays', 30) as number;
+  const gb = ctx.getNodeParameter('historyMediaGB', 2) as number;
+  return { store, maxAgeDays: days, maxMediaBytes: Math.round(gb * 1e9) };
+}
+
 /** A watcher's error as n8n shows it, saying which part of the watcher failed (in its description and context). */
 function withSource<E extends NodeApiError | NodeOperationError>(error: E, source: ErrorSource): E {
   error.context.source = source;
@@ -65,11 +85,12 @@ export class FaceMatchTrigger implements INodeType {
     credentials: [
       { name: 'visionStreamingApi', required: true },
       { name: N8N_API_CREDENTIAL, required: true, displayOptions: { show: { usePeopleTable: [true] } } },
+      { name: 'visionStreamingHistory', required: true, testedBy: 'testHistoryCredential', displayOptions: { show: { keepHistory: [true], historyStore: ['postgres'] } } },
     ],
     properties,
   };
 
-  methods = { listSearch: { ...listSearch, ...peopleListSearch } };
+  methods = { listSearch: { ...listSearch, ...peopleListSearch }, credentialTest: { testHistoryCredential } };
 
   async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
     const node = this.getNode();
@@ -78,18 +99,24 @@ export class FaceMatchTrigger implements INodeType {
     const keepClips = keepClipFiles(this);
     const clients = await selfAuthorisedClients(this);
     let watcher: FaceWatcher;
+    let lease: HistoryLease | undefined;
     try {
       const settings = watcherSettings(this);
       const people = await peopleTable(this, settings.collectionId);
+      lease = await historyLease(this);
+      const history = lease ? historyOption(this, await lease.store()) : undefined;
       // Errors and status always come: they tell "one bad analysis" from "the watch is over".
-      watcher = new FaceWatcher({ ...settings, vision: clients.vision, streaming: clients.streaming, visitorStore: staticDataStore(this), ...(people ? { people } : {}) });
+      watcher = new FaceWatcher({ ...settings, vision: clients.vision, streaming: clients.streaming, visitorStore: staticDataStore(this), ...(people ? { people } : {}), ...(history ? { history } : {}) });
     } catch (err) {
+      await lease?.release();
       await clients.close();
       throw fail(err);
     }
-    // Both steps are idempotent: n8n may close twice, and a failed start closes too.
+    // Each step is idempotent: n8n may close twice, and a failed start closes too. The history is
+    // given back after the watcher's stop, which writes every visit's end first.
     const closeFunction = async (): Promise<void> => {
       await watcher.stop();
+      await lease?.release();
       await clients.close();
     };
 

@@ -1,6 +1,7 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { WATCH_OPTIONS, type OptionSpec } from '../../shared/watch/option-table';
 import { idParameters } from '../common/locators';
+import { historyStoreParameter } from '../common/history';
 import { peopleTableParameter } from '../common/people-table';
 import { n8nPlacement } from './placement';
 
@@ -72,6 +73,33 @@ export const properties: INodeProperties[] = [
     displayOptions: WITH_CLIPS,
   },
   {
+    displayName: 'Keep History',
+    name: 'keepHistory',
+    type: 'boolean',
+    default: false,
+    description:
+      "Whether every visit is kept (who, which camera, when they arrived and left, the face crop, the snapshot and with Clips the clip), written as it goes, for Visual Recognition > History to search and Person > Forget to erase",
+  },
+  historyStoreParameter({ keepHistory: [true] }),
+  {
+    displayName: 'Keep Visits For (Days)',
+    name: 'historyDays',
+    type: 'number',
+    typeOptions: { minValue: 1, maxValue: 36500 },
+    default: 30,
+    description: 'Visits older than this go, with their media (a sweep at activation and every hour)',
+    displayOptions: { show: { keepHistory: [true] } },
+  },
+  {
+    displayName: 'Max History Media (GB)',
+    name: 'historyMediaGB',
+    type: 'number',
+    typeOptions: { minValue: 0.01, numberPrecision: 2 },
+    default: 2,
+    description: "The history's face crops, snapshots and clips take at most this much; the oldest go first (the visits stay, without them)",
+    displayOptions: { show: { keepHistory: [true] } },
+  },
+  {
     displayName: 'Options',
     name: 'options',
     type: 'collection',
@@ -97,6 +125,11 @@ export const PARAMETER_LABELS: Record<string, string> = {
   baseUrl: 'Base URL (n8n API credential)',
   events: 'Events',
   clips: 'Clips Folder',
+  history: 'History Store',
+  historyUrl: 'Connection URL (Vision Streaming History credential)',
+  historyMedia: 'Media Folder (Vision Streaming History credential)',
+  maxAgeDays: 'Keep Visits For (Days)',
+  maxMediaBytes: 'Max History Media (GB)',
   ...Object.fromEntries([...MAIN, ...CLIP].map((o) => [o.name, o.label])),
   ...Object.fromEntries(MORE.map((o) => [o.name, `Options > ${o.label}`])),
 };

@@ -23,7 +23,7 @@ export type BoxDrawer = (ctx: IExecuteFunctions, i: number, result: OperationRes
 /** Resources a node adds to the core's operations (the main package's Person), with the labels of their parameters. */
 export interface ExtraResources {
   operations: OperationTable<VisionApi, OperationResult>;
-  labels: FieldLabels;
+  labels: FieldLabels | ((resource: string) => FieldLabels);
 }
 
 /**
@@ -33,10 +33,14 @@ export interface ExtraResources {
 export async function executeVisualRecognition(ctx: IExecuteFunctions, drawBoxes?: BoxDrawer, extra?: ExtraResources): Promise<INodeExecutionData[][]> {
   const items = ctx.getInputData();
   const operations = extra ? { ...OPERATIONS, ...extra.operations } : OPERATIONS;
-  const labels = (resource: string) => (extra && resource in extra.operations ? extra.labels : LABELS);
+  const labels = (resource: string) => {
+    if (!extra || !(resource in extra.operations)) return LABELS;
+    return typeof extra.labels === 'function' ? extra.labels(resource) : extra.labels;
+  };
   return runPerItem(ctx, await visionClient(ctx), operations, labels, async (result, i, signal) => {
     // The input's binaries stay on the item, so a later node can still post the photo.
     let binary = items[i].binary;
+    if (result.binary && Object.keys(result.binary).length > 0) binary = { ...(binary ?? {}), ...result.binary };
     const boxes = drawBoxes ? await drawBoxes(ctx, i, result, signal) : undefined;
     if (boxes) binary = { ...(binary ?? {}), [boxes.property]: boxes.data };
     return { json: result.json, ...(binary ? { binary } : {}), pairedItem: { item: i } };

@@ -12,6 +12,8 @@ export interface OperationResult {
   /** The first image of the operation: bytes, or a URL (downloaded once more when boxes are drawn). */
   image?: Buffer | string;
   boxes?: ResultBox[];
+  /** Binary data the operation gives (History's media), added to the item. */
+  binary?: Record<string, import('n8n-workflow').IBinaryData>;
 }
 
 type Operation = (ctx: IExecuteFunctions, client: VisionApi, i: number, signal?: AbortSignal) => Promise<OperationResult>;

@@ -3,6 +3,7 @@ import { ClientError, InputError } from '../errors';
 import type { ImageInput } from '../image';
 import type { VisionApi } from '../vision';
 import { dropStoredVisitors, storedVisitors, type VisitorStore } from '../watch/visitors';
+import type { EraseReceipt, HistoryStore } from '../history/types';
 import { checkName, FACE_ID, nameKey, readPeople, sealPeople } from './document';
 import { PeopleError } from './errors';
 import { preparePhoto } from './photo';
@@ -41,6 +42,8 @@ export interface PeopleDirectoryOptions {
   vision: VisionApi;
   /** The watcher's remembered visitors: a visitor who turns out to be a person moves out of it. */
   visitors?: VisitorStore;
+  /** The history the watchers keep: forget erases the person's visits and their media from it too. */
+  history?: HistoryStore;
 }
 
 /**
@@ -54,6 +57,7 @@ export class PeopleDirectory {
   readonly #store: PeopleStore;
   readonly #vision: VisionApi;
   readonly #visitors?: VisitorStore;
+  readonly #history?: HistoryStore;
 
   /** Checks the options; nothing is contacted before the first operation. */
   constructor(o: PeopleDirectoryOptions) {
@@ -65,7 +69,9 @@ export class PeopleDirectory {
     this.#collectionId = o.collectionId;
     this.#store = o.store;
     this.#vision = o.vision;
+    if (o.history !== undefined && (typeof o.history?.erase !== 'function' || typeof o.history.search !== 'function')) throw new InputError('invalid_input', 'history must be a history store (openHistory gives one)', { field: 'history', limit: 'a history store' });
     this.#visitors = o.visitors;
+    this.#history = o.history;
   }
 
   /** The people, and how full the collection is (one list-faces call). */
@@ -218,7 +224,9 @@ export class PeopleDirectory {
     const target = lookup(doc, input.person);
     if (!target) {
       const ref = input.person as Partial<{ person_id: string; name: string }>;
-      return { person_id: ref.person_id ?? '', name: ref.name?.trim() ?? '', removed_faces: [], removed_not_faces: [], removed_visitors: [], forgotten_at, already_forgotten: true };
+      // A forget whose history erase failed finishes here: what the history still keeps of them goes.
+      const erased = this.#history ? await this.#eraseForgotten(ref) : undefined;
+      return { person_id: ref.person_id ?? '', name: ref.name?.trim() ?? '', removed_faces: [], removed_not_faces: [], removed_visitors: [], ...erased, forgotten_at, already_forgotten: true };
     }
     const kind = new Map<string, 'face' | 'not_face'>();
     const facesOf = (p: Person): string[] => {
@@ -257,16 +265,44 @@ export class PeopleDirectory {
     }
     const removedFaces = [...removed].filter((id) => kind.get(id) === 'face');
     const removedVisitors = this.#visitors ? await dropStoredVisitors(this.#visitors, this.#collectionId, removedFaces).catch(() => []) : [];
+    // Their visits go from the history whatever is left in the collection: as the person, and as the
+    // strangers they were before (a visitor's id is the face id it became in the person).
+    const erased = this.#history ? await this.#history.erase({ person_id: target.person_id, visitor_ids: [...new Set([...[...kind].filter(([, k]) => k === 'face').map(([id]) => id), ...removedVisitors])] }) : undefined;
     const receipt: ForgetReceipt = {
       person_id: target.person_id,
       name: target.name,
       removed_faces: removedFaces,
       removed_not_faces: [...removed].filter((id) => kind.get(id) === 'not_face'),
       removed_visitors: removedVisitors,
+      ...(erased ? { removed_visits: erased.removed_visits, removed_media: erased.removed_media } : {}),
       forgotten_at,
     };
     if (left.length > 0) receipt.left = left;
     return receipt;
+  }
+
+  /** The history of someone the directory no longer has: by person_id, or the person_ids the history keeps under that name. */
+  async #eraseForgotten(ref: Partial<{ person_id: string; name: string }>): Promise<EraseReceipt> {
+    const history = this.#history!;
+    const ids = new Set<string>();
+    if (ref.person_id) ids.add(ref.person_id);
+    else if (ref.name) {
+      // Bounded: a name's visits are read a page at a time, at most 20 pages of 1000.
+      let cursor: string | undefined;
+      for (let page = 0; page < 20; page++) {
+        const found = await history.search({ name: ref.name.trim(), kind: 'person', limit: 1000, ...(cursor ? { cursor } : {}) });
+        for (const v of found.visits) if (v.person_id) ids.add(v.person_id);
+        cursor = found.next;
+        if (!cursor) break;
+      }
+    }
+    const total: EraseReceipt = { removed_visits: 0, removed_media: 0 };
+    for (const person_id of ids) {
+      const r = await history.erase({ person_id });
+      total.removed_visits += r.removed_visits;
+      total.removed_media += r.removed_media;
+    }
+    return total;
   }
 
   /**

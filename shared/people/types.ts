@@ -129,6 +129,10 @@ export interface ForgetReceipt {
   removed_faces: string[];
   removed_not_faces: string[];
   removed_visitors: string[];
+  /** With a history: the visits of the person (and of the strangers they were) erased from it. */
+  removed_visits?: number;
+  /** With a history: their face crops, snapshots and clips removed from its media folder. */
+  removed_media?: number;
   forgotten_at: string;
   /** The person was not (or no longer) in the directory. */
   already_forgotten?: true;

@@ -1,4 +1,4 @@
-import type { ArrivedEvent, ClipEvent, ErrorEvent, FaceQuality, LeftEvent, MatchEvent, PresentEntry, PreRollEntry, StatusCounts, StatusEvent, TrackBox, TracksEvent, UnknownEvent, WatchEventName } from './events';
+import type { ArrivedEvent, HistoryStatus, ClipEvent, ErrorEvent, FaceQuality, LeftEvent, MatchEvent, PresentEntry, PreRollEntry, StatusCounts, StatusEvent, TrackBox, TracksEvent, UnknownEvent, WatchEventName } from './events';
 
 /**
  * The fields of each event the watcher emits, each with one line of doc, in the order the docs list
@@ -111,13 +111,14 @@ const STATUS_FIELDS = {
   error: { doc: 'with `stopped` after a failure: the error that ended the watch (also sent as an `error` event)', optional: true },
   present: { doc: 'who is here now, as `watcher.present()` lists them (see the present table)' },
   pre_roll: { doc: "with `clips`: each stream's pre-roll, what it holds and what its bytes bound let go (see the pre-roll table)", optional: true },
+  history: { doc: 'with `history`: writes kept and dropped, the last failure, the last retention sweep (see the history table)', optional: true },
   time: { doc: 'when the event was made (ISO 8601)' },
 } as const satisfies FieldDocs<StatusEvent>;
 
 const ERROR_FIELDS = {
   event: { doc: '`error`' },
   error: { doc: 'the error: a `ClientError` with `code`, `message`, `retryable` and, when a response came, `status`' },
-  source: { doc: 'the part that failed: `session` (the room\'s session gave up; the watcher stops), `decoder`, `api`, `stream` (one stream\'s decoding, API calls or analysis), `visitors` (the visitor book) or `people` (the people store)' },
+  source: { doc: 'the part that failed: `session` (the room\'s session gave up; the watcher stops), `decoder`, `api`, `stream` (one stream\'s decoding, API calls or analysis), `visitors` (the visitor book), `people` (the people store) or `history` (a history write dropped after its retries, or a retention sweep failed; watching goes on)' },
   stream_id: { doc: 'the stream concerned, when the failure belongs to one', optional: true },
   time: { doc: 'when the event was made (ISO 8601)' },
 } as const satisfies FieldDocs<ErrorEvent>;
@@ -155,6 +156,15 @@ export const PRE_ROLL_FIELDS = {
   max_bytes: { doc: 'the bound in bytes: a stream whose key frames are too far apart for the pre-roll cannot hold more' },
   dropped_frames: { doc: 'frames let go for that bound (whole groups of pictures, oldest first); a clip needing them has a `no_key_frame` error' },
 } as const satisfies FieldDocs<PreRollEntry>;
+
+/** The fields of a status event's `history` (with `history`). */
+export const HISTORY_STATUS_FIELDS = {
+  written: { doc: 'writes that reached the history: visits made and updated, pictures and clips stored' },
+  dropped: { doc: 'writes given up: failed after 4 attempts, refused by a full queue (1000 writes or 64 MB of pictures waiting), or still waiting 5 s into the stop' },
+  queued: { doc: 'writes waiting now' },
+  last_error: { doc: "the last failure's code in a word (the store's, e.g. `SQLITE_READONLY`, `ENOSPC`, or `history_queue_full`)", optional: true },
+  last_sweep: { doc: 'the last retention sweep (at start, then hourly): `removed_visits`, `removed_media`, `removed_media_for_size`, `freed_bytes`, `time`', optional: true },
+} as const satisfies FieldDocs<HistoryStatus>;
 
 /** The fields of a `clip` event (with `clips`). */
 export const CLIP_FIELDS = {

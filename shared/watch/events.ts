@@ -151,7 +151,23 @@ export interface StatusEvent {
   present: PresentEntry[];
   /** With clips: each stream's pre-roll (what it holds, its bytes bound, the frames that bound let go). */
   pre_roll?: PreRollEntry[];
+  /** With `history`: writes kept and dropped, the last failure's code, and what the last retention sweep removed. */
+  history?: HistoryStatus;
   time: string;
+}
+
+/** What a watcher's history recorder tells of itself in each status event (with `history`). */
+export interface HistoryStatus {
+  /** Writes that reached the store: visits created and updated, media stored. */
+  written: number;
+  /** Writes given up: failed after every attempt, refused by a full queue, or left when the recorder closed. */
+  dropped: number;
+  /** Writes waiting now. */
+  queued: number;
+  /** The code of the last failure (the store's, e.g. SQLITE_READONLY, ENOSPC, or the recorder's). */
+  last_error?: string;
+  /** The last retention sweep: what it removed and when (the store's SweepReceipt). */
+  last_sweep?: { removed_visits: number; removed_media: number; removed_media_for_size: number; freed_bytes: number; time: string };
 }
 
 /** A stream's pre-roll, as status events list them. */
@@ -177,9 +193,10 @@ export interface StatusCounts {
  * - 'api': a Visual Recognition call for a stream's sample failed (a spent quota included);
  * - 'stream': another failure of the analysis of one stream's sample;
  * - 'visitors': the visitor book could not enrol, remove or store visitors (with rememberVisitors);
- * - 'people': the people store could not be read or was refused (with `people`; the last people read stay in use).
+ * - 'people': the people store could not be read or was refused (with `people`; the last people read stay in use);
+ * - 'history': a write to the history was dropped after its retries, or a retention sweep failed (with `history`; watching goes on).
  */
-export type ErrorSource = 'session' | 'decoder' | 'api' | 'stream' | 'visitors' | 'people';
+export type ErrorSource = 'session' | 'decoder' | 'api' | 'stream' | 'visitors' | 'people' | 'history';
 
 /** A failure the watcher survived (or, for `stop`-worthy ones, the reason it stopped). */
 export interface ErrorEvent {

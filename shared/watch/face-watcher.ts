@@ -8,7 +8,7 @@ import { CallBudget } from './budget';
 import { Cooldown } from './cooldown';
 import { DEFAULT_CROP_RULE } from './crop-geometry';
 import { asClientError, WatchError } from './errors';
-import type { PresentEntry, StopReason, TracksEvent, WatchEvent, WatcherEvents, WatchState } from './events';
+import type { ClipEvent, PresentEntry, StopReason, TracksEvent, WatchEvent, WatcherEvents, WatchState } from './events';
 import { resolveWatchOptions, type ResolvedWatchOptions, type WatchOptions } from './options';
 import { Presence } from './presence';
 import { WatchReporter } from './reporter';
@@ -21,6 +21,9 @@ import { MemoryVisitorStore, VisitorBook } from './visitors';
 import { PeopleIndex } from '../people/people-index';
 import { ClipRecorder, PRE_ROLL_MAX_BYTES } from '../clips/clip-recorder';
 import { checkPrivateFolder } from '../util/private-folder';
+import { HistoryRecorder } from '../history/recorder';
+import { historyStoreOf } from '../history/option';
+import type { HistoryStore } from '../history/types';
 
 /** How often visitors past their retention are looked for (also once at start). */
 const VISITOR_EXPIRY_MS = 3_600_000;
@@ -54,6 +57,9 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
   readonly #visitors?: VisitorBook;
   readonly #people?: PeopleView;
   readonly #clips?: ClipRecorder;
+  /** With `history`: the recorder (made at start, once the store is open) and the store when the watcher opened it. */
+  #history?: HistoryRecorder;
+  #ownedHistory?: HistoryStore;
   #started?: Promise<void>;
   #stopped?: Promise<void>;
   /** stop() was called: a start it ends rejects with 'stopped'. */
@@ -72,7 +78,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     }
     // Host listeners must not break the watcher, nor keep the listeners after them from running.
     const out = (event: WatchEvent): void => void emitGuarded(this, event.event, [event]);
-    this.#report = new WatchReporter(this.#o, out, { streams: () => this.#room.streams, decoder: () => this.#room.backend, present: () => this.present(), preRoll: () => (this.#clips ? Object.entries(this.#clips.stats()).map(([stream_id, s]) => ({ stream_id, ...s })) : undefined) }, this.#timers);
+    this.#report = new WatchReporter(this.#o, out, { streams: () => this.#room.streams, decoder: () => this.#room.backend, present: () => this.present(), preRoll: () => (this.#clips ? Object.entries(this.#clips.stats()).map(([stream_id, s]) => ({ stream_id, ...s })) : undefined), history: () => this.#history?.status(), record: (e) => this.#history?.record(e) }, this.#timers);
     this.#presence = new Presence(this.#o.leftAfterMs);
     if (this.#o.people) {
       // A new index: visits follow renames, and visitors who became people leave the visitor book.
@@ -87,7 +93,11 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       const overBound = (streamId: string): void => {
         if (this.#report.state === 'watching') this.#report.status('watching', `stream ${streamId}: its key frames are too far apart for the pre-roll's ${PRE_ROLL_MAX_BYTES} bytes; frames are let go (see pre_roll)`);
       };
-      this.#clips = new ClipRecorder(clips, { present: () => this.present(), emit: (e) => void emitGuarded(this, 'clip', [e]), overBound });
+      const emitClip = (e: ClipEvent): void => {
+        this.#history?.record(e);
+        emitGuarded(this, 'clip', [e]);
+      };
+      this.#clips = new ClipRecorder(clips, { present: () => this.present(), emit: emitClip, overBound });
     }
     const people = (): PeopleIndex => this.#people?.index ?? PeopleIndex.EMPTY;
     if (this.#o.rememberVisitors) {
@@ -176,6 +186,7 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
       await this.#people?.open(this.#timers);
       // Visitors past their retention leave the collection before anyone is compared with them.
       await this.#visitors?.open(Date.now());
+      await this.#openHistory();
       if (this.#stopped) throw new WatchError('stopped', 'the watcher was stopped while starting');
       await this.#room.join();
     } catch (err) {
@@ -191,6 +202,29 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#checkLeft();
     if (this.#clips) this.#checkClips();
     if (this.#visitors) this.#expireVisitors();
+  }
+
+  /** Opens the history (when the option names where) and starts its recorder: the first sweep runs now, then every hour. */
+  async #openHistory(): Promise<void> {
+    const o = this.#o.history;
+    if (!o) return;
+    const { store, owned } = await historyStoreOf(o);
+    // A stop while it opened has closed everything else already: the store it opened closes too.
+    if (this.#stopped) {
+      if (owned) await store.close().catch(() => undefined);
+      return;
+    }
+    if (owned) this.#ownedHistory = store;
+    this.#history = new HistoryRecorder(store, {
+      retention: o.retention,
+      onError: (error) => this.#report.error(error, 'history'),
+      onSweep: (r) => {
+        if (r.removed_visits + r.removed_media + r.removed_media_for_size > 0 && this.#report.state === 'watching') {
+          this.#report.status('watching', `history retention: ${r.removed_visits} visits and ${r.removed_media + r.removed_media_for_size} media files removed (${r.freed_bytes} bytes)`);
+        }
+      },
+    });
+    this.#history.start();
   }
 
   // The session gave up (a fault that rejoining cannot fix): the watcher reports it and stops.
@@ -257,6 +291,9 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     this.#people?.close();
     await this.#room.close();
     await this.#clips?.close();
+    // Every visit's end (and the clips just written) reach the history before it closes.
+    await this.#history?.close();
+    await this.#ownedHistory?.close().catch(() => undefined);
     await this.#visitors?.flush();
     await this.#closeOwned();
     this.#report.stopped(reason, error);

@@ -48,5 +48,9 @@ export {
   type MergeResult,
   type ImportResult,
 } from '../people';
+export { HistoryRecorder, HistoryRecorderError, type HistoryRecorderErrorCode, type HistoryRecorderOptions, type HistoryStatus } from '../history/recorder';
+export type { HistoryOption } from '../history/option';
+export { searchByFace, type FaceSearchInput, type FaceWho } from '../history/face-search';
+export type { HistoryStore, HistoryQuery, HistoryPage, VisitRecord, VisitEventRecord, MediaRef, MediaKind, EraseReceipt, SweepReceipt, RetentionPolicy } from '../history/types';
 export { setReceiveWorkers, receiveWorkers, type ReceiveWorkerInfo } from '../signaling/receive-pool';
 export { setWeriftSpeedups, disableWeriftSpeedups } from '../signaling/werift-speedups/status';

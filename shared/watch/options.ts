@@ -4,6 +4,8 @@ import { StreamingClient, type StreamingClientOptions } from '../streaming';
 import type { VisionClient, VisionClientOptions } from '../vision';
 import { rangeText, WATCH_OPTIONS, type OptionSpec, type OptionValues, type ResolvedOptionValues } from './option-table';
 import type { PeopleStore } from '../people/types';
+import { resolveHistoryOption, type HistoryOption, type ResolvedHistoryOption } from '../history/option';
+import type { HistoryStore } from '../history/types';
 import type { VisitorStore } from './visitors';
 
 /**
@@ -36,6 +38,13 @@ export interface WatchOptions extends OptionValues {
    */
   clips?: string;
   /**
+   * Keep every visit in a history (who, when, for how long, its face crop, snapshot and clip): a
+   * history store the host opened (and closes), or where to open one (`{ location, media?,
+   * maxAgeDays?, maxMediaBytes? }`: opened at start, closed at stop). Written off the event path;
+   * counts in each status event's `history`, failures as `error` events with source 'history'.
+   */
+  history?: HistoryStore | HistoryOption;
+  /**
    * Signaling tweaks passed to the session (rejoin policy, timeouts), and where the WebRTC receive
    * path runs: `thread: 'worker'` (default) one of the process's shared receive workers, which
    * leaves the host's event loop and the host's own werift alone; 'main' this thread (see the streaming README).
@@ -53,6 +62,7 @@ export interface ResolvedWatchOptions extends ResolvedOptionValues {
   visitorStore?: VisitorStore;
   people?: PeopleStore;
   clips?: string;
+  history?: ResolvedHistoryOption;
   session?: WatchOptions['session'];
 }
 
@@ -74,6 +84,7 @@ export function resolveWatchOptions(o: WatchOptions): ResolvedWatchOptions {
     visitorStore: store(o.visitorStore),
     people: peopleStore(o.people),
     clips: o.clips,
+    ...(o.history !== undefined ? { history: resolveHistoryOption(o.history) } : {}),
     session: o.session,
   };
 }

@@ -21,6 +21,10 @@ export interface ReporterSources {
   present(): StatusEvent['present'];
   /** With clips: each stream's pre-roll. */
   preRoll?(): StatusEvent['pre_roll'];
+  /** With a history: its counts. */
+  history?(): StatusEvent['history'];
+  /** With a history: every visit event as it goes out, whatever `events` lets through to the host. */
+  record?(event: WatchEvent): void;
 }
 
 /**
@@ -92,6 +96,7 @@ export class WatchReporter {
     const total = this.totals();
     const decoder = this.#from.decoder();
     const preRoll = this.#from.preRoll?.();
+    const history = this.#from.history?.();
     this.#send({
       event: 'status',
       state,
@@ -108,6 +113,7 @@ export class WatchReporter {
       ...(decoder ? { decoder } : {}),
       present: this.#from.present(),
       ...(preRoll ? { pre_roll: preRoll } : {}),
+      ...(history ? { history } : {}),
       ...extra,
       ...(detail ? { detail } : {}),
       time: new Date().toISOString(),
@@ -161,12 +167,15 @@ export class WatchReporter {
 
   /** The visits closed by a stop: they go out although a stop is under way, so no one stays here for ever. */
   closing(event: WatchEvent): void {
+    this.#from.record?.(event);
     if (this.#o.events.has(event.event)) this.#out(event);
   }
 
   #send(event: WatchEvent): void {
-    if (!this.#o.events.has(event.event)) return;
     if (this.#stopping && event.event !== 'status') return;
+    // The history keeps every visit, whichever events the host asked for.
+    this.#from.record?.(event);
+    if (!this.#o.events.has(event.event)) return;
     this.#out(event);
   }
 }

@@ -11,6 +11,7 @@ import type { Flag } from '../../cli/flags';
 import { FLAGS as WATCH_FLAGS } from '../../cli/watch';
 import { FLAGS as PUBLISH_FLAGS } from '../../cli/publish';
 import { ACTIONS as PEOPLE_ACTIONS, FLAGS as PEOPLE_FLAGS } from '../../cli/people';
+import { ACTIONS as HISTORY_ACTIONS, FLAGS as HISTORY_FLAGS } from '../../cli/history';
 import { roomsCommand } from '../../cli/rooms';
 import { collectionsCommand, compareCommand, detectCommand } from '../../cli/vision-commands';
 
@@ -18,13 +19,14 @@ const COMMANDS: Record<string, readonly Flag[]> = {
   watch: WATCH_FLAGS,
   publish: PUBLISH_FLAGS,
   people: PEOPLE_FLAGS,
+  history: HISTORY_FLAGS,
   detect: detectCommand.flags,
   compare: compareCommand.flags,
   collections: collectionsCommand.flags,
   rooms: roomsCommand.flags,
 };
 /** The actions of the commands that take one (the word after the command). */
-const ACTIONS: Record<string, Readonly<Record<string, string>>> = { people: PEOPLE_ACTIONS, collections: collectionsCommand.actions, rooms: roomsCommand.actions };
+const ACTIONS: Record<string, Readonly<Record<string, string>>> = { people: PEOPLE_ACTIONS, history: HISTORY_ACTIONS, collections: collectionsCommand.actions, rooms: roomsCommand.actions };
 const pages = docFiles().map((file) => ({ file, text: readFileSync(path.join(ROOT, file), 'utf8') }));
 
 /** A command line a page shows: where, and the words after `vision-streaming`. */

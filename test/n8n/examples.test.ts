@@ -35,8 +35,8 @@ afterAll(async () => {
   cleanUpEngine();
 });
 
-test('there are the four use cases', () => {
-  expect(Object.keys(workflows).sort()).toEqual(['alert-on-known-face.json', 'alert-on-stranger.json', 'compare-uploaded-photo.json', 'enrol-faces.json']);
+test('there are the five use cases', () => {
+  expect(Object.keys(workflows).sort()).toEqual(['alert-on-known-face.json', 'alert-on-stranger.json', 'compare-uploaded-photo.json', 'enrol-faces.json', 'who-came-while-away.json']);
 });
 
 test.each(Object.keys(workflows))('%s: every node of this package has known parameters and the sandbox credential', (file) => {

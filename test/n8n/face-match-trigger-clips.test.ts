@@ -3,6 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { INode, INodeExecutionData, ITriggerResponse } from 'n8n-workflow';
+import { acquireHistory } from '../../shared/history/leases';
+import type { VisitRecord } from '../../shared/history/types';
 import type { Publisher } from '../../shared/publish';
 import { probeClip } from '../clips/support/probe';
 import { encodeClip } from '../support/clip';
@@ -12,7 +14,8 @@ import { cleanUpEngine, Engine, loadPackage, readBinary, type LoadedPackage } fr
 
 // The Face Match Trigger with Clips on, activated by n8n-core against a sandbox room a test
 // publisher streams into: each visit's clip is an item with the video as the binary property clip,
-// ready for a Telegram or Slack node; a clip that could not be made is an item with error.
+// ready for a Telegram or Slack node; a clip that could not be made is an item with error; with
+// Keep History the visit, its face and its clip are kept in n8n's folder.
 
 let h: WatchHarness;
 let pkg: LoadedPackage;
@@ -120,5 +123,31 @@ test('a clip that could not be made (its folder gone) is an item with error and 
   const item = l.emitted.find((i) => i.json.event === 'clip')!;
   expect(item.json).toMatchObject({ event: 'clip', roomId: room.id, error: 'write_failed', cause: 'ENOENT' });
   expect(item.binary).toBeUndefined();
+  expect(l.failed).toEqual([]);
+}, 120_000);
+
+test("with Keep History, the visit is kept in this n8n's history with its face and its clip, though the clip's file is deleted once emitted", async () => {
+  const room = await h.streaming.createRoom();
+  const l = listeners();
+  response = await engine().activate(triggerNode(room.id, { keepHistory: true }), l);
+  publisher = await publishClip(h, room.id, clip);
+  await waitFor('a clip item', () => l.emitted.some((i) => i.json.event === 'clip' && !i.json.error), 90_000);
+  const item = l.emitted.find((i) => i.json.event === 'clip' && !i.json.error)!;
+  expect(existsSync(item.json.path as string)).toBe(false);
+  // The same file Visual Recognition > History reads (this n8n's folder), shared with the trigger in this process.
+  const lease = acquireHistory({ location: path.join(process.env.N8N_USER_FOLDER!, '.n8n', 'vision-streaming', 'history.sqlite') });
+  try {
+    const store = await lease.store();
+    // The recorder writes off the event path: the clip lands a moment after its item.
+    let visit: VisitRecord | undefined;
+    for (let tries = 0; tries < 60 && !(visit?.clip && visit.face); tries++) {
+      if (tries > 0) await new Promise((r) => setTimeout(r, 500));
+      visit = await store.get(item.json.visitId as string);
+    }
+    expect(visit).toMatchObject({ visit_id: item.json.visitId, room_id: room.id, stream_id: publisher.clientId });
+    expect((await store.readMedia(visit!.clip!)).length).toBe(item.json.bytes);
+  } finally {
+    await lease.release();
+  }
   expect(l.failed).toEqual([]);
 }, 120_000);

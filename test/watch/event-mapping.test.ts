@@ -99,6 +99,7 @@ function fixtures(): Record<HostEvent['event'], HostEvent> {
     error: new ClientError(text('code'), text('message'), { retryable: true, status: 503 }),
     present: [presentEntry(), presentEntry()],
     pre_roll: [preRollEntry(), preRollEntry()],
+    history: { written: num(), dropped: num(), queued: num(), last_error: text('code'), last_sweep: { removed_visits: num(), removed_media: num(), removed_media_for_size: num(), freed_bytes: num(), time: text('time') } },
     time: text('time'),
   };
   return { match, unknown, arrived, left, status };

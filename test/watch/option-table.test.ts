@@ -28,7 +28,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameType = <A, B>(same: Same<A, B>): Same<A, B> => same;
 
 test('the option types are the table\'s: WatchOptions holds each option with the type its kind gives, and the plumbing besides', () => {
-  type Plumbing = 'vision' | 'streaming' | 'roomId' | 'collectionId' | 'loopbackOnly' | 'ffmpegPath' | 'session' | 'visitorStore' | 'people' | 'clips';
+  type Plumbing = 'vision' | 'streaming' | 'roomId' | 'collectionId' | 'loopbackOnly' | 'ffmpegPath' | 'session' | 'visitorStore' | 'people' | 'clips' | 'history';
   // The compiler checks these lines: a name or a type that drifts from the table does not build.
   expect(sameType<Exclude<keyof WatchOptions, Plumbing>, WatchOptionName>(true)).toBe(true);
   expect(sameType<OptionValueOf<'fps'>, number>(true)).toBe(true);

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOpti
 import { InputError } from '../../../shared/errors';
 import { MAX_IMAGE_BYTES, type ImageInput } from '../../../shared/image';
 import { PeopleDirectory, PeopleError, type PeopleStore, type PersonRef } from '../../../shared/people';
+import type { HistoryStore } from '../../../shared/history/types';
 import type { VisionApi } from '../../../shared/vision/vision-api';
 import type { VisitorStore } from '../../../shared/watch';
 import { cancelSignal } from '../../common/clients';
@@ -172,7 +173,14 @@ function givenVisitor(client: VisionApi, collectionId: string, visitorId: string
  * The directory reports a table it could not read by its code only; the table's own error says
  * what to check (the API key, the table's ID), so that one is shown instead.
  */
-export async function withDirectory(ctx: IExecuteFunctions, client: VisionApi, i: number, call: (people: PeopleDirectory) => Promise<unknown>, visitorId?: string): Promise<OperationResult> {
+export async function withDirectory(
+  ctx: IExecuteFunctions,
+  client: VisionApi,
+  i: number,
+  call: (people: PeopleDirectory) => Promise<unknown>,
+  visitorId?: string,
+  history?: HistoryStore,
+): Promise<OperationResult> {
   const collectionId = idParameter(ctx, 'collectionId', i);
   const table = await peopleStore(ctx, i, collectionId);
   let failure: unknown;
@@ -183,7 +191,7 @@ export async function withDirectory(ctx: IExecuteFunctions, client: VisionApi, i
   };
   const store: PeopleStore = { name: table.name, load: () => remember(() => table.load()), update: (change) => remember(() => table.update(change)) };
   // The directory calls only VisionApi's methods; the node's client is a VisionApi over n8n's transport.
-  const people = new PeopleDirectory({ collectionId, store, vision: client, ...(visitorId ? { visitors: givenVisitor(client, collectionId, visitorId) } : {}) });
+  const people = new PeopleDirectory({ collectionId, store, vision: client, ...(visitorId ? { visitors: givenVisitor(client, collectionId, visitorId) } : {}), ...(history ? { history } : {}) });
   try {
     return { json: plain(await call(people)) as IDataObject };
   } catch (err) {
