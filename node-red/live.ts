@@ -4,7 +4,7 @@ import { serviceConnection } from './lib/action-node';
 import { failureText } from './lib/flow-error';
 import { guardDashboardSocket } from './live-guard';
 import { firstHearing, TICKET_BURST, TicketGate, ticketRequest, TICKETS_PER_SECOND } from './live-tickets';
-import { attachWidgetSource, LIVE_TICKET_EVENT, slimEvent, type DashboardGroup, type TicketSocket } from './live-widget';
+import { LIVE_TICKET_EVENT, slimEvent, type DashboardGroup, type TicketSocket } from './live-widget';
 
 /** The widget's settings, as the editor saves them (every one reaches each browser: no secret here). */
 interface LiveDef extends NodeDef {
@@ -174,7 +174,6 @@ export = function register(RED: NodeAPI): void {
       },
     };
     group.register(node, { ...def, type: 'vision-streaming-live' }, evts);
-    attachWidgetSource(group, node.id);
     show();
 
     node.on('close', (_removed: boolean, done: () => void) => {
