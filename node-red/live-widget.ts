@@ -157,29 +157,3 @@ export interface LiveStill {
 export function liveBox(value: unknown): LiveTrack['location'] | undefined {
   return boxOf(value);
 }
-
-const VERDICTS = new Set<string>(Object.keys(VERDICT_COLOURS));
-/** More tracks than this on one sample is not what a watcher sends: the list is cut there. */
-export const MAX_LIVE_TRACKS = 64;
-
-/** A `tracks` payload as the pages may use it (tracks without a box or a known verdict left out), or undefined when it is not one. */
-export function liveTracks(payload: unknown): LiveTracks | undefined {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
-  const p = payload as Record<string, unknown>;
-  if (p.event !== 'tracks' || typeof p.stream_id !== 'string' || p.stream_id === '' || typeof p.frame_time !== 'string') return undefined;
-  const [width, height] = [p.width, p.height];
-  if (typeof width !== 'number' || typeof height !== 'number' || !(width > 0) || !(height > 0) || !Number.isFinite(width) || !Number.isFinite(height)) return undefined;
-  if (!Array.isArray(p.tracks)) return undefined;
-  const tracks: LiveTrack[] = [];
-  for (const item of p.tracks.slice(0, MAX_LIVE_TRACKS) as unknown[]) {
-    if (typeof item !== 'object' || item === null) continue;
-    const t = item as Record<string, unknown>;
-    const location = boxOf(t.location);
-    if (typeof t.track !== 'number' || !Number.isFinite(t.track) || !location || typeof t.verdict !== 'string' || !VERDICTS.has(t.verdict)) continue;
-    const out: LiveTrack = { track: t.track, location, verdict: t.verdict as LiveVerdict };
-    for (const key of ['name', 'person_id', 'visitor_id'] as const) if (typeof t[key] === 'string') out[key] = t[key];
-    if (typeof t.label === 'string' || t.label === null) out.label = t.label;
-    tracks.push(out);
-  }
-  return { event: 'tracks', stream_id: p.stream_id, frame_time: p.frame_time, width, height, tracks };
-}

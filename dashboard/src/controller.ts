@@ -2,9 +2,9 @@
 // join at a time (RoomTransport) watched until it plays, and the tiles with their boxes and notes.
 // The component renders `state` (Vue's reactive object) and hands over its elements; this file has
 // no template and no Vue import, so the type check covers all of it.
-import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, liveTracks, type LiveStill, type LiveTracks, type SlimEvent } from '../../node-red/live-widget';
+import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, type LiveStill, type LiveTracks, type SlimEvent } from '../../node-red/live-widget';
 import { canPlay, RoomTransport, type RoomTicket } from './transport';
-import { faceView, isWanted, labelsOf, lagMs, presenceNote, trackView, usableStill, wanted, type BoxView, type Size } from './view';
+import { faceView, isWanted, labelsOf, lagMs, presenceNote, tracksOf, trackView, usableStill, wanted, type BoxView, type Size } from './view';
 
 /** How long a face event's box stays when no `tracks` reach its tile ("gone after a moment"). */
 const BOX_MS = 1500;
@@ -427,7 +427,7 @@ export class LiveController {
       return;
     }
     if (m.topic === 'tracks') {
-      const tracks = liveTracks(m.payload);
+      const tracks = tracksOf(m.payload);
       if (tracks) this.#onTracks(tracks);
       else this.#state.ignored++;
       return;

@@ -1,5 +1,5 @@
 // What the tiles show, as pure functions of the messages and sizes: no DOM, no Vue.
-import { liveBox, VERDICT_COLOURS, type LiveStill, type LiveTrack, type LiveVerdict, type SlimEvent } from '../../node-red/live-widget';
+import { liveBox, VERDICT_COLOURS, type LiveStill, type LiveTrack, type LiveTracks, type LiveVerdict, type SlimEvent } from '../../node-red/live-widget';
 
 /** A width and a height in pixels. */
 export interface Size {
@@ -117,4 +117,18 @@ export function labelsOf(text: unknown): Record<string, string> {
 /** True when a stream is one the settings keep, by id or by label. */
 export function isWanted(keep: string[], streamId: string, label: string): boolean {
   return keep.length === 0 || keep.includes(streamId) || keep.includes(label);
+}
+
+/**
+ * A `tracks` message's payload as the tile uses it, or null when it is not one. The node has slimmed
+ * it already; the page only makes sure of the shape it reads (a track with another verdict or a box
+ * that is not one is left out).
+ */
+export function tracksOf(payload: unknown): LiveTracks | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const p = payload as Partial<LiveTracks>;
+  if (p.event !== 'tracks' || typeof p.stream_id !== 'string' || typeof p.frame_time !== 'string' || !Array.isArray(p.tracks)) return null;
+  if (typeof p.width !== 'number' || typeof p.height !== 'number' || !(p.width > 0) || !(p.height > 0)) return null;
+  const tracks = p.tracks.filter((t: Partial<LiveTrack> | null) => !!t && typeof t.track === 'number' && typeof t.verdict === 'string' && Object.hasOwn(VERDICT_COLOURS, t.verdict) && !!liveBox(t.location));
+  return { ...(p as LiveTracks), tracks };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import * as vue from 'vue';
-import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, liveTracks, slimEvent, VERDICT_COLOURS, WIDGET_SOURCE } from '../../node-red/live-widget';
+import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, slimEvent, VERDICT_COLOURS, WIDGET_SOURCE } from '../../node-red/live-widget';
 import * as ui from '../../dashboard/src/view';
 import { buildWidget } from '../support/package-build';
 
@@ -57,7 +57,7 @@ it('passes face and presence events on without pictures, and drops anything a bo
   expect(slimEvent(null)).toBeUndefined();
 });
 
-it('shows a tracked face in its verdict\'s colour with the name, and passes on only tracks a box can be drawn from', () => {
+it('shows a tracked face in its verdict\'s colour with the name, and takes only tracks it can draw', () => {
   const location = { left: 10, top: 20, right: 110, bottom: 140 };
   expect(ui.trackView({ track: 1, location, verdict: 'person', name: 'Alice' })).toEqual({ kind: 'person', text: 'Alice', colour: VERDICT_COLOURS.person });
   expect(ui.trackView({ track: 2, location, verdict: 'visitor', visitor_id: 'abcdef0123' })).toEqual({ kind: 'visitor', text: 'visitor abcdef01', colour: VERDICT_COLOURS.visitor });
@@ -66,10 +66,10 @@ it('shows a tracked face in its verdict\'s colour with the name, and passes on o
     event: 'tracks', stream_id: 's1', frame_time: '2026-01-01T00:00:00.000Z', width: 640, height: 480,
     tracks: [{ track: 1, location, verdict: 'person', name: 'Alice', snapshot: 'x' }, { track: 2, location: { ...location, right: 0 }, verdict: 'unknown' }, { track: 3, location, verdict: 'friend' }],
   };
-  expect(liveTracks(payload)).toEqual({ event: 'tracks', stream_id: 's1', frame_time: payload.frame_time, width: 640, height: 480, tracks: [{ track: 1, location, verdict: 'person', name: 'Alice' }] });
-  expect(liveTracks({ ...payload, width: 0 })).toBeUndefined();
-  expect(liveTracks({ ...payload, tracks: 'none' })).toBeUndefined();
-  expect(liveTracks({ ...payload, event: 'match' })).toBeUndefined();
+  expect(ui.tracksOf(payload)?.tracks.map((t) => t.track)).toEqual([1]);
+  expect(ui.tracksOf({ ...payload, width: 0 })).toBeNull();
+  expect(ui.tracksOf({ ...payload, tracks: 'none' })).toBeNull();
+  expect(ui.tracksOf({ ...payload, event: 'match' })).toBeNull();
 });
 
 it('shows a still with its age, and takes only an image data: URL with a size', () => {
