@@ -92,8 +92,8 @@ export interface LiveNodeRed {
   stop(): Promise<void>;
 }
 
-/** Starts Node-RED (this checkout's) on a free loopback port with `flow` deployed and `credentials` (unencrypted, as Node-RED stores them without a secret). */
-export async function startLiveNodeRed(flow: unknown[], credentials: Record<string, unknown>, packageDir?: string): Promise<LiveNodeRed> {
+/** Starts Node-RED (this checkout's) on a free loopback port with `flow` deployed and `credentials` (unencrypted, as Node-RED stores them without a secret); Dashboard 2.0 is this checkout's unless `dashboardDir` names another release's folder. */
+export async function startLiveNodeRed(flow: unknown[], credentials: Record<string, unknown>, packageDir?: string, options: { dashboardDir?: string } = {}): Promise<LiveNodeRed> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'vs-live-'));
   const pkg = packageDir ?? (await layOutPackage(path.join(work, 'package')));
   const userDir = path.join(work, 'user');
@@ -103,7 +103,7 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
   // As `npm install n8n-nodes-vision-streaming node-red-dashboard-2-vision-streaming` leaves it: Dashboard 2.0 reads this list.
   const version = (JSON.parse(await readFile(path.join(pkg, 'package.json'), 'utf8')) as { version: string }).version;
   await writeFile(path.join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true, dependencies: { [PKG_NAME]: version, [WIDGET_PKG]: version, '@flowfuse/node-red-dashboard': '*' } }, null, 2));
-  await symlink(path.join(ROOT, 'node_modules', '@flowfuse', 'node-red-dashboard'), path.join(userDir, 'node_modules', '@flowfuse', 'node-red-dashboard'), 'dir');
+  await symlink(options.dashboardDir ?? path.join(ROOT, 'node_modules', '@flowfuse', 'node-red-dashboard'), path.join(userDir, 'node_modules', '@flowfuse', 'node-red-dashboard'), 'dir');
   await writeFile(path.join(userDir, 'flows.json'), JSON.stringify(flow));
   await writeFile(path.join(userDir, 'flows_cred.json'), JSON.stringify(credentials));
   const port = await freePort();
