@@ -5,6 +5,7 @@ import { failureText } from './lib/flow-error';
 import { guardDashboardSocket } from './live-guard';
 import { firstHearing, TICKET_BURST, TicketGate, ticketRequest, TICKETS_PER_SECOND } from './live-tickets';
 import { LIVE_TICKET_EVENT, slimEvent, type DashboardGroup, type TicketSocket } from './live-widget';
+import { WIDGET_MISSING, widgetPackageListed } from './live-widget-package';
 
 /** The widget's settings, as the editor saves them (every one reaches each browser: no secret here). */
 interface LiveDef extends NodeDef {
@@ -174,6 +175,7 @@ export = function register(RED: NodeAPI): void {
       },
     };
     group.register(node, { ...def, type: 'vision-streaming-live' }, evts);
+    if (widgetPackageListed(RED.settings.userDir) === false) node.warn(WIDGET_MISSING);
     show();
 
     node.on('close', (_removed: boolean, done: () => void) => {

@@ -49,7 +49,7 @@ export interface Tile {
   label: string;
   /** The room's stream while joined (not reactive: Vue must not wrap it). */
   stream: MediaStream | null;
-  /** The latest still, shown until the video's first decoded frame. */
+  /** The latest still, shown until the video's first decoded frame (and again while a join is made again). */
   still: LiveStill | null;
   /** True once the video showed a decoded frame of the current stream. */
   playing: boolean;
@@ -318,6 +318,7 @@ export class LiveController {
       this.#joinWaitMs = Math.min(JOIN_WAIT_MAX_MS, waitMs * 2);
       this.#leave(true);
       this.#say(`No picture within ${waitMs / 1000} s; joining again.`, true);
+      this.#askStills();
       this.#retry(0);
     });
     transport.open();
@@ -343,8 +344,8 @@ export class LiveController {
   #played(streamId: string, stream: MediaStream): void {
     const tile = this.#tile(streamId);
     if (!tile || tile.stream !== stream) return;
+    // The still stays behind the video: a join made again shows it (with its age) rather than a black tile.
     tile.playing = true;
-    tile.still = null;
     if (this.#state.phase !== 'playing' && this.#hasPlayed()) this.#joined();
   }
 
@@ -390,6 +391,8 @@ export class LiveController {
   #rejoin(why: string): void {
     this.#leave(true);
     this.#say(why, true);
+    // The tiles show the newest stills while the page joins again.
+    this.#askStills();
     this.#retry();
   }
 

@@ -66,6 +66,8 @@ test('Dashboard 2.0 finds the widget by the widget package\'s name in the user d
   const res = await fetch(`${red.url}/resources/${WIDGET_SOURCE.package}/${WIDGET_SOURCE.src}`);
   expect(res.status).toBe(200);
   expect(await res.text()).toBe(readFileSync(buildWidget(), 'utf8'));
+  // The package is listed where Dashboard 2.0 looks: the node has nothing to warn of.
+  expect(red.log()).not.toContain(WIDGET_SOURCE.package);
 }, 60_000);
 
 test("a browser's widget-send and widget-change reach neither the room nor the other pages; a message of the flow does", async () => {

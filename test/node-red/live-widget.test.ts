@@ -1,9 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import * as vue from 'vue';
 import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, slimEvent, VERDICT_COLOURS, WIDGET_SOURCE } from '../../node-red/live-widget';
 import * as ui from '../../dashboard/src/view';
+import { WIDGET_MISSING, widgetPackageListed } from '../../node-red/live-widget-package';
 import { buildWidget } from '../support/package-build';
 
 // The live view's pure parts: where a box goes over a letterboxed video, what a face event and a
@@ -104,4 +106,19 @@ it('names the component the same way in the widget package, the node and the bui
   expect(lib[WIDGET_SOURCE.component].name).toBe(WIDGET_SOURCE.component);
   // Taken from the node's module, not copied by hand.
   for (const shared of [LIVE_TICKET_EVENT, LIVE_STILL_EVENT, ...Object.values(VERDICT_COLOURS)]) expect(code).toContain(shared);
+});
+
+it('tells whether the user directory lists the widget package, where Dashboard 2.0 looks for it', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vs-userdir-'));
+  try {
+    expect(widgetPackageListed(undefined)).toBeUndefined();
+    expect(widgetPackageListed(dir)).toBeUndefined();
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ dependencies: { 'n8n-nodes-vision-streaming': '0.1.0' } }));
+    expect(widgetPackageListed(dir)).toBe(false);
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ dependencies: { 'n8n-nodes-vision-streaming': '0.1.0', [WIDGET_SOURCE.package]: '0.1.0' } }));
+    expect(widgetPackageListed(dir)).toBe(true);
+    expect(WIDGET_MISSING).toContain(`npm install ${WIDGET_SOURCE.package}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

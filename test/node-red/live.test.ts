@@ -90,8 +90,8 @@ describeWithBrowser('live view widget', () => {
 
     await red.inject('broken-in');
     await red.inject('match-in');
-    await page.waitForSelector('.vs-live-box', { timeout: 10_000 });
-    view = await readLiveView(page);
+    // Read in one go with the box (it lives 1.5 s: a second read after a wait may come too late on a busy machine).
+    view = await untilView(page, 'a box drawn', (v) => v.tiles.some((t) => t.boxes.length > 0), red, 10_000);
     const boxed = view.tiles.find((t) => t.boxes.length > 0);
     expect(boxed?.stream).toBe(second);
     expect(boxed?.boxes[0]).toMatchObject({ kind: 'person', text: 'Alice' });
