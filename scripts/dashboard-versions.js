@@ -50,6 +50,8 @@ async function check(version, work, lib) {
   const flow = lib.liveFlow({ sandboxUrl: 'http://127.0.0.1:9', roomId: 'no-room' });
   const red = await lib.startLiveNodeRed(flow, { svc: { clientId: 'nobody', clientSecret: 'none' } }, pkg, { dashboardDir });
   try {
+    // The release that runs is the one installed (Node-RED's log names it when the dashboard starts).
+    if (!red.log().includes(`Node-RED Dashboard 2.0 (v${version}) started`)) throw new Error(`Dashboard ${version} did not start: ${red.log().slice(-1500)}`);
     const entry = await widgetEntry(red.url, 'live');
     const src = entry && entry.src;
     if (!src || src.package !== 'node-red-dashboard-2-vision-streaming' || src.component !== 'VisionStreamingLive') throw new Error(`the dashboard has no source for the widget: ${JSON.stringify(src)}`);
