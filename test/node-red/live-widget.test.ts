@@ -104,6 +104,9 @@ it('names the component the same way in the widget package, the node and the bui
   vm.runInNewContext(code, page);
   const lib = page[WIDGET_SOURCE.name] as Record<string, { name?: string }>;
   expect(lib[WIDGET_SOURCE.component].name).toBe(WIDGET_SOURCE.component);
+  // A production build: no source paths of the machine that built it.
+  expect(code).not.toContain('__file');
+  expect(code).not.toContain(root);
   // Taken from the node's module, not copied by hand.
   for (const shared of [LIVE_TICKET_EVENT, LIVE_STILL_EVENT, ...Object.values(VERDICT_COLOURS)]) expect(code).toContain(shared);
 });

@@ -65,7 +65,9 @@ export function buildWidget(root = PACKAGE_DIR): string {
   return withBuildLock(() => {
     const marker = join(root, 'dashboard', '.test-build');
     if (readIfExists(marker) === testRun() && existsSync(built)) return built;
-    execFileSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '-c', join(root, 'dashboard', 'vite.config.mts')], { cwd: root, stdio: 'pipe' });
+    // As npm run build makes it: jest sets NODE_ENV=test, which would make Vite build for development (with source paths in it).
+    const env = { ...process.env, NODE_ENV: 'production' };
+    execFileSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '-c', join(root, 'dashboard', 'vite.config.mts')], { cwd: root, stdio: 'pipe', env });
     writeFileSync(marker, testRun());
     return built;
   }, join(root, 'dashboard'));
