@@ -6,7 +6,8 @@ const n8nRecommended = n8nCommunityNodesPlugin.configs.recommended;
 
 export default tseslint.config(
   // tmp/ holds ignored work folders (e2e:n8n installs a whole n8n there).
-  { ignores: ['dist/**', 'build/**', 'node_modules/**', 'coverage/**', 'tmp/**'] },
+  // dashboard/resources/ is the widget as Vite built it.
+  { ignores: ['dist/**', 'build/**', 'node_modules/**', 'coverage/**', 'tmp/**', 'dashboard/resources/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

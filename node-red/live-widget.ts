@@ -6,9 +6,14 @@
 /** The socket event a browser asks its ticket with and gets the answer on (the component uses the same name). */
 export const LIVE_TICKET_EVENT = 'vision-streaming-live:ticket';
 
-/** The component as package.json's "node-red-dashboard-2" block names it (a test checks they agree). */
+/**
+ * Where Dashboard 2.0 finds the component: the widget package's "node-red-dashboard-2" block (a test
+ * checks they agree). Dashboard 2.0 looks for third-party widgets only in the user directory's
+ * dependencies named `node-red-dashboard-2-*`, so the component ships in a package of that name
+ * (dashboard/ in this repository) and is served from its resources/ folder.
+ */
 export const WIDGET_SOURCE = Object.freeze({
-  package: 'n8n-nodes-vision-streaming',
+  package: 'node-red-dashboard-2-vision-streaming',
   name: 'vision-streaming-live',
   src: 'vision-streaming-live.umd.js',
   component: 'VisionStreamingLive',
@@ -29,18 +34,6 @@ export interface TicketSocket {
 /** The part of a Dashboard 2.0 ui-group a widget uses. */
 export interface DashboardGroup {
   register(node: unknown, config: Record<string, unknown>, events: Record<string, unknown>): void;
-  getBase?: () => { ui?: { widgets?: Map<string, { src?: unknown }> } } | undefined;
-}
-
-/**
- * Tells the dashboard where the component is. Dashboard 2.0 finds third-party components only in
- * packages named `node-red-dashboard-2-*` (or in the user directory's own package.json); this
- * package has another name, so the widget's entry gets the same source the dashboard would have
- * found from our "node-red-dashboard-2" block.
- */
-export function attachWidgetSource(group: DashboardGroup, widgetId: string): void {
-  const entry = group.getBase?.()?.ui?.widgets?.get(widgetId);
-  if (entry && !entry.src) entry.src = { ...WIDGET_SOURCE };
 }
 
 /** A face or presence event as the browsers get it: no pictures, only what a box or a note shows. */
@@ -158,4 +151,9 @@ export interface LiveStill {
   time: string;
   width: number;
   height: number;
+}
+
+/** The box check the node and the component share: four finite numbers, a positive size, right and bottom past the picture's origin; undefined otherwise. */
+export function liveBox(value: unknown): LiveTrack['location'] | undefined {
+  return boxOf(value);
 }

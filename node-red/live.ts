@@ -5,7 +5,8 @@ import { failureText } from './lib/flow-error';
 import { guardDashboardSocket } from './live-guard';
 import { MIN_STILL_INTERVAL_MS, slimTracks, STILL_BURST, STILLS_PER_SECOND, StillStore } from './live-stills';
 import { firstHearing, hearings, TICKET_BURST, TicketGate, ticketRequest, TICKETS_PER_SECOND } from './live-tickets';
-import { attachWidgetSource, LIVE_STILL_EVENT, LIVE_TICKET_EVENT, slimEvent, type DashboardGroup, type LiveStill, type TicketSocket } from './live-widget';
+import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, slimEvent, type DashboardGroup, type LiveStill, type TicketSocket } from './live-widget';
+import { WIDGET_MISSING, widgetPackageListed } from './live-widget-package';
 
 /** The widget's settings, as the editor saves them (every one reaches each browser: no secret here). */
 interface LiveDef extends NodeDef {
@@ -197,7 +198,7 @@ export = function register(RED: NodeAPI): void {
       },
     };
     group.register(node, { ...def, type: 'vision-streaming-live' }, evts);
-    attachWidgetSource(group, node.id);
+    if (widgetPackageListed(RED.settings.userDir) === false) node.warn(WIDGET_MISSING);
     show();
 
     node.on('close', (_removed: boolean, done: () => void) => {

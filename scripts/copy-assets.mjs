@@ -1,7 +1,6 @@
 // Copies the files the hosts read next to the compiled code (Node-RED editor HTML and help, n8n
-// codex JSON, icons) from the source folders into dist/, keeping their relative paths; and the
-// dashboard's browser components (hand-written, node-red/ui/*.umd.js) into resources/, the one folder
-// of a package that Node-RED serves to browsers (/resources/<package>/...).
+// codex JSON, icons) from the source folders into dist/, keeping their relative paths. (The live view's
+// browser widget is a package of its own, dashboard/, built by Vite: `npm run build:widget`.)
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,13 +28,4 @@ function copyTree(from, to) {
 
 let total = 0;
 for (const folder of folders) total += copyTree(path.join(root, folder), path.join(root, 'dist', folder));
-const ui = path.join(root, 'node-red', 'ui');
-if (fs.existsSync(ui)) {
-  const resources = path.join(root, 'resources');
-  fs.mkdirSync(resources, { recursive: true });
-  for (const name of fs.readdirSync(ui).filter((n) => n.endsWith('.umd.js'))) {
-    fs.copyFileSync(path.join(ui, name), path.join(resources, name));
-    total += 1;
-  }
-}
 if (process.argv.includes('--verbose')) console.log(`copied ${total} asset files into dist/`);

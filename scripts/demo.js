@@ -107,7 +107,12 @@ function prepareNodeRed(work, { sandboxUrl, roomId, collectionId, labels }) {
   const modules = path.join(userDir, 'node_modules');
   fs.mkdirSync(path.join(modules, '@flowfuse'), { recursive: true });
   fs.symlinkSync(ROOT, path.join(modules, PKG.name), 'dir');
+  // The live view's widget package (built into dashboard/resources/ by npm run build): Dashboard 2.0
+  // finds it by its name among the user directory's dependencies, as an npm install leaves them.
+  const widget = JSON.parse(fs.readFileSync(path.join(ROOT, 'dashboard', 'package.json'), 'utf8'));
+  fs.symlinkSync(path.join(ROOT, 'dashboard'), path.join(modules, widget.name), 'dir');
   fs.symlinkSync(path.dirname(require.resolve('@flowfuse/node-red-dashboard/package.json')), path.join(modules, '@flowfuse', 'node-red-dashboard'), 'dir');
+  fs.writeFileSync(path.join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-demo', private: true, dependencies: { [PKG.name]: PKG.version, [widget.name]: widget.version, '@flowfuse/node-red-dashboard': '*' } }, null, 2));
   // Each visit's clip: a folder only this user can enter (clips show people), as the watch node requires.
   const clips = path.join(userDir, 'clips');
   fs.mkdirSync(clips, { mode: 0o700 });

@@ -1,12 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
 import { StreamingClient } from '../../shared';
+import { buildWidget } from '../support/package-build';
 import { layOutPackage, liveFlow, startLiveNodeRed, type LiveNodeRed } from '../support/live-browser';
 import { TICKET_BURST, TICKETS_PER_SECOND } from '../../node-red/live-tickets';
-import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, type LiveStill } from '../../node-red/live-widget';
+import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, WIDGET_SOURCE, type LiveStill } from '../../node-red/live-widget';
 import { MAX_STILL_STREAMS, STILL_BURST, STILLS_PER_SECOND } from '../../node-red/live-stills';
 
 // The live view's server side as a hostile dashboard visitor meets it: the real Node-RED runtime with
@@ -71,6 +73,20 @@ afterAll(async () => {
   await sandbox?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
+
+test('Dashboard 2.0 finds the widget by the widget package\'s name in the user directory, as it documents: the page\'s config names the component, and Node-RED serves the built file', async () => {
+  const page = await connect();
+  await until('the dashboard\'s config', () => page.events.some((e) => e[0] === 'ui-config'));
+  const config = page.events.find((e) => e[0] === 'ui-config')?.[2] as { widgets: Record<string, { type: string; src?: Record<string, unknown> }> };
+  expect(config.widgets.live.type).toBe('vision-streaming-live');
+  expect(config.widgets.live.src).toMatchObject({ package: WIDGET_SOURCE.package, name: WIDGET_SOURCE.name, src: WIDGET_SOURCE.src, component: WIDGET_SOURCE.component });
+  // Where the page imports it from (/resources/<package>/<output>): the widget as Vite built it.
+  const res = await fetch(`${red.url}/resources/${WIDGET_SOURCE.package}/${WIDGET_SOURCE.src}`);
+  expect(res.status).toBe(200);
+  expect(await res.text()).toBe(readFileSync(buildWidget(), 'utf8'));
+  // The package is listed where Dashboard 2.0 looks: the node has nothing to warn of.
+  expect(red.log()).not.toContain(WIDGET_SOURCE.package);
+}, 60_000);
 
 test("a browser's widget-send and widget-change reach neither the room nor the other pages; a message of the flow does", async () => {
   const [visitor, viewer] = [await connect(), await connect()];

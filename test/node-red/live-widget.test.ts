@@ -1,19 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { LIVE_TICKET_EVENT, slimEvent, WIDGET_SOURCE } from '../../node-red/live-widget';
+import vm from 'node:vm';
+import * as vue from 'vue';
+import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, slimEvent, VERDICT_COLOURS, WIDGET_SOURCE } from '../../node-red/live-widget';
+import * as ui from '../../dashboard/src/view';
+import { WIDGET_MISSING, widgetPackageListed } from '../../node-red/live-widget-package';
+import { buildWidget } from '../support/package-build';
 
-// The live view's pure parts: where a box goes over a letterboxed video, what a face event shows,
-// which events reach the browsers, and that the server and the component agree on their names.
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the component is a plain UMD file (no build step); Node loads it as CommonJS
-const ui = require('../../node-red/ui/vision-streaming-live.umd.js') as {
-  TICKET_EVENT: string;
-  placeBox(l: object, picture: { width: number; height: number }, shown: { width: number; height: number }): { left: number; top: number; width: number; height: number } | null;
-  faceView(e: object): { kind: string; text: string; colour: string } | null;
-  presenceNote(e: object): string | null;
-  lagMs(e: object, now: number): number;
-  VisionStreamingLive: { name: string };
-};
+// The live view's pure parts: where a box goes over a letterboxed video, what a face event and a
+// tracked face show, which events reach the browsers, and that the node, the widget package and the
+// built component agree on their names.
 
 const face = { left: 160, top: 120, right: 320, bottom: 360 };
 
@@ -62,13 +59,69 @@ it('passes face and presence events on without pictures, and drops anything a bo
   expect(slimEvent(null)).toBeUndefined();
 });
 
-it('names the component and its socket event the same way on both sides and in package.json', () => {
-  const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as Record<string, unknown> & { name: string; files: string[] };
-  const block = pkg['node-red-dashboard-2'] as { widgets: Record<string, { output: string; component: string }> };
+it('shows a tracked face in its verdict\'s colour with the name, and takes only tracks it can draw', () => {
+  const location = { left: 10, top: 20, right: 110, bottom: 140 };
+  expect(ui.trackView({ track: 1, location, verdict: 'person', name: 'Alice' })).toEqual({ kind: 'person', text: 'Alice', colour: VERDICT_COLOURS.person });
+  expect(ui.trackView({ track: 2, location, verdict: 'visitor', visitor_id: 'abcdef0123' })).toEqual({ kind: 'visitor', text: 'visitor abcdef01', colour: VERDICT_COLOURS.visitor });
+  expect(ui.trackView({ track: 3, location, verdict: 'pending' })).toEqual({ kind: 'pending', text: 'deciding', colour: VERDICT_COLOURS.pending });
+  const payload = {
+    event: 'tracks', stream_id: 's1', frame_time: '2026-01-01T00:00:00.000Z', width: 640, height: 480,
+    tracks: [{ track: 1, location, verdict: 'person', name: 'Alice', snapshot: 'x' }, { track: 2, location: { ...location, right: 0 }, verdict: 'unknown' }, { track: 3, location, verdict: 'friend' }],
+  };
+  expect(ui.tracksOf(payload)?.tracks.map((t) => t.track)).toEqual([1]);
+  expect(ui.tracksOf({ ...payload, width: 0 })).toBeNull();
+  expect(ui.tracksOf({ ...payload, tracks: 'none' })).toBeNull();
+  expect(ui.tracksOf({ ...payload, event: 'match' })).toBeNull();
+});
+
+it('shows a still with its age, and takes only an image data: URL with a size', () => {
+  const still = { stream_id: 's1', src: 'data:image/jpeg;base64,AAAA', time: '2026-01-01T00:00:00.000Z', width: 640, height: 480 };
+  expect(ui.usableStill(still)).toEqual(still);
+  expect(ui.usableStill({ ...still, src: 'https://example.com/x.jpg' })).toBeNull();
+  expect(ui.usableStill({ ...still, width: 0 })).toBeNull();
+  expect(ui.stillAge(still, Date.parse(still.time) + 4_400)).toBe('still, 4 s old');
+  expect(ui.stillAge(still, Date.parse(still.time) + 125_000)).toBe('still, 2 min old');
+});
+
+it('names the component the same way in the widget package, the node and the built file, which takes the node\'s event names and colours', () => {
+  const root = path.join(__dirname, '..', '..');
+  const main = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+  const widget = JSON.parse(readFileSync(path.join(root, 'dashboard', 'package.json'), 'utf8')) as Record<string, unknown> & { name: string; files: string[]; peerDependencies: Record<string, string> };
+  // Dashboard 2.0 looks for widgets in the user directory's dependencies whose names have this in them.
+  expect(widget.name).toBe(WIDGET_SOURCE.package);
+  expect(widget.name.startsWith('node-red-dashboard-2-')).toBe(true);
+  const block = widget['node-red-dashboard-2'] as { widgets: Record<string, { output: string; component: string }> };
   expect(block.widgets[WIDGET_SOURCE.name]).toEqual({ output: WIDGET_SOURCE.src, component: WIDGET_SOURCE.component });
-  expect(pkg.name).toBe(WIDGET_SOURCE.package);
-  expect(pkg.files).toContain('resources');
-  expect((pkg['node-red'] as { nodes: Record<string, string> }).nodes['vision-streaming-live']).toBe('dist/node-red/live.js');
-  expect(ui.VisionStreamingLive.name).toBe(WIDGET_SOURCE.component);
-  expect(ui.TICKET_EVENT).toBe(LIVE_TICKET_EVENT);
+  expect(widget.files).toEqual(['resources']);
+  expect(widget.peerDependencies[main.name as string]).toBe(main.version);
+  expect(widget.version).toBe(main.version);
+  expect(main['node-red-dashboard-2']).toBeUndefined();
+  expect((main['node-red'] as { nodes: Record<string, string> }).nodes[WIDGET_SOURCE.name]).toBe('dist/node-red/live.js');
+
+  // The built file as the dashboard runs it: a UMD script that sets window[name] on the page's Vue.
+  const code = readFileSync(buildWidget(), 'utf8');
+  const page: Record<string, unknown> = { Vue: vue };
+  vm.runInNewContext(code, page);
+  const lib = page[WIDGET_SOURCE.name] as Record<string, { name?: string }>;
+  expect(lib[WIDGET_SOURCE.component].name).toBe(WIDGET_SOURCE.component);
+  // A production build: no source paths of the machine that built it.
+  expect(code).not.toContain('__file');
+  expect(code).not.toContain(root);
+  // Taken from the node's module, not copied by hand.
+  for (const shared of [LIVE_TICKET_EVENT, LIVE_STILL_EVENT, ...Object.values(VERDICT_COLOURS)]) expect(code).toContain(shared);
+});
+
+it('tells whether the user directory lists the widget package, where Dashboard 2.0 looks for it', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vs-userdir-'));
+  try {
+    expect(widgetPackageListed(undefined)).toBeUndefined();
+    expect(widgetPackageListed(dir)).toBeUndefined();
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ dependencies: { 'n8n-nodes-vision-streaming': '0.1.0' } }));
+    expect(widgetPackageListed(dir)).toBe(false);
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ dependencies: { 'n8n-nodes-vision-streaming': '0.1.0', [WIDGET_SOURCE.package]: '0.1.0' } }));
+    expect(widgetPackageListed(dir)).toBe(true);
+    expect(WIDGET_MISSING).toContain(`npm install ${WIDGET_SOURCE.package}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

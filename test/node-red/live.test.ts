@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import jpeg from 'jpeg-js';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Publisher } from '../../shared/publish';
 import { encodeClip } from '../support/clip';
 import { publishClip, standardScene, startWatchHarness, type WatchHarness } from '../watch/support/room';
@@ -89,8 +90,8 @@ describeWithBrowser('live view widget', () => {
 
     await red.inject('broken-in');
     await red.inject('match-in');
-    await page.waitForSelector('.vs-live-box', { timeout: 10_000 });
-    view = await readLiveView(page);
+    // Read in one go with the box (it lives 1.5 s: a second read after a wait may come too late on a busy machine).
+    view = await untilView(page, 'a box drawn', (v) => v.tiles.some((t) => t.boxes.length > 0), red, 10_000);
     const boxed = view.tiles.find((t) => t.boxes.length > 0);
     expect(boxed?.stream).toBe(second);
     expect(boxed?.boxes[0]).toMatchObject({ kind: 'person', text: 'Alice' });
@@ -231,6 +232,77 @@ describeWithBrowser('live view widget', () => {
     await context.close();
   }, 240_000);
 
+  it('shows the latest still at once, marked with its age, and the video from its first frame; a tracked face stays boxed and named across samples, glides between them, and goes when no longer listed', async () => {
+    const room = await h.streaming.createRoom();
+    publishers.push(await publishClip(h, room.id, clip));
+    const stream = publishers[0].clientId as string;
+    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id, extra: trackerFlow(stream) }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+    // The node keeps the still the samples bring before any page asks.
+    await until('two samples sent', async () => Number(red?.status('tracker')?.text ?? 0) >= 2);
+    const { context, page } = await openRecorded(`${red.url}/dashboard/watch`);
+    await untilView(page, 'the video playing with Alice boxed', (v) => v.tiles.length === 1 && v.tiles[0].currentTime > 0.3 && v.tiles[0].boxes.some((b) => b.text === 'Alice'), red);
+    const log = await timeline(page);
+    const still = log.find((e) => e.what === 'still');
+    const playing = log.find((e) => e.what === 'playing');
+    expect(still?.text).toMatch(/^still, \d+ s old$/);
+    expect(playing).toBeDefined();
+    expect(still!.t).toBeLessThan(playing!.t);
+    expect(await page.locator('.vs-live-still').count()).toBe(0);
+
+    // Every frame the page draws for three seconds: the face's box is there, named, and moves through places between the samples.
+    const frames = (await page.evaluate(`new Promise((resolve) => {
+      let boxed = 0, unboxed = 0;
+      const places = new Set();
+      const end = performance.now() + 3000;
+      const step = () => {
+        const box = document.querySelector('.vs-live-box[data-key="t1"]');
+        if (box && (box.querySelector('.vs-live-name') || {}).textContent === 'Alice') {
+          boxed++;
+          places.add(Math.round(box.getBoundingClientRect().left));
+        } else unboxed++;
+        if (performance.now() < end) requestAnimationFrame(step);
+        else resolve({ boxed, unboxed, places: places.size });
+      };
+      requestAnimationFrame(step);
+    })`)) as { boxed: number; unboxed: number; places: number };
+    expect(frames.boxed + frames.unboxed).toBeGreaterThan(10);
+    expect(frames.boxed / (frames.boxed + frames.unboxed)).toBeGreaterThanOrEqual(0.9);
+    // About 6 samples in 3 s, each a place of its own: more places than that are the glide between them.
+    expect(frames.places).toBeGreaterThan(12);
+    const kinds = (await readLiveView(page)).tiles[0].boxes.map((b) => b.kind);
+    expect(kinds).toEqual(['person']);
+
+    // The face leaves the samples: its box goes (the samples keep coming, without it).
+    await red.inject('faces-off');
+    await page.waitForSelector('.vs-live-box', { state: 'detached', timeout: 10_000 });
+    await context.close();
+  }, 180_000);
+
+  it('a join whose offer goes unanswered is dropped and made again by the page, not waited out, and the tile says so', async () => {
+    const room = await h.streaming.createRoom();
+    publishers.push(await publishClip(h, room.id, clip));
+    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+    // The page's first answer to the room is lost on its way (the room then waits for it 10 s, and closes the join).
+    const { context, page, joins } = await openRecorded(`${red.url}/dashboard/watch`, `(() => {
+      const send = WebSocket.prototype.send;
+      let dropped = false;
+      WebSocket.prototype.send = function (data) {
+        if (!dropped && typeof data === 'string' && data.includes('"type":"answer"')) { dropped = true; return; }
+        return send.call(this, data);
+      };
+    })()`);
+    await untilView(page, 'the video playing', (v) => v.tiles.length === 1 && v.tiles[0].currentTime > 0.3, red);
+    const withConnect = joins.filter((j) => j.some((f) => f.includes('"type":"connect"')));
+    expect(withConnect.length).toBeGreaterThanOrEqual(2);
+    // The first join never answered, and the page left it itself (the room's own timeout sends no disconnect).
+    expect(withConnect[0].some((f) => f.includes('"type":"answer"'))).toBe(false);
+    expect(withConnect[0].some((f) => f.includes('"type":"disconnect"'))).toBe(true);
+    const said = (await timeline(page)).filter((e) => e.what === 'status').map((e) => e.text);
+    expect(said).toContain('No picture within 3 s; joining again.');
+    expect((await readLiveView(page)).message).toBe('');
+    await context.close();
+  }, 120_000);
+
   it('a refused credential is said on the page in words and turns the node red; Node-RED keeps running', async () => {
     const room = await h.streaming.createRoom();
     red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'not-the-secret' } }, pkg);
@@ -245,6 +317,80 @@ describeWithBrowser('live view widget', () => {
     await context.close();
   }, 120_000);
 });
+
+/** A JPEG of one grey 640x480 picture, as the watcher's stills are (base64). */
+function stillJpeg(): string {
+  const [width, height] = [640, 480];
+  return Buffer.from(jpeg.encode({ data: Buffer.alloc(width * height * 4, 0x80), width, height }, 70).data).toString('base64');
+}
+
+/**
+ * Flow nodes standing in for a face watch node's tracks output: every half second a sample of
+ * `stream` with Alice moving right at 100 px/s (until the flow's `faces` is false), and the still.
+ */
+function trackerFlow(stream: string): Record<string, unknown>[] {
+  const func = `const on = flow.get('faces') !== false;
+const x = 100 + ((Date.now() / 10) % 300);
+msg.topic = 'tracks';
+msg.payload = { event: 'tracks', stream_id: ${JSON.stringify(stream)}, frame_time: new Date().toISOString(), width: 640, height: 480,
+  tracks: on ? [{ track: 1, verdict: 'person', name: 'Alice', person_id: 'p-1', location: { left: x, top: 120, right: x + 120, bottom: 280 } }] : [] };
+msg.still = Buffer.from(${JSON.stringify(stillJpeg())}, 'base64');
+const n = (context.get('n') || 0) + 1;
+context.set('n', n);
+node.status({ text: String(n) });
+return msg;`;
+  return [
+    { id: 'tick', z: 'tab1', type: 'inject', name: 'sample', props: [], repeat: '0.5', once: true, onceDelay: 0.1, x: 100, y: 500, wires: [['tracker']] },
+    { id: 'tracker', z: 'tab1', type: 'function', name: 'tracks', func, outputs: 1, x: 300, y: 500, wires: [['live']] },
+    { id: 'faces-off', z: 'tab1', type: 'inject', name: 'faces off', props: [], repeat: '', once: false, x: 100, y: 560, wires: [['faces-flag']] },
+    { id: 'faces-flag', z: 'tab1', type: 'change', name: 'no face', rules: [{ t: 'set', p: 'faces', pt: 'flow', to: 'false', tot: 'bool' }], x: 300, y: 560, wires: [[]] },
+  ];
+}
+
+/** What the page showed when, as recorded in the page: the first still, the first playing tile, each tile status line. */
+interface Moment {
+  what: 'still' | 'playing' | 'status';
+  t: number;
+  text: string;
+}
+
+// Runs in each page before its scripts: records the moments a test asks about (plain JavaScript, as READ_LIVE_VIEW).
+const RECORDER = `(() => {
+  const log = (window.__liveLog = []);
+  const seen = new Set();
+  const record = (what, text) => log.push({ what, t: performance.now(), text: text || '' });
+  new MutationObserver(() => {
+    const still = document.querySelector('.vs-live-still-age');
+    if (still && !seen.has('still')) { seen.add('still'); record('still', still.textContent); }
+    if (document.querySelector('.vs-live-tile[data-playing="true"]') && !seen.has('playing')) { seen.add('playing'); record('playing'); }
+    for (const s of document.querySelectorAll('.vs-live-tile-status')) {
+      const text = s.textContent || '';
+      if (!seen.has('status:' + text)) { seen.add('status:' + text); record('status', text); }
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+})()`;
+
+/** Opens the dashboard in a new context whose pages record their moments (and run `script` first), with the frames each room join sent. */
+async function openRecorded(url: string, script = ''): Promise<{ context: BrowserContext; page: Page; joins: string[][] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  if (script) await context.addInitScript(script);
+  await context.addInitScript(RECORDER);
+  const page = await context.newPage();
+  const joins: string[][] = [];
+  page.on('websocket', (ws) => {
+    if (ws.url().includes('/socket.io/')) return;
+    const sent: string[] = [];
+    joins.push(sent);
+    ws.on('framesent', (f) => sent.push(typeof f.payload === 'string' ? f.payload : f.payload.toString()));
+  });
+  await page.goto(url);
+  return { context, page, joins };
+}
+
+/** The moments the page recorded so far. */
+async function timeline(page: Page): Promise<Moment[]> {
+  return (await page.evaluate('window.__liveLog')) as Moment[];
+}
 
 /** Makes the page hidden or shown as a browser does when its tab goes to the background (document.hidden and a visibilitychange event). */
 async function setHidden(page: Page, hidden: boolean): Promise<void> {

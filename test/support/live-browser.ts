@@ -7,6 +7,7 @@ import ts from 'typescript';
 import WebSocket from 'ws';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort } from './free-port';
+import { buildWidget } from './package-build';
 
 /**
  * The live view as a user runs it (for its tests and bench:live): this package laid out as it installs (compiled node code, editor
@@ -16,6 +17,8 @@ import { freePort } from './free-port';
  */
 
 const PKG_NAME = 'n8n-nodes-vision-streaming';
+/** The live view's widget package, which Dashboard 2.0 finds by its name among the user directory's dependencies. */
+const WIDGET_PKG = 'node-red-dashboard-2-vision-streaming';
 
 /** This checkout: the folder above whose package.json is this package (from bench/ in the sources and from dist/bench/ after a build). */
 export const ROOT = ((): string => {
@@ -38,7 +41,10 @@ export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
  */
 export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-features=WebRtcHideLocalIpsWithMdns'];
 
-/** Lays the package out in `dir` the way it installs: dist/shared and dist/node-red transpiled, the editor files, resources/, package.json. */
+/** Where layOutPackage puts the widget package (node-red-dashboard-2-vision-streaming) inside the package's folder, as in the repository. */
+const WIDGET_DIR = 'dashboard';
+
+/** Lays the package out in `dir` the way it installs: dist/shared and dist/node-red transpiled, the editor files, package.json; and the widget package in dashboard/ (built by Vite). */
 export async function layOutPackage(dir: string): Promise<string> {
   const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2023, module: ts.ModuleKind.CommonJS, esModuleInterop: true, sourceMap: false };
   const walk = async (rel: string): Promise<void> => {
@@ -58,10 +64,11 @@ export async function layOutPackage(dir: string): Promise<string> {
   };
   await walk('shared');
   await walk('node-red');
-  await mkdir(path.join(dir, 'resources'), { recursive: true });
-  for (const name of (await readdir(path.join(ROOT, 'node-red', 'ui'))).filter((n) => n.endsWith('.umd.js'))) {
-    await copyFile(path.join(ROOT, 'node-red', 'ui', name), path.join(dir, 'resources', name));
-  }
+  // The widget package as it installs (its package.json and the built resources/), beside the package as in the repository.
+  const built = buildWidget(ROOT);
+  await mkdir(path.join(dir, WIDGET_DIR, 'resources'), { recursive: true });
+  await copyFile(path.join(ROOT, 'dashboard', 'package.json'), path.join(dir, WIDGET_DIR, 'package.json'));
+  await copyFile(built, path.join(dir, WIDGET_DIR, 'resources', path.basename(built)));
   await copyFile(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
   await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   return dir;
@@ -85,14 +92,18 @@ export interface LiveNodeRed {
   stop(): Promise<void>;
 }
 
-/** Starts Node-RED (this checkout's) on a free loopback port with `flow` deployed and `credentials` (unencrypted, as Node-RED stores them without a secret). */
-export async function startLiveNodeRed(flow: unknown[], credentials: Record<string, unknown>, packageDir?: string): Promise<LiveNodeRed> {
+/** Starts Node-RED (this checkout's) on a free loopback port with `flow` deployed and `credentials` (unencrypted, as Node-RED stores them without a secret); Dashboard 2.0 is this checkout's unless `dashboardDir` names another release's folder. */
+export async function startLiveNodeRed(flow: unknown[], credentials: Record<string, unknown>, packageDir?: string, options: { dashboardDir?: string } = {}): Promise<LiveNodeRed> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'vs-live-'));
   const pkg = packageDir ?? (await layOutPackage(path.join(work, 'package')));
   const userDir = path.join(work, 'user');
   await mkdir(path.join(userDir, 'node_modules', '@flowfuse'), { recursive: true });
   await symlink(pkg, path.join(userDir, 'node_modules', PKG_NAME), 'dir');
-  await symlink(path.join(ROOT, 'node_modules', '@flowfuse', 'node-red-dashboard'), path.join(userDir, 'node_modules', '@flowfuse', 'node-red-dashboard'), 'dir');
+  await symlink(path.join(pkg, WIDGET_DIR), path.join(userDir, 'node_modules', WIDGET_PKG), 'dir');
+  // As `npm install n8n-nodes-vision-streaming node-red-dashboard-2-vision-streaming` leaves it: Dashboard 2.0 reads this list.
+  const version = (JSON.parse(await readFile(path.join(pkg, 'package.json'), 'utf8')) as { version: string }).version;
+  await writeFile(path.join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true, dependencies: { [PKG_NAME]: version, [WIDGET_PKG]: version, '@flowfuse/node-red-dashboard': '*' } }, null, 2));
+  await symlink(options.dashboardDir ?? path.join(ROOT, 'node_modules', '@flowfuse', 'node-red-dashboard'), path.join(userDir, 'node_modules', '@flowfuse', 'node-red-dashboard'), 'dir');
   await writeFile(path.join(userDir, 'flows.json'), JSON.stringify(flow));
   await writeFile(path.join(userDir, 'flows_cred.json'), JSON.stringify(credentials));
   const port = await freePort();

@@ -33,9 +33,9 @@ function readIfExists(file: string): string | undefined {
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
-function withBuildLock<T>(build: () => T): T {
-  const lock = join(PACKAGE_DIR, 'dist', '.test-build.lock');
-  mkdirSync(join(PACKAGE_DIR, 'dist'), { recursive: true });
+function withBuildLock<T>(build: () => T, folder = join(PACKAGE_DIR, 'dist')): T {
+  const lock = join(folder, '.test-build.lock');
+  mkdirSync(folder, { recursive: true });
   const deadline = Date.now() + 180_000;
   for (;;) {
     try {
@@ -52,6 +52,25 @@ function withBuildLock<T>(build: () => T): T {
   } finally {
     rmdirSync(lock);
   }
+}
+
+/**
+ * Builds the live view's browser widget (dashboard/, with Vite, as `npm run build:widget` does) once
+ * per jest run into dashboard/resources/, and returns the built file's path. `root` is the checkout
+ * (bench:live runs this from dist/).
+ */
+export function buildWidget(root = PACKAGE_DIR): string {
+  const folder = join(root, 'dashboard', 'resources');
+  const built = join(folder, 'vision-streaming-live.umd.js');
+  return withBuildLock(() => {
+    const marker = join(root, 'dashboard', '.test-build');
+    if (readIfExists(marker) === testRun() && existsSync(built)) return built;
+    // As npm run build makes it: jest sets NODE_ENV=test, which would make Vite build for development (with source paths in it).
+    const env = { ...process.env, NODE_ENV: 'production' };
+    execFileSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '-c', join(root, 'dashboard', 'vite.config.mts')], { cwd: root, stdio: 'pipe', env });
+    writeFileSync(marker, testRun());
+    return built;
+  }, join(root, 'dashboard'));
 }
 
 /** Folder of the n8n Cloud package as packed (build/cloud/package), built from the same sources. */
