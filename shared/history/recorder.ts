@@ -44,6 +44,8 @@ const REPEAT_ERROR_MS = 30_000;
 interface Job {
   run(): Promise<void>;
   bytes: number;
+  /** A row (created, updated) or media (a picture, a clip): at close, rows go first. */
+  kind: 'row' | 'media';
   release?(): void;
 }
 
@@ -168,10 +170,16 @@ export class HistoryRecorder {
     while (this.#draining) await this.#draining;
   }
 
-  /** Stops taking events and the sweeps, lets the queue drain (up to closeWaitMs), counts what is left as dropped. Idempotent. */
+  /**
+   * Stops taking events and the sweeps, lets the queue drain (up to closeWaitMs), counts what is
+   * left as dropped. The rows go first (every visit's end among them, so no visit stays open for
+   * ever behind a backlog of pictures); a picture never comes before its row. Idempotent.
+   */
   close(): Promise<void> {
     this.#closed ??= (async () => {
       clearTimeout(this.#sweepTimer);
+      const waiting = this.#queue.splice(0);
+      this.#queue.push(...waiting.filter((j) => j.kind === 'row'), ...waiting.filter((j) => j.kind === 'media'));
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#o.closeWaitMs)));
       await Promise.race([Promise.all([this.flush(), this.#sweeping]), waited]);
@@ -202,7 +210,7 @@ export class HistoryRecorder {
       quality: e.quality,
       events: [{ event: 'arrived', time: e.time, score: e.score, ...(e.face_id ? { face_id: e.face_id } : {}) }],
     };
-    this.#enqueue({ run: () => this.#store.writeVisit(patch), bytes: 0 });
+    this.#enqueue({ run: () => this.#store.writeVisit(patch), bytes: 0, kind: 'row' });
     this.#media(e.visit_id, 'face', e.face);
     this.#media(e.visit_id, 'snapshot', e.snapshot);
   }
@@ -224,7 +232,7 @@ export class HistoryRecorder {
       ...(sharper ? { quality: e.quality } : {}),
       events: [{ event: e.event, time: e.time, score, ...(reason ? { reason } : {}), ...(faceId ? { face_id: faceId } : {}) }],
     };
-    this.#enqueue({ run: () => this.#store.writeVisit(patch), bytes: 0 });
+    this.#enqueue({ run: () => this.#store.writeVisit(patch), bytes: 0, kind: 'row' });
     if (sharper) this.#media(visit.visitId, 'face', e.face);
   }
 
@@ -239,7 +247,7 @@ export class HistoryRecorder {
       ...(e.name !== undefined ? { name: e.name } : {}),
       events: [{ event: 'left', time: e.time, reason: e.reason }],
     };
-    this.#enqueue({ run: () => this.#store.writeVisit(patch), bytes: 0 });
+    this.#enqueue({ run: () => this.#store.writeVisit(patch), bytes: 0, kind: 'row' });
   }
 
   #clip(e: ClipEvent): void {
@@ -247,7 +255,7 @@ export class HistoryRecorder {
     const visitId = e.visit_id;
     if (e.error || !e.path) {
       const patch: VisitPatch = { visit_id: visitId, events: [{ event: 'clip', time: e.time, reason: e.error ?? 'no_file' }] };
-      this.#enqueue({ run: () => this.#store.writeVisit(patch), bytes: 0 });
+      this.#enqueue({ run: () => this.#store.writeVisit(patch), bytes: 0, kind: 'row' });
       return;
     }
     // Opened now, on the event path (one call): a host may remove the clip's file as soon as it holds
@@ -280,12 +288,12 @@ export class HistoryRecorder {
       release();
       await this.#store.putMedia(visitId, 'clip', bytes, mime);
     };
-    this.#enqueue({ run, bytes: 0, release });
+    this.#enqueue({ run, bytes: 0, kind: 'media', release });
   }
 
   #media(visitId: string, kind: MediaKind, bytes: Buffer | undefined): void {
     if (!bytes || bytes.length === 0) return;
-    this.#enqueue({ run: () => this.#store.putMedia(visitId, kind, bytes, 'image/jpeg').then(() => undefined), bytes: bytes.length });
+    this.#enqueue({ run: () => this.#store.putMedia(visitId, kind, bytes, 'image/jpeg').then(() => undefined), bytes: bytes.length, kind: 'media' });
   }
 
   #enqueue(job: Job): void {
