@@ -133,9 +133,10 @@ test('the Node-RED editor has a field, the table default and range and a line of
       expect([o.name, refused.map(ok)]).toEqual([o.name, refused.map(() => false)]);
     }
   }
-  // One <dt> of help per setting in the Settings part of the sidebar help, and one for the clips folder.
+  // One <dt> of help per setting in the Settings part of the sidebar help, one for the clips folder and one for Keep history.
   const settings = help.slice(help.indexOf('<h3>Settings</h3>'), help.indexOf('<h3>Details</h3>'));
-  expect(settings.match(/<dt>/g)).toHaveLength(NODE_RED_OPTIONS.length + 1);
+  expect(settings.match(/<dt>/g)).toHaveLength(NODE_RED_OPTIONS.length + 2);
+  expect(settings).toContain('<dt>Keep history</dt>');
   // The editor's defaults, read by the node, give the core's defaults.
   const read = watchSettings(defaults as WatchDef, {} as never) as Record<string, unknown>;
   for (const o of NODE_RED_OPTIONS.map(spec).filter((x) => x.default !== undefined)) expect([o.name, read[o.name]]).toEqual([o.name, o.default]);
