@@ -22,8 +22,8 @@ export interface ClipHooks {
   present(): readonly PresentEntry[];
   /** A clip is written, or could not be made. */
   emit(event: ClipEvent): void;
-  /** A stream's pre-roll let frames go for its bytes bound, the first time (its key frames are too far apart). */
-  overBound?(streamId: string): void;
+  /** A stream's pre-roll let frames go for its bytes bound (`maxBytes`), the first time (its key frames are too far apart). */
+  overBound?(streamId: string, maxBytes: number): void;
 }
 
 /**
@@ -34,8 +34,17 @@ export interface ClipHooks {
 const ANALYSIS_SLACK_MS = 3000;
 /** The RTP video clock. */
 const RTP_HZ = 90_000;
-/** Bytes a stream's pre-roll may hold: 30 s (the longest pre-roll) at 2 Mbit/s. */
-export const PRE_ROLL_MAX_BYTES = 8 * 1024 * 1024;
+/** The bitrate a pre-roll is sized for (2 Mbit/s), in bytes per ms: a camera's main stream at 1080p, or 720p at a high quality. */
+const PRE_ROLL_BYTES_PER_MS = 2_000_000 / 8 / 1000;
+
+/**
+ * Bytes a stream's pre-roll may hold: the seconds it keeps (the pre-roll and the analysis' slack) at
+ * 2 Mbit/s; 2 MB for the default 5 s, 8.25 MB for the longest, 30 s. The memory follows the pre-roll
+ * asked for, and a camera whose key frames are further apart than that cannot grow it.
+ */
+export function preRollMaxBytes(preRollMs: number): number {
+  return Math.ceil((preRollMs + ANALYSIS_SLACK_MS) * PRE_ROLL_BYTES_PER_MS);
+}
 /** A stop writes the clips in flight within this, else removes them. */
 const STOP_WRITE_MS = 4500;
 
@@ -85,10 +94,10 @@ export class ClipRecorder {
   frame(streamId: string, frame: EncodedFrame, at = Date.now()): void {
     if (this.#closed) return;
     let roll = this.#rolls.get(streamId);
-    if (!roll) this.#rolls.set(streamId, (roll = new PreRoll(this.#s.preRollMs + ANALYSIS_SLACK_MS, PRE_ROLL_MAX_BYTES)));
+    if (!roll) this.#rolls.set(streamId, (roll = new PreRoll(this.#s.preRollMs + ANALYSIS_SLACK_MS, preRollMaxBytes(this.#s.preRollMs))));
     const dropped = roll.dropped;
     roll.push(frame, at);
-    if (dropped === 0 && roll.dropped > 0) this.#hooks.overBound?.(streamId);
+    if (dropped === 0 && roll.dropped > 0) this.#hooks.overBound?.(streamId, roll.stats.max_bytes);
     for (const clip of this.#open.values()) {
       if (clip.streamId !== streamId) continue;
       if (frame.codec !== clip.codec || (frame.isKeyframe && (frame.width !== clip.width || frame.height !== clip.height))) this.#finish(clip, 'stream_changed');

@@ -19,7 +19,7 @@ import { isMuted, PeopleView } from './people-view';
 import { leftEvent, presentEntry } from './visit-events';
 import { MemoryVisitorStore, VisitorBook } from './visitors';
 import { PeopleIndex } from '../people/people-index';
-import { ClipRecorder, PRE_ROLL_MAX_BYTES } from '../clips/clip-recorder';
+import { ClipRecorder } from '../clips/clip-recorder';
 import { checkPrivateFolder } from '../util/private-folder';
 
 /** How often visitors past their retention are looked for (also once at start). */
@@ -84,8 +84,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     }
     if (this.#o.clips) {
       const clips = { folder: this.#o.clips, preRollMs: this.#o.preRollMs, postRollMs: this.#o.postRollMs, maxClipMs: this.#o.maxClipMs, on: this.#o.clipOn, room: this.#o.roomId };
-      const overBound = (streamId: string): void => {
-        if (this.#report.state === 'watching') this.#report.status('watching', `stream ${streamId}: its key frames are too far apart for the pre-roll's ${PRE_ROLL_MAX_BYTES} bytes; frames are let go (see pre_roll)`);
+      const overBound = (streamId: string, maxBytes: number): void => {
+        if (this.#report.state === 'watching') this.#report.status('watching', `stream ${streamId}: its key frames are too far apart for the pre-roll's ${maxBytes} bytes; frames are let go (see pre_roll)`);
       };
       this.#clips = new ClipRecorder(clips, { present: () => this.present(), emit: (e) => void emitGuarded(this, 'clip', [e]), overBound });
     }
@@ -254,8 +254,10 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     for (const visit of this.#presence.close()) this.#report.closing(leftEvent(visit, 'stopped', this.#o.roomId));
     this.#timers.close();
     this.#people?.close();
+    // The clips in flight are written (or removed) while the room closes: their 5 s start at the stop.
+    const clipsClosed = this.#clips?.close();
     await this.#room.close();
-    await this.#clips?.close();
+    await clipsClosed;
     await this.#visitors?.flush();
     await this.#closeOwned();
     this.#report.stopped(reason, error);
