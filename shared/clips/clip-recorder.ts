@@ -3,7 +3,7 @@ import type { ArrivedEvent, MatchEvent, PresentEntry, UnknownEvent, VisitKind } 
 import { writeClipFile } from './clip-file';
 import type { ClipEndReason, ClipErrorCode, ClipEvent, ClipTrigger } from './events';
 import { muxClip } from './mux';
-import { PreRoll, type HeldFrame, type PreRollStats } from './pre-roll';
+import { continues, PreRoll, type HeldFrame, type PreRollStats } from './pre-roll';
 
 /** What a recorder needs to know; times in ms. */
 export interface ClipSettings {
@@ -100,7 +100,7 @@ export class ClipRecorder {
     if (dropped === 0 && roll.dropped > 0) this.#hooks.overBound?.(streamId, roll.stats.max_bytes);
     for (const clip of this.#open.values()) {
       if (clip.streamId !== streamId) continue;
-      if (frame.codec !== clip.codec || (frame.isKeyframe && (frame.width !== clip.width || frame.height !== clip.height))) this.#finish(clip, 'stream_changed');
+      if (frame.codec !== clip.codec || (frame.isKeyframe && (frame.width !== clip.width || frame.height !== clip.height)) || !continues(clip.frames.at(-1)!, frame, at)) this.#finish(clip, 'stream_changed');
       else if (at - clip.firstAt >= this.#s.maxClipMs) this.#finish(clip, 'max_clip');
       else if (this.#over(clip, at)) this.#finish(clip, 'post_roll');
       // Frames past the end as known now are kept until the analysis tells whether the visit went on.
