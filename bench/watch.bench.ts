@@ -37,8 +37,8 @@
  *   them so (p50, p95, max).
  * - `clips`: what clips cost (preRollSeconds 5, postRollSeconds 5): the pre-roll each stream holds
  *   (bytes, from watcher.stats.pre_roll; goal at most 1 MB) on a 640x480 15 fps camera at about 600
- *   kbit/s; CPU per stream with clips off against on in one run (alternating windows, the stand-in
- *   vision API; goal at most +10%); the clip-ready time on the standard clip with the sandbox's model,
+ *   kbit/s; CPU per stream with clips off against on in one run (a watcher of each at once, each in
+ *   a child process, the ratio per window: median and spread; the stand-in vision API; goal at most +10%); the clip-ready time on the standard clip with the sandbox's model,
  *   from the visit's last sight plus the post-roll to the clip event (p50/p95; goal p95 at most 1 s);
  *   and the many-streams run with clips on (BENCH_CLIPS_MANY=0 leaves it out).
  * The sandbox and the publishers run in child processes, so their CPU is not counted.
@@ -50,8 +50,8 @@
  * (sampling rate of the CPU part, 2; 0.1 shows the cost of receiving and decoding alone),
  * BENCH_APPEARANCES (latency samples, 8), BENCH_DECODER (ffmpeg or wasm: one backend only),
  * BENCH_PROFILE (a folder: a CPU profile and an allocation profile of this process over each CPU window
- * are written there), BENCH_CLIP_ROUNDS (off and on windows of the clips part's CPU comparison, 2 each),
- * BENCH_CLIP_SECONDS (each window, 8), BENCH_CLIP_LOOPS (loops of the standard clip for the clip-ready time, 4).
+ * are written there), BENCH_CLIP_ROUNDS (pairs of watchers, off and on, of the clips part's CPU comparison, 2),
+ * BENCH_CLIP_WINDOWS (windows per pair, 6), BENCH_CLIP_SECONDS (each window, 6), BENCH_CLIP_LOOPS (loops of the standard clip for the clip-ready time, 4).
  */
 import { fork, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -73,6 +73,7 @@ import { forkSandbox, type SandboxChild } from './support/sandbox-child';
 
 
 const PUBLISHER_FLAG = '--watch-bench-publishers';
+const WATCHER_FLAG = '--watch-bench-watcher';
 const CREDENTIALS = { clientId: 'sandbox-client', clientSecret: 'sandbox-secret' };
 const FRAME = { width: 640, height: 480 };
 const CPU_STREAMS = Number(process.env.BENCH_STREAMS ?? 3);
@@ -618,11 +619,13 @@ function callsOf(watcher: FaceWatcher, events: WatchEvent[]) {
 
 /** The clips' settings measured: 5 s before the face, 5 s after it was last seen. */
 const CLIP_SETTINGS = { preRollSeconds: 5, postRollSeconds: 5 } as const;
-/** A camera's stream for the pre-roll: VP8 at about 600 kbit/s, a key frame every 2 s. */
+/** A camera's stream for the pre-roll: VP8 at about 600 kbit/s, 15 fps, a key frame every 2 s. */
 const CAMERA_BITRATE_K = 600;
-/** Off and on windows of the CPU comparison: rounds of one each, alternating which goes first. */
+const CAMERA_FPS = 15;
+/** The CPU comparison: rounds of a pair of watchers (off and on at once), alternating which starts first, each over windows. */
 const CLIP_ROUNDS = Number(process.env.BENCH_CLIP_ROUNDS ?? 2);
-const CLIP_SECONDS = Number(process.env.BENCH_CLIP_SECONDS ?? 8);
+const CLIP_WINDOWS = Number(process.env.BENCH_CLIP_WINDOWS ?? 6);
+const CLIP_SECONDS = Number(process.env.BENCH_CLIP_SECONDS ?? 6);
 /** Loops of the standard clip watched for the clip-ready time. */
 const CLIP_READY_LOOPS = Number(process.env.BENCH_CLIP_LOOPS ?? 4);
 
@@ -630,86 +633,198 @@ const CLIP_READY_LOOPS = Number(process.env.BENCH_CLIP_LOOPS ?? 4);
 async function cameraClip(dir: string): Promise<{ file: string; kbit_s: number }> {
   const file = path.join(dir, 'camera.ivf');
   const k = `${CAMERA_BITRATE_K}k`;
-  await ffmpeg(['-f', 'lavfi', '-i', `testsrc2=size=${FRAME.width}x${FRAME.height}:rate=15,noise=alls=12:allf=t`, '-frames:v', '150', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', k, '-minrate', k, '-maxrate', k, '-g', '30', '-keyint_min', '30', '-pix_fmt', 'yuv420p', '-f', 'ivf', file]);
-  // IVF: a 32-byte header and 12 bytes before each of the 150 frames.
-  const bytes = (await readFile(file)).length - 32 - 150 * 12;
+  await ffmpeg(['-f', 'lavfi', '-i', `testsrc2=size=${FRAME.width}x${FRAME.height}:rate=${CAMERA_FPS},noise=alls=12:allf=t`, '-frames:v', String(CAMERA_FPS * 10), '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', k, '-minrate', k, '-maxrate', k, '-g', String(CAMERA_FPS * 2), '-keyint_min', String(CAMERA_FPS * 2), '-pix_fmt', 'yuv420p', '-f', 'ivf', file]);
+  // IVF: a 32-byte header and 12 bytes before each of the frames.
+  const bytes = (await readFile(file)).length - 32 - CAMERA_FPS * 10 * 12;
   return { file, kbit_s: Math.round((bytes * 8) / 10 / 1000) };
 }
 
 /** A clip's file is not kept by the bench: removed as its event comes. */
 const dropClip = (c: ClipEvent): void => void (c.path && rm(c.path, { force: true }).catch(() => undefined));
 
+/** What a watcher child reports: its streams, its pre-roll (clips on) and the clips it wrote. */
+interface WatcherChildStats {
+  streams: number;
+  /** Frames received so far, over all streams. */
+  frames: number;
+  preRoll: { bytes: number; seconds: number; frames: number; dropped_frames: number }[];
+  clips: number;
+}
+
+/** A watcher of its own in a child process (the stand-in vision API): its CPU, its decoders' included, is its alone. */
+interface WatcherChild {
+  pid: number;
+  stats(): Promise<WatcherChildStats>;
+  stop(): Promise<void>;
+}
+
+/** Forks a watcher of `roomId` with `options`; resolves once its `streams` streams came and warmed up (3 s). */
+async function forkWatcher(url: string, job: { roomId: string; streams: number; options: Partial<WatchOptions> }): Promise<WatcherChild> {
+  const child = fork(__filename, [WATCHER_FLAG, JSON.stringify({ url, job })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const replies: ((s: WatcherChildStats) => void)[] = [];
+  child.on('message', (m: { type: string; stats?: WatcherChildStats }) => m.type === 'stats' && replies.shift()?.(m.stats!));
+  await new Promise<void>((resolve, reject) => {
+    child.on('message', (m: { type: string }) => m.type === 'ready' && resolve());
+    void exited.then(() => reject(new Error(`watcher child exited with ${child.exitCode}`)));
+  });
+  return {
+    pid: child.pid!,
+    stats: () =>
+      new Promise<WatcherChildStats>((resolve) => {
+        replies.push(resolve);
+        child.send({ type: 'stats' });
+      }),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.send({ type: 'stop' });
+      await exited;
+    },
+  };
+}
+
+/** The watcher child: watches until told to stop, answering for its stats. */
+async function runWatcher(url: string, job: { roomId: string; streams: number; options: Partial<WatchOptions> }): Promise<void> {
+  const streaming = new StreamingClient({ ...CREDENTIALS, authUrl: url, sfuUrl: url });
+  const vision = standInVision();
+  const watcher = new FaceWatcher({ vision, streaming, roomId: job.roomId, collectionId: 'c', fps: 2, loopbackOnly: true, ...SESSION, ...job.options });
+  let clips = 0;
+  watcher.on('clip', (c) => {
+    clips++;
+    dropClip(c);
+  });
+  await watcher.start();
+  const streamsUp = Date.now() + 20_000;
+  while (Object.keys(watcher.stats.streams).length < job.streams && Date.now() < streamsUp) await sleep(100);
+  await sleep(3000); // warm-up: decoders started, first key frames in
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void watcher
+      .stop()
+      .then(() => Promise.all([vision.close(), streaming.close()]))
+      .then(() => process.exit(0));
+  };
+  process.on('message', (m: { type: string }) => {
+    if (m.type === 'stop') stop();
+    if (m.type === 'stats') {
+      const s = watcher.stats;
+      process.send?.({ type: 'stats', stats: { streams: Object.keys(s.streams).length, frames: s.frames.received, preRoll: Object.values(s.pre_roll ?? {}), clips } satisfies WatcherChildStats });
+    }
+  });
+  process.on('disconnect', stop);
+  process.send?.({ type: 'ready' });
+}
+
+/** CPU seconds (user + system) of a process and of every process below it (its decoders), the children it reaped included. */
+async function treeCpu(root: number): Promise<number> {
+  const procs = new Map<number, { ppid: number; own: number; reaped: number }>();
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.set(Number(name), { ppid: Number(f[1]), own: (Number(f[11]) + Number(f[12])) / 100, reaped: (Number(f[13]) + Number(f[14])) / 100 });
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  const inTree = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 16; p = procs.get(p)?.ppid ?? 0, hops++) if (p === root) return true;
+    return false;
+  };
+  let total = procs.get(root)?.reaped ?? 0;
+  for (const [pid, p] of procs) if (inTree(pid)) total += p.own;
+  return total;
+}
+
 /**
- * CPU per stream with clips off and on, in one run: the same room and publishers, a watcher without
- * clips and one with them in turn (alternating which goes first), each measured over a window as the
- * cpu part does (this process plus its decoder children). The stand-in vision API sees a face in every
- * sample, so a visit lasts the whole window and clips are cut at maxClipSeconds (10 s) and written.
- * The pre-roll each stream holds is read at the end of each clips-on window.
+ * CPU per stream with clips off and on, in one run: two watchers of the same room and publishers at
+ * the same time, one without clips and one with them, each in a child process of its own, so each
+ * window measures both under the same load of the machine (other work on it sways both alike), and
+ * the ratio is taken per window. Rounds fork a new pair, alternating which starts first. The stand-in
+ * vision API sees a face in every sample, so a visit lasts the whole window and clips are cut at
+ * maxClipSeconds (10 s) and written. The pre-roll each stream holds is read after each round.
  */
-async function measureClipCpu(sandbox: SandboxChild, streaming: StreamingClient, clip: string, exclude: Set<number>, folder: string) {
+async function measureClipCpu(sandbox: SandboxChild, streaming: StreamingClient, clip: string, folder: string) {
   const room = await streaming.createRoom();
   const pubs = await forkPublishers(sandbox.url, Array.from({ length: CPU_STREAMS }, () => ({ roomId: room.id, file: clip })));
-  const vision = standInVision();
-  const excluded = new Set([...exclude, pubs.pid]);
-  const perStream: Record<'off' | 'on', number[]> = { off: [], on: [] };
-  const preRoll: { bytes: number; seconds: number; frames: number; dropped_frames: number }[] = [];
+  const windows: { off: number; on: number; increase: number; fps: { off: number; on: number }; perFrameIncrease: number }[] = [];
+  const preRoll: WatcherChildStats['preRoll'] = [];
   let clips = 0;
   try {
     for (let round = 0; round < CLIP_ROUNDS; round++) {
-      for (const mode of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-        const clipOptions = mode === 'on' ? { clips: folder, ...CLIP_SETTINGS, maxClipSeconds: 10 } : {};
-        const watcher = new FaceWatcher({ vision, streaming, roomId: room.id, collectionId: 'c', fps: 2, loopbackOnly: true, ...SESSION, ...clipOptions });
-        watcher.on('clip', (c) => {
-          clips++;
-          dropClip(c);
-        });
-        await watcher.start();
-        try {
-          const streamsUp = Date.now() + 20_000;
-          while (Object.keys(watcher.stats.streams).length < CPU_STREAMS && Date.now() < streamsUp) await sleep(100);
-          await sleep(3000); // warm-up: decoders started, first key frames in
-          const c0 = await childCpu(excluded);
-          const p0 = process.cpuUsage();
+      const watchers: Partial<Record<'off' | 'on', WatcherChild>> = {};
+      try {
+        for (const mode of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+          const options = mode === 'on' ? { clips: folder, ...CLIP_SETTINGS, maxClipSeconds: 10 } : {};
+          watchers[mode] = await forkWatcher(sandbox.url, { roomId: room.id, streams: CPU_STREAMS, options });
+        }
+        const { off, on } = watchers as Record<'off' | 'on', WatcherChild>;
+        for (let w = 0; w < CLIP_WINDOWS; w++) {
+          const [f0Off, f0On] = await Promise.all([off.stats(), on.stats()]);
+          const [off0, on0] = await Promise.all([treeCpu(off.pid), treeCpu(on.pid)]);
           const t0 = performance.now();
           await sleep(CLIP_SECONDS * 1000);
+          const [off1, on1] = await Promise.all([treeCpu(off.pid), treeCpu(on.pid)]);
           const wall = (performance.now() - t0) / 1000;
-          const p1 = process.cpuUsage(p0);
-          const c1 = await childCpu(excluded);
-          let children = 0;
-          for (const [pid, v] of c1) if (c0.has(pid)) children += v - c0.get(pid)!;
-          const streams = Object.keys(watcher.stats.streams).length;
-          perStream[mode].push(((p1.user + p1.system) / 1e6 + children) / (streams * wall));
-          // By now (3 s + the window) the pre-roll is full: preRollSeconds plus 3 s, from a key frame.
-          if (mode === 'on') preRoll.push(...Object.values(watcher.stats.pre_roll ?? {}));
-        } finally {
-          await watcher.stop();
+          const [sOff, sOn] = await Promise.all([off.stats(), on.stats()]);
+          const perStream = { off: (off1 - off0) / (Math.max(1, sOff.streams) * wall), on: (on1 - on0) / (Math.max(1, sOn.streams) * wall) };
+          // Frames each watcher received per stream and second: both must have had the whole stream.
+          const fps = { off: (sOff.frames - f0Off.frames) / (Math.max(1, sOff.streams) * wall), on: (sOn.frames - f0On.frames) / (Math.max(1, sOn.streams) * wall) };
+          // CPU per frame received: each watcher loses frames of its own on a loaded machine, and its work is mostly per frame.
+          const perFrame = { off: (off1 - off0) / Math.max(1, sOff.frames - f0Off.frames), on: (on1 - on0) / Math.max(1, sOn.frames - f0On.frames) };
+          windows.push({ ...perStream, increase: (perStream.on - perStream.off) / perStream.off, fps, perFrameIncrease: (perFrame.on - perFrame.off) / perFrame.off });
         }
+        const last = await on.stats();
+        // By now the pre-roll is full: preRollSeconds plus 3 s, from a key frame.
+        preRoll.push(...last.preRoll);
+        clips += last.clips;
+      } finally {
+        await Promise.all(Object.values(watchers).map((w) => w.stop()));
       }
     }
   } finally {
-    await vision.close();
     await pubs.stop();
     await streaming.deleteRoom(room.id).catch(() => undefined);
   }
   const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
-  const off = mean(perStream.off);
-  const on = mean(perStream.on);
+  const one = (x: number): number => Math.round(x * 1000) / 10;
+  // Only windows in which both watchers had the whole stream count: a machine too loaded for the
+  // publishers or the receive path gives frames lost, and figures of less work than a stream's.
+  const whole = windows.filter((w) => w.fps.off >= CAMERA_FPS * 0.9 && w.fps.on >= CAMERA_FPS * 0.9);
+  const off = mean(whole.map((w) => w.off));
+  const on = mean(whole.map((w) => w.on));
+  const increases = whole.map((w) => w.increase * 1000);
   const bytes = preRoll.map((r) => r.bytes);
+  // Per frame, every window in which both watchers had a third of the stream or more.
+  const enough = windows.filter((w) => w.fps.off >= CAMERA_FPS / 3 && w.fps.on >= CAMERA_FPS / 3).map((w) => w.perFrameIncrease * 1000);
+  const spread = (v: number[]) => (v.length === 0 ? undefined : { p50: pct(v, 50)! / 10, p25: pct(v, 25)! / 10, p75: pct(v, 75)! / 10, min: Math.round(Math.min(...v)) / 10, max: Math.round(Math.max(...v)) / 10, windows: v.length });
   return {
-    cpu_pct_per_stream_off: Math.round(off * 1000) / 10,
-    cpu_pct_per_stream_on: Math.round(on * 1000) / 10,
-    increase_pct: Math.round(((on - off) / off) * 1000) / 10,
+    /** The increase of CPU per frame received, on against off in the same window (windows with a third of the stream or more). */
+    per_frame_increase_pct: spread(enough),
+    /** Windows with the whole stream (at least 90 % of its frames in both watchers), of all. */
+    windows_counted: `${whole.length} of ${windows.length}`,
+    cpu_pct_per_stream_off: one(off),
+    cpu_pct_per_stream_on: one(on),
+    /** The increase per window (on against off in the same window): median, quartiles and range, percent. */
+    increase_pct: spread(increases),
+    increase_of_means_pct: one((on - off) / off),
     rooms_per_core_off: Math.round((1 / off) * 10) / 10,
     rooms_per_core_on: Math.round((1 / on) * 10) / 10,
-    windows_pct: { off: perStream.off.map((x) => Math.round(x * 1000) / 10), on: perStream.on.map((x) => Math.round(x * 1000) / 10) },
+    /** Each window: CPU per stream off/on, percent, and frames per stream and second off/on. */
+    windows: windows.map((w) => `${one(w.off)}/${one(w.on)} % at ${Math.round(w.fps.off * 10) / 10}/${Math.round(w.fps.on * 10) / 10} fps`),
     pre_roll_bytes_p50: pct(bytes, 50),
     pre_roll_bytes_max: bytes.length > 0 ? Math.max(...bytes) : undefined,
     pre_roll_seconds_p50: pct(preRoll.map((r) => r.seconds * 1000), 50)! / 1000,
     pre_roll_frames_p50: pct(preRoll.map((r) => r.frames), 50),
     pre_roll_dropped_frames: preRoll.reduce((t, r) => t + r.dropped_frames, 0),
     streams: CPU_STREAMS,
+    rounds: CLIP_ROUNDS,
     window_s: CLIP_SECONDS,
     clips_written: clips,
+    load: os.loadavg().map((l) => Math.round(l * 10) / 10),
   };
 }
 
@@ -757,7 +872,7 @@ async function measureClips(sandbox: SandboxChild, streaming: StreamingClient, v
   const folder = await mkdtemp(path.join(dir, 'clips-'));
   const camera = await cameraClip(dir);
   console.error(`clips: cpu off/on and pre-roll (${camera.kbit_s} kbit/s)...`);
-  const cpu = await measureClipCpu(sandbox, streaming, camera.file, exclude, folder);
+  const cpu = await measureClipCpu(sandbox, streaming, camera.file, folder);
   console.error(JSON.stringify(cpu));
   console.error('clips: ready after the last sight + post-roll...');
   const ready = await measureClipReady(sandbox, streaming, vision, collectionId, standard, folder);
@@ -1005,7 +1120,8 @@ async function main(): Promise<void> {
         clips: clipCost && {
           pre_roll_bytes_per_stream: clipCost.cpu.pre_roll_bytes_p50,
           stream_kbit_s: clipCost.stream_kbit_s,
-          cpu_increase_pct: clipCost.cpu.increase_pct,
+          cpu_increase_pct: clipCost.cpu.increase_pct?.p50,
+          cpu_increase_pct_p25_p75: clipCost.cpu.increase_pct && [clipCost.cpu.increase_pct.p25, clipCost.cpu.increase_pct.p75],
           ready_p50_ms: clipCost.ready_ms.p50,
           ready_p95_ms: clipCost.ready_ms.p95,
           many_samples_dropped: clipCost.many?.samples_dropped,
@@ -1035,6 +1151,12 @@ if (process.argv[2] === PUBLISHER_FLAG) {
   const { url, jobs } = JSON.parse(process.argv[3]) as { url: string; jobs: PublishJob[] };
   runPublishers(url, jobs).catch((err: unknown) => {
     console.error('publisher child failed:', err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  });
+} else if (process.argv[2] === WATCHER_FLAG) {
+  const { url, job } = JSON.parse(process.argv[3]) as { url: string; job: { roomId: string; streams: number; options: Partial<WatchOptions> } };
+  runWatcher(url, job).catch((err: unknown) => {
+    console.error('watcher child failed:', err instanceof Error ? err.message : String(err));
     process.exit(1);
   });
 } else if (require.main === module) {

@@ -3,7 +3,7 @@ import type { ArrivedEvent, MatchEvent, PresentEntry, UnknownEvent, VisitKind } 
 import { writeClipFile } from './clip-file';
 import type { ClipEndReason, ClipErrorCode, ClipEvent, ClipTrigger } from './events';
 import { muxClip } from './mux';
-import { PreRoll, type HeldFrame, type PreRollStats } from './pre-roll';
+import { continues, PreRoll, type HeldFrame, type PreRollStats } from './pre-roll';
 
 /** What a recorder needs to know; times in ms. */
 export interface ClipSettings {
@@ -22,8 +22,8 @@ export interface ClipHooks {
   present(): readonly PresentEntry[];
   /** A clip is written, or could not be made. */
   emit(event: ClipEvent): void;
-  /** A stream's pre-roll let frames go for its bytes bound, the first time (its key frames are too far apart). */
-  overBound?(streamId: string): void;
+  /** A stream's pre-roll let frames go for its bytes bound (`maxBytes`), the first time (its key frames are too far apart). */
+  overBound?(streamId: string, maxBytes: number): void;
 }
 
 /**
@@ -34,8 +34,17 @@ export interface ClipHooks {
 const ANALYSIS_SLACK_MS = 3000;
 /** The RTP video clock. */
 const RTP_HZ = 90_000;
-/** Bytes a stream's pre-roll may hold: 30 s (the longest pre-roll) at 2 Mbit/s. */
-export const PRE_ROLL_MAX_BYTES = 8 * 1024 * 1024;
+/** The bitrate a pre-roll is sized for (2 Mbit/s), in bytes per ms: a camera's main stream at 1080p, or 720p at a high quality. */
+const PRE_ROLL_BYTES_PER_MS = 2_000_000 / 8 / 1000;
+
+/**
+ * Bytes a stream's pre-roll may hold: the seconds it keeps (the pre-roll and the analysis' slack) at
+ * 2 Mbit/s; 2 MB for the default 5 s, 8.25 MB for the longest, 30 s. The memory follows the pre-roll
+ * asked for, and a camera whose key frames are further apart than that cannot grow it.
+ */
+export function preRollMaxBytes(preRollMs: number): number {
+  return Math.ceil((preRollMs + ANALYSIS_SLACK_MS) * PRE_ROLL_BYTES_PER_MS);
+}
 /** A stop writes the clips in flight within this, else removes them. */
 const STOP_WRITE_MS = 4500;
 
@@ -85,13 +94,13 @@ export class ClipRecorder {
   frame(streamId: string, frame: EncodedFrame, at = Date.now()): void {
     if (this.#closed) return;
     let roll = this.#rolls.get(streamId);
-    if (!roll) this.#rolls.set(streamId, (roll = new PreRoll(this.#s.preRollMs + ANALYSIS_SLACK_MS, PRE_ROLL_MAX_BYTES)));
+    if (!roll) this.#rolls.set(streamId, (roll = new PreRoll(this.#s.preRollMs + ANALYSIS_SLACK_MS, preRollMaxBytes(this.#s.preRollMs))));
     const dropped = roll.dropped;
     roll.push(frame, at);
-    if (dropped === 0 && roll.dropped > 0) this.#hooks.overBound?.(streamId);
+    if (dropped === 0 && roll.dropped > 0) this.#hooks.overBound?.(streamId, roll.stats.max_bytes);
     for (const clip of this.#open.values()) {
       if (clip.streamId !== streamId) continue;
-      if (frame.codec !== clip.codec || (frame.isKeyframe && (frame.width !== clip.width || frame.height !== clip.height))) this.#finish(clip, 'stream_changed');
+      if (frame.codec !== clip.codec || (frame.isKeyframe && (frame.width !== clip.width || frame.height !== clip.height)) || !continues(clip.frames.at(-1)!, frame, at)) this.#finish(clip, 'stream_changed');
       else if (at - clip.firstAt >= this.#s.maxClipMs) this.#finish(clip, 'max_clip');
       else if (this.#over(clip, at)) this.#finish(clip, 'post_roll');
       // Frames past the end as known now are kept until the analysis tells whether the visit went on.

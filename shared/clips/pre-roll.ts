@@ -18,6 +18,18 @@ export interface PreRollStats {
 }
 
 const RTP_HZ = 90_000;
+/** How far a frame's stream time may run from its arrival time against the frame before it (a stall, a burst) and still be the same stream. */
+const SAME_STREAM_MS = 30_000;
+
+/**
+ * Whether `frame`, arriving at `at`, carries on from `prev` in one stream: its time does not go back,
+ * and it has not jumped far from the time that passed. A sender that restarted (a new RTP timestamp
+ * base, which the receiver passes on as it comes) does not: a clip cannot hold both.
+ */
+export function continues(prev: HeldFrame, frame: EncodedFrame, at: number): boolean {
+  const streamMs = ((frame.timestamp - prev.frame.timestamp) / RTP_HZ) * 1000;
+  return streamMs >= 0 && Math.abs(streamMs - (at - prev.at)) <= SAME_STREAM_MS;
+}
 
 /**
  * The last seconds of one stream's encoded frames, as they came, none decoded: from the newest key
@@ -39,9 +51,10 @@ export class PreRoll {
 
   /** Takes the stream's next frame; frames before the first key frame are of no use and not kept. */
   push(frame: EncodedFrame, at: number): void {
-    const last = this.#held.at(-1)?.frame;
-    // A new codec or picture size starts over: a clip holds one of each.
-    if (last && (last.codec !== frame.codec || (frame.isKeyframe && (last.width !== frame.width || last.height !== frame.height)))) this.clear();
+    const prev = this.#held.at(-1);
+    const last = prev?.frame;
+    // A new codec or picture size, or a sender that restarted, starts over: a clip holds one stream of one of each.
+    if (last && (last.codec !== frame.codec || (frame.isKeyframe && (last.width !== frame.width || last.height !== frame.height)) || !continues(prev, frame, at))) this.clear();
     if (this.#held.length === 0 && !frame.isKeyframe) return;
     this.#held.push({ frame, at });
     this.#bytes += frame.data.length;

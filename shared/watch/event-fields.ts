@@ -189,7 +189,7 @@ export const CLIP_FIELDS = {
   width: { doc: 'the picture width', optional: true },
   height: { doc: 'the picture height', optional: true },
   path: { doc: 'the file (absolute path, mode 0600, in `clips`)', optional: true },
-  ended: { doc: 'why the clip ends there: `post_roll`, `max_clip`, `stream_changed` (a new codec or picture size), `stream_left` or `stopped`', optional: true },
+  ended: { doc: 'why the clip ends there: `post_roll`, `max_clip`, `stream_changed` (a new codec or picture size, or a sender that restarted), `stream_left` or `stopped`', optional: true },
   error: { doc: 'set when no clip was made, and then no file is left: `no_key_frame` (none held: see `pre_roll`), `disk_full`, `write_failed`, `mux_failed` or `stopped` (not written within 5 s of the stop)', optional: true },
   cause: { doc: "with `error`: the system's code in a word (`ENOSPC`, `EACCES`), never its message", optional: true },
   time: { doc: 'when the event was made (ISO 8601)' },

@@ -19,7 +19,7 @@ import { isMuted, PeopleView } from './people-view';
 import { leftEvent, presentEntry } from './visit-events';
 import { MemoryVisitorStore, VisitorBook } from './visitors';
 import { PeopleIndex } from '../people/people-index';
-import { ClipRecorder, PRE_ROLL_MAX_BYTES } from '../clips/clip-recorder';
+import { ClipRecorder } from '../clips/clip-recorder';
 import { checkPrivateFolder } from '../util/private-folder';
 import { HistoryRecorder } from '../history/recorder';
 import { historyStoreOf } from '../history/option';
@@ -90,8 +90,8 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     }
     if (this.#o.clips) {
       const clips = { folder: this.#o.clips, preRollMs: this.#o.preRollMs, postRollMs: this.#o.postRollMs, maxClipMs: this.#o.maxClipMs, on: this.#o.clipOn, room: this.#o.roomId };
-      const overBound = (streamId: string): void => {
-        if (this.#report.state === 'watching') this.#report.status('watching', `stream ${streamId}: its key frames are too far apart for the pre-roll's ${PRE_ROLL_MAX_BYTES} bytes; frames are let go (see pre_roll)`);
+      const overBound = (streamId: string, maxBytes: number): void => {
+        if (this.#report.state === 'watching') this.#report.status('watching', `stream ${streamId}: its key frames are too far apart for the pre-roll's ${maxBytes} bytes; frames are let go (see pre_roll)`);
       };
       const emitClip = (e: ClipEvent): void => {
         this.#history?.record(e);
@@ -289,8 +289,10 @@ export class FaceWatcher extends EventEmitter<WatcherEvents> {
     for (const visit of this.#presence.close()) this.#report.closing(leftEvent(visit, 'stopped', this.#o.roomId));
     this.#timers.close();
     this.#people?.close();
+    // The clips in flight are written (or removed) while the room closes: their 5 s start at the stop.
+    const clipsClosed = this.#clips?.close();
     await this.#room.close();
-    await this.#clips?.close();
+    await clipsClosed;
     // Every visit's end (and the clips just written) reach the history before it closes.
     await this.#history?.close();
     await this.#ownedHistory?.close().catch(() => undefined);

@@ -58,3 +58,18 @@ test('frames before the first key frame are not kept; a new picture size starts 
   roll.push(bigger, T0 + 3000);
   expect(roll.stats).toMatchObject({ frames: 1, bytes: 500, dropped_frames: 0 });
 });
+
+test('a sender that restarted (its stream times going back, or far from the time that passed) starts over: a clip never holds two streams', () => {
+  const roll = new PreRoll(2000, 1024 * 1024);
+  for (const { frame, at } of stream(0, 3, 1, 500)) roll.push(frame, at);
+  expect(roll.stats.frames).toBeGreaterThan(0);
+  // Back to stream time 0, 3 s later: a new stream, held from its key frame.
+  const again = (timestamp: number, at: number): EncodedFrame & { at: number } => ({ codec: 'VP8', data: Buffer.alloc(500), isKeyframe: true, timestamp, width: 640, height: 480, at });
+  const back = again(0, T0 + 3000);
+  roll.push(back, back.at);
+  expect(roll.stats).toMatchObject({ frames: 1, bytes: 500, dropped_frames: 0 });
+  // An hour ahead in stream time, 33 ms later: a new stream again.
+  const ahead = again(3600 * RTP_HZ, T0 + 3033);
+  roll.push(ahead, ahead.at);
+  expect(roll.since(ahead.at, 5000).map((h) => h.frame.timestamp)).toEqual([3600 * RTP_HZ]);
+});

@@ -153,6 +153,10 @@ export interface ClipOptions {
   codec?: 'VP8' | 'VP9' | 'H264';
   fps?: number;
   bitrate?: string;
+  /** Seconds from one key frame to the next (default 1). */
+  keyEverySeconds?: number;
+  /** Strength of a noise that changes every frame (ffmpeg's noise filter, 0-100; default none): raises the bitrate to the target, as a grainy camera image does. */
+  noise?: number;
 }
 
 /** A face location as the vision endpoints report it. */
@@ -218,11 +222,16 @@ async function makeClip(folder: string, segments: readonly Segment[], opts: Clip
     }
   }
   const out = path.join(folder, `clip.${codec === 'H264' ? 'h264' : 'ivf'}`);
+  const gop = String(Math.round((opts.keyEverySeconds ?? 1) * fps));
   const enc =
     codec === 'H264'
-      ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p', '-g', String(fps), '-f', 'h264']
-      : ['-c:v', codec === 'VP8' ? 'libvpx' : 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-g', String(fps), '-keyint_min', String(fps), '-b:v', opts.bitrate ?? '1500k', '-pix_fmt', 'yuv420p', '-f', 'ivf'];
-  await encodeFrames(['-framerate', String(fps), '-i', path.join(frames, '%04d.jpg'), ...enc, out]);
+      ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p', '-g', gop, ...(opts.keyEverySeconds ? ['-keyint_min', gop, '-sc_threshold', '0'] : []), '-f', 'h264']
+      : ['-c:v', codec === 'VP8' ? 'libvpx' : 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-g', gop, '-keyint_min', gop, '-b:v', opts.bitrate ?? '1500k', '-pix_fmt', 'yuv420p', '-f', 'ivf'];
+  // With noise, a key frame would be ten times an average frame: a burst of a hundred packets that a
+  // loaded loopback loses, and with sparse key frames the stream is then lost until the next one.
+  // libvpx keeps it within twice an average frame.
+  const noisy = opts.noise ? ['-vf', `noise=alls=${opts.noise}:allf=t`, ...(codec === 'H264' ? [] : ['-max-intra-rate', '200'])] : [];
+  await encodeFrames(['-framerate', String(fps), '-i', path.join(frames, '%04d.jpg'), ...noisy, ...enc, out]);
 }
 
 let binary: Promise<string> | undefined;
