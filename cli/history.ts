@@ -1,6 +1,6 @@
 import { InputError } from '../shared/errors';
 import type { HistoryOption } from '../shared/history/option';
-import { parseIsoTime } from '../shared/history/query';
+import { historyTime } from '../shared/history/host-query';
 import type { HistoryQuery, HistoryStore, VisitRecord } from '../shared/history/types';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
 import { describe, reportFailure } from './errors';
@@ -60,20 +60,15 @@ export function sizeFlag(text: string | undefined, flag: string): number | undef
   return bytes;
 }
 
-const RELATIVE = /^(\d+(?:\.\d+)?)\s*(s|m|min|h|d|w)$/i;
-const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
-
-/** --since or --until: a span back from now (30m, 12h, 2d, 1w) or an ISO 8601 date (a time with its zone), as ISO; an InputError naming the flag. */
+/** --since or --until: as every host takes it (a span back from now such as 30m, 12h, 2d, 1w; today; an ISO 8601 date or a time with its zone), as ISO; an InputError naming the flag. */
 export function timeFlag(text: string | undefined, flag: 'since' | 'until', now = Date.now()): string | undefined {
   if (text === undefined) return undefined;
-  const rel = RELATIVE.exec(text.trim());
-  if (rel) return new Date(now - Number(rel[1]) * UNIT_MS[rel[2].toLowerCase()]).toISOString();
-  const t = text.trim();
-  if (!ISO.test(t)) throw new InputError('invalid_input', `--${flag} must be a span back from now (30m, 12h, 2d, 1w) or an ISO 8601 date (2026-11-28, 2026-11-28T09:30:00Z), got ${JSON.stringify(text.slice(0, 40))}`, { field: flag, limit: '30m, 12h, 2d, 1w or an ISO 8601 date' });
-  // The store's own check: a day that exists in its month, a time with its zone.
-  parseIsoTime(t, flag);
-  return t;
+  try {
+    return historyTime(text, flag, new Date(now));
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    throw new InputError('invalid_input', `--${flag} must be a span back from now (30m, 12h, 2d, 1w), today, or an ISO 8601 date (2026-11-28, 2026-11-28T09:30:00Z), got ${JSON.stringify(text.slice(0, 40))}`, { field: flag, limit: '30m, 12h, 2d, 1w, today or an ISO 8601 date' });
+  }
 }
 
 /** The actions of `vision-streaming history` besides the search. */
@@ -92,8 +87,8 @@ export const FLAGS: readonly Flag[] = [
   { name: 'visitor', env: '', value: 'ID', help: 'visits of this remembered stranger (the visitor_id of an event)' },
   { name: 'stream', env: '', value: 'ID', help: 'visits seen on this stream' },
   { name: 'kind', env: '', value: 'person|visitor|stranger', help: 'visits of this kind' },
-  { name: 'since', env: '', value: '2d|ISO', help: 'visits that went on at or after this: a span back from now (30m, 12h, 2d, 1w) or an ISO 8601 date' },
-  { name: 'until', env: '', value: 'ISO', help: 'visits that began before this (a span back from now, or an ISO 8601 date)' },
+  { name: 'since', env: '', value: '2d|ISO', help: 'visits that went on at or after this: a span back from now (30m, 12h, 2d, 1w), today, or an ISO 8601 date' },
+  { name: 'until', env: '', value: 'ISO', help: 'visits that began before this (a span back from now, today, or an ISO 8601 date)' },
   { name: 'face', env: '', value: 'FILE', help: "whose visits: the person or visitor this photo's face is (one compare with --collection; needs the credential flags), or a never_seen line" },
   { name: 'threshold', env: '', value: 'N', help: 'with --face: least similarity for the face to be someone (0..1); default 0.7' },
   { name: 'limit', env: '', value: 'N', help: 'visits per page (1..1000); default 50' },

@@ -1,6 +1,6 @@
 import { InputError } from '../errors';
 import type { VisitKind } from '../watch/events';
-import { MAX_LIMIT, VISIT_KINDS } from './query';
+import { MAX_LIMIT, parseIsoTime, VISIT_KINDS } from './query';
 import type { HistoryQuery, HistoryStore, MediaKind, MediaRef, VisitRecord } from './types';
 
 /** A person id as the people directory makes them (`p_` and a UUID): anything else is a name. */
@@ -79,7 +79,9 @@ export function historyTime(value: unknown, field: string, now: Date = new Date(
     const relative = RELATIVE.exec(t);
     if (t.toLowerCase() === 'today') ms = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
     else if (relative) ms = now.getTime() - Number(relative[1]) * UNIT_MS[relative[2].toLowerCase()];
-    else ms = /^\d{4}-\d{2}-\d{2}/.test(t) ? Date.parse(t) : Number.NaN;
+    // The store's own check: a day that exists in its month, a time with its zone.
+    else if (/^\d{4}-\d{2}-\d{2}/.test(t)) ms = parseIsoTime(t, field);
+    else ms = Number.NaN;
   } else ms = Number.NaN;
   if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
     throw new InputError('invalid_input', `${field} must be an ISO 8601 date or time (2026-11-28, 2026-11-28T09:00:00Z), today, or a time before now such as 2d, 12h, 30m`, { field, limit: 'an ISO 8601 date, today, or Nm/Nh/Nd/Nw' });

@@ -72,6 +72,8 @@ test('sizes and times as the flags take them', () => {
   const now = Date.parse('2026-11-28T12:00:00Z');
   expect(timeFlag('2d', 'since', now)).toBe('2026-11-26T12:00:00.000Z');
   expect(timeFlag('90m', 'since', now)).toBe('2026-11-28T10:30:00.000Z');
-  expect(timeFlag('2026-11-24', 'since', now)).toBe('2026-11-24');
+  expect(timeFlag('2026-11-24', 'since', now)).toBe('2026-11-24T00:00:00.000Z');
+  expect(timeFlag('today', 'since', now)).toBe(new Date(new Date(now).setHours(0, 0, 0, 0)).toISOString());
+  expect(() => timeFlag('2026-02-30', 'until', now)).toThrow(/--until/);
   expect(() => timeFlag('2026-11-24T09:00', 'since', now)).toThrow(/--since/);
 });
