@@ -3,7 +3,7 @@ import { muxClip } from '../../shared/clips/mux';
 import type { VideoCodec } from '../../shared/frames';
 import { astronautClip } from '../decode/support/clips';
 import { CHROMIUM, launchChromium } from '../support/live-browser';
-import { probeClip } from './support/probe';
+import { ffprobeClip, ffprobePath, probeClip } from './support/probe';
 
 // Clips play in a browser: frames as the receiver hands them over (real encoder output, 15/s, RTP
 // times), muxed as a clip is, then played by Debian's headless Chromium in a <video> from a blob:
@@ -69,6 +69,12 @@ describeWithBrowser('a clip plays in Chromium', () => {
     expect(muxed.durationS).toBeCloseTo(EXPECTED_S, 2);
     const probed = await probeClip(muxed.data, muxed.container);
     expect(probed).toMatchObject({ firstIsKey: true, packets: FRAMES, errors: '' });
+    const ffprobe = await ffprobePath();
+    if (ffprobe) {
+      const read = await ffprobeClip(ffprobe, muxed.data, muxed.container);
+      expect(read).toMatchObject({ codec: codec === 'VP8' ? 'vp8' : 'h264', width: 320, height: 240, firstFrameKey: true });
+      expect(Math.abs(read.durationS - EXPECTED_S)).toBeLessThanOrEqual(0.5);
+    }
     const played = await play(page, muxed.data, mime);
     // Debian builds Chromium with its proprietary codecs (H.264 in MP4); a build without them says '' here.
     expect(played.canPlay).not.toBe('');

@@ -5,7 +5,7 @@ import { FaceWatcher, type ArrivedEvent, type ClipEvent, type LeftEvent, type Wa
 import { runFfmpeg } from '../streaming/support/ffmpeg';
 import { encodeClip, type Segment } from '../support/clip';
 import { collect, publishClip, useStandardScene, waitFor, type WatchHarness } from '../watch/support/room';
-import { probeClip } from './support/probe';
+import { ffprobeClip, ffprobePath, probeClip } from './support/probe';
 
 // Clips from the real WebRTC path: a published clip of nobody for 2 s, then A for 2 s, then nobody
 // for 4 s (looped), watched with a 1 s pre-roll and a 1 s post-roll. The clip must start before A
@@ -84,6 +84,13 @@ test.each(['VP8', 'H264'] as const)('%s: a visit gives one clip, from before the
   expect(read.decoded).toBe(read.packets);
   // The file's length is the event's (WebM may end at the last frame's start: one frame at 10/s).
   expect(Math.abs(read.durationS - clip.duration_s!)).toBeLessThanOrEqual(0.15);
+  // ffprobe reads the same: the codec, the size, a key frame first, the duration within half a second.
+  const ffprobe = await ffprobePath();
+  if (ffprobe) {
+    const probed = await ffprobeClip(ffprobe, data, clip.container!);
+    expect(probed).toMatchObject({ codec: codec === 'VP8' ? 'vp8' : 'h264', width: 640, height: 480, firstFrameKey: true });
+    expect(Math.abs(probed.durationS - clip.duration_s!)).toBeLessThanOrEqual(0.5);
+  }
   // From the key frame at or before PRE seconds ahead of the arrival's frame (key frames 1 s apart)...
   const anchor = Date.parse(arrived.time) - arrived.latency_ms;
   const before = (anchor - Date.parse(clip.start!)) / 1000;
