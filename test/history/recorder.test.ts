@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { openHistory, type HistoryStore, type VisitRecord } from '../../shared/history';
 import type { Publisher } from '../../shared/publish';
@@ -239,7 +239,9 @@ test('a history that fails mid-run: its writes are retried, then counted as drop
     await visitWhen(arrivals()[0].visit_id, 'written', (v) => v.face !== null, other);
     // The media folder goes (as an unmounted or failed disk would): every picture write fails.
     const media = path.dirname(path.dirname(other.mediaPath((await other.get(arrivals()[0].visit_id))!.face!)));
-    await rm(media, { recursive: true, force: true });
+    // Moved away in one step: a write in flight must not refill it while it is removed.
+    await rename(media, `${media}.gone`);
+    await rm(`${media}.gone`, { recursive: true, force: true, maxRetries: 5 });
     const seen = arrivals().length;
     await waitFor('a history error', () => events.some((e) => e.event === 'error'), 60_000);
     const error = events.find((e): e is ErrorEvent => e.event === 'error')!;
