@@ -37,6 +37,8 @@ export interface StreamState {
   dirty: boolean;
   /** The arrival of the sample the last still was made of (with `tracks`). */
   stillAt?: number;
+  /** The newest sample a tracks event has described (with `tracks`): its arrival, and that as the events date it. */
+  tracksFrame?: { at: number; time: string };
 }
 
 /** What the analysis needs from its watcher. */
@@ -378,12 +380,16 @@ async function reportTracks(sample: Sample, s: StreamState, ctx: AnalysisContext
     still = await stillOf(sample.picture).catch(() => undefined);
   }
   const { picture } = sample;
+  // A sample's verdicts can come after a newer sample was told (its compare, or its still, took
+  // longer): the tracker then holds the newer sample's boxes, so the event is dated by the newer one
+  // and a page never sees the boxes step back in time.
+  if (!s.tracksFrame || sample.arrival > s.tracksFrame.at) s.tracksFrame = { at: sample.arrival, time: new Date(epochOf(sample.arrival)).toISOString() };
   ctx.tracks({
     event: 'tracks',
     room: ctx.o.roomId,
     stream_id: s.streamId,
     ...(ctx.o.labels.has(s.streamId) ? { stream_label: ctx.o.labels.get(s.streamId) } : {}),
-    frame_time: new Date(epochOf(sample.arrival)).toISOString(),
+    frame_time: s.tracksFrame.time,
     width: picture.width,
     height: picture.height,
     tracks: tracksInView(s.tracker.tracks, ctx.people(), ctx.o.labels),
