@@ -19,11 +19,20 @@
  * - `mount_to_video_ms`: from the widget on the page (`.vs-live`) to its video playing, p50/p95 (goal
  *   p95 at most 1 s); `black_ms`: from the widget on the page to its first picture (still or video),
  *   the worst of every opening printed (goal: none over 3 s).
+ * - Stills: as a watch node with Tracks on feeds the live node, the bench gives it a tracks message with
+ *   a 640 px still of the camera every 2 s (the watcher's default `stillEverySeconds`).
+ * - `boxes`: a face moving 40 px/s, sampled twice a second (tracks messages carrying its place at each
+ *   sample's time), drawn in a playing page: `boxed_share`, the part of the page's animation frames
+ *   from its first sample to its last (plus one interval) with its box drawn (goal at least 0.9), and
+ *   `centre_error`, how far the drawn box's centre is from where the face is at that frame, as a share
+ *   of the face's width, p50/p95/worst over the frames after its second sample (goal: within 0.15). A
+ *   still face beside it gives the page's scale and offset.
  * Run: npm run bench:live (needs /usr/bin/chromium). The last line is one JSON object.
  * Knobs: BENCH_OPENINGS (50), BENCH_RETURNING (10), BENCH_VIEWERS (2), BENCH_SECONDS (10), BENCH_EVENTS (20).
  */
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -45,6 +54,8 @@ function log(text: string): void {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+const round3 = (v: number): number => Math.round(v * 1000) / 1000;
 
 function quantile(values: number[], q: number): number {
   const s = [...values].sort((a, b) => a - b);
@@ -134,6 +145,71 @@ const PLAIN_PAGE = [
   { id: 'plaintext', z: 'tab1', type: 'ui-text', group: 'plaingroup', order: 1, width: 0, height: 0, name: '', label: PLAIN_TEXT, format: '{{msg.payload}}', layout: 'row-spread', style: false, font: '', fontSize: 16, color: '#717171', wrapText: false, className: '', x: 100, y: 900, wires: [] },
 ];
 
+/** The frame size of the demo's clip, which the tracks messages' places are in. */
+const FRAME = { width: 640, height: 480 };
+
+/** A still of the camera as the watcher makes one: the clip's first frame as a JPEG, 640 px wide. */
+async function clipStill(ffmpeg: string, clip: string, dir: string): Promise<Buffer> {
+  const out = path.join(dir, 'still.jpg');
+  await new Promise<void>((resolve, reject) => {
+    execFile(ffmpeg, ['-v', 'error', '-y', '-i', clip, '-frames:v', '1', '-vf', `scale=${FRAME.width}:${FRAME.height}`, '-q:v', '5', out], { timeout: 30_000 }, (err) => (err ? reject(err) : resolve()));
+  });
+  return readFile(out);
+}
+
+/** A tracks message of the flow (what the watch node's tracks output gives), with a still or not. */
+function tracksMessage(streamId: string, at: number, tracks: unknown[], still?: Buffer): Record<string, unknown> {
+  const payload = { event: 'tracks', stream_id: streamId, frame_time: new Date(at).toISOString(), width: FRAME.width, height: FRAME.height, tracks };
+  return still ? { topic: 'tracks', payload, still } : { topic: 'tracks', payload };
+}
+
+/** The moving face of the box phase: 40 px/s to the right, 120 px wide, sampled twice a second. */
+const MOVE = { fromX: 120, speedPxPerS: 40, width: 120, top: 150, intervalMs: 500, samples: 20 };
+/** The still face that gives the page's scale and offset. */
+const STILL_FACE = { left: 20, top: 330, right: 140, bottom: 470 };
+
+/**
+ * Sends the moving and the still face to the page twice a second and reads, at each animation frame
+ * of the page, where their boxes are drawn; returns the share of frames with the moving box drawn and
+ * its centre's distance from the face's true centre at that frame, as shares of the face's width.
+ */
+async function measureBoxes(red: LiveNodeRed, page: Page, streamId: string): Promise<{ boxedShare: number; errors: number[]; frames: number }> {
+  const seconds = (MOVE.samples + 2) * (MOVE.intervalMs / 1000);
+  await page.evaluate(`(() => {
+    window.__frames = [];
+    const end = Date.now() + ${Math.round(seconds * 1000)};
+    const rect = (key) => { const b = document.querySelector('.vs-live-box[data-key="' + key + '"]'); if (!b) return null; const r = b.getBoundingClientRect(); return [r.left, r.width]; };
+    const tick = () => { window.__frames.push([Date.now(), rect('t901'), rect('t900')]); if (Date.now() < end) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  })()`);
+  const t0 = Date.now() + 200;
+  const centreAt = (t: number) => MOVE.fromX + MOVE.width / 2 + (MOVE.speedPxPerS * (t - t0)) / 1000;
+  for (let k = 0; k < MOVE.samples; k++) {
+    const at = t0 + k * MOVE.intervalMs;
+    await sleep(Math.max(0, at - Date.now()));
+    const left = centreAt(at) - MOVE.width / 2;
+    await red.inject('switch', tracksMessage(streamId, at, [
+      { track: 900, location: STILL_FACE, verdict: 'person', name: 'Still' },
+      { track: 901, location: { left, top: MOVE.top, right: left + MOVE.width, bottom: MOVE.top + 140 }, verdict: 'person', name: 'Walker' },
+    ]));
+  }
+  const lastShown = t0 + MOVE.samples * MOVE.intervalMs;
+  await sleep(Math.max(0, t0 + seconds * 1000 - Date.now()) + 300);
+  const frames = (await page.evaluate('window.__frames')) as Array<[number, [number, number] | null, [number, number] | null]>;
+  const onScreen = frames.filter(([t]) => t >= t0 && t <= lastShown);
+  const boxed = onScreen.filter(([, moving]) => moving !== null);
+  const errors: number[] = [];
+  for (const [t, moving, still] of onScreen) {
+    // Before the second sample nothing of the motion is known.
+    if (!moving || !still || t < t0 + MOVE.intervalMs) continue;
+    const scale = still[1] / (STILL_FACE.right - STILL_FACE.left);
+    const offset = still[0] - scale * STILL_FACE.left;
+    const drawnCentre = (moving[0] + moving[1] / 2 - offset) / scale;
+    errors.push(Math.abs(drawnCentre - centreAt(t)) / MOVE.width);
+  }
+  return { boxedShare: onScreen.length ? boxed.length / onScreen.length : 0, errors, frames: onScreen.length };
+}
+
 /** CPU (% of one core) used by the browser tree and by Node-RED over `seconds`. */
 async function cpuWindow(red: LiveNodeRed, seconds: number): Promise<{ browser: number; nodeRed: number }> {
   const b0 = treeCpuMs(process.pid, isChromium);
@@ -153,6 +229,8 @@ async function main(): Promise<void> {
   let source: VideoSource | undefined;
   let red: LiveNodeRed | undefined;
   let browser: Browser | undefined;
+  let stillTimer: ReturnType<typeof setTimeout> | undefined;
+  let stopFeeding = false;
   try {
     const room = await streaming.createRoom();
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the demo's clip maker is a plain CommonJS script
@@ -162,10 +240,18 @@ async function main(): Promise<void> {
     publisher = new Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up'), loopbackOnly: true });
     await publisher.start();
     const streamId = publisher.clientId as string;
+    const still = await clipStill(await findFfmpeg(), clip.file, work);
     red = await startLiveNodeRed(liveFlow({ sandboxUrl: sandbox.url, roomId: room.id, extra: PLAIN_PAGE }), { svc: CREDENTIALS }, ROOT);
     browser = await launchChromium();
     const url = `${red.url}/dashboard/watch`;
     log(`room ${room.id.slice(0, 8)}…, Node-RED ${red.url}, Chromium ${browser.version()}`);
+    // The watcher's stills, every 2 s, as long as the bench runs.
+    const feeding = red;
+    const feedStills = async (): Promise<void> => {
+      await feeding.inject('switch', tracksMessage(streamId, Date.now(), [], still)).catch(() => undefined);
+      if (!stopFeeding) stillTimer = setTimeout(() => void feedStills(), 2000);
+    };
+    await feedStills();
 
     // A first page load warms Node-RED's and the browser's caches, as any later viewer finds them.
     await (await openAndTime(browser, url)).context.close();
@@ -212,6 +298,11 @@ async function main(): Promise<void> {
     const nodeRedPerViewer = Math.max(0, busy.nodeRed - idle.nodeRed) / VIEWERS;
     log(`CPU with ${VIEWERS} viewers: browser ${busy.browser.toFixed(1)} %, Node-RED ${busy.nodeRed.toFixed(2)} % (idle ${idle.nodeRed.toFixed(2)} %)`);
 
+    // The still feed's empty tracks would clear the boxes measured below (a watcher sends its still with its tracks).
+    // And while tracks are fresh (5 s) a tile draws no event boxes.
+    stopFeeding = true;
+    clearTimeout(stillTimer);
+    await sleep(5500);
     // Box trail: events sent into the widget node, their boxes seen appearing in the first page's DOM.
     const page = viewers[0].page;
     await page.evaluate(`(() => {
@@ -236,6 +327,10 @@ async function main(): Promise<void> {
     const seen = (await page.evaluate('window.__boxSeen')) as Record<string, number>;
     const trails = [...sent].filter(([key]) => key in seen).map(([key, at]) => seen[key] - at);
     log(`boxes seen: ${trails.length} of ${EVENTS}`);
+    // Event boxes give way to tracked boxes: their 1.5 s are over before the tracks start.
+    await sleep(2000);
+    const boxes = await measureBoxes(red, page, streamId);
+    log(`moving face: boxed on ${Math.round(boxes.boxedShare * boxes.frames)} of ${boxes.frames} frames; centre error p95 ${quantile(boxes.errors, 0.95).toFixed(3)} of its width`);
     for (const v of viewers) await v.context.close();
 
     const dashboardPage = firsts.map((f, i) => f - widget[i]);
@@ -261,6 +356,10 @@ async function main(): Promise<void> {
       node_red_cpu_pct_per_viewer: Math.round(nodeRedPerViewer * 100) / 100,
       box_trail_ms: { p50: quantile(trails, 0.5), p95: quantile(trails, 0.95), seen: trails.length, sent: EVENTS },
       box_trail_goal_met: trails.length === EVENTS && quantile(trails, 0.95) < 100,
+      boxed_share: Math.round(boxes.boxedShare * 1000) / 1000,
+      boxed_goal_met: boxes.boxedShare >= 0.9,
+      centre_error: { p50: round3(quantile(boxes.errors, 0.5)), p95: round3(quantile(boxes.errors, 0.95)), worst: round3(Math.max(...boxes.errors)), frames: boxes.errors.length },
+      centre_goal_met: boxes.errors.length > 0 && Math.max(...boxes.errors) <= 0.15,
     };
     console.log(`first picture (still or video): p50 ${result.first_picture_any_ms.p50} ms, p95 ${result.first_picture_any_ms.p95} ms; Dashboard 2.0's page with one plain widget: p50 ${result.plain_page_ms.p50} ms, p95 ${result.plain_page_ms.p95} ms (goal: at most +300 ms: ${result.first_picture_any_goal_met ? 'met' : 'missed'})`);
     console.log(`widget mount to live video: p50 ${result.mount_to_video_ms.p50} ms, p95 ${result.mount_to_video_ms.p95} ms (goal p95 <= 1000 ms: ${result.mount_to_video_goal_met ? 'met' : 'missed'}); worst black ${worstBlack} ms over ${black.length} openings, ${result.black_ms.over_3s} over 3 s (goal none: ${result.black_goal_met ? 'met' : 'missed'})`);
@@ -268,8 +367,11 @@ async function main(): Promise<void> {
     console.log(`returning viewer (cache warm): p50 ${result.first_picture_returning_ms.p50} ms, p95 ${result.first_picture_returning_ms.p95} ms; Dashboard 2.0's page before the widget mounts, first visit: p50 ${result.dashboard_page_ms.p50} ms, p95 ${result.dashboard_page_ms.p95} ms`);
     console.log(`CPU per viewer: browser ${result.browser_cpu_pct_per_viewer} % of a core, Node-RED ${result.node_red_cpu_pct_per_viewer} %`);
     console.log(`box trail beyond the event's own latency: p50 ${result.box_trail_ms.p50} ms, p95 ${result.box_trail_ms.p95} ms (goal < 100 ms: ${result.box_trail_goal_met ? 'met' : 'missed'})`);
+    console.log(`moving face (40 px/s, 2 samples/s): boxed ${(result.boxed_share * 100).toFixed(1)} % of its frames (goal >= 90 %: ${result.boxed_goal_met ? 'met' : 'missed'}); box centre from the face: p50 ${result.centre_error.p50}, p95 ${result.centre_error.p95}, worst ${result.centre_error.worst} of its width (goal <= 0.15: ${result.centre_goal_met ? 'met' : 'missed'})`);
     console.log(JSON.stringify(result));
   } finally {
+    stopFeeding = true;
+    clearTimeout(stillTimer);
     await browser?.close().catch(() => undefined);
     await red?.stop().catch(() => undefined);
     await publisher?.close().catch(() => undefined);

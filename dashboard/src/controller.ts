@@ -4,7 +4,7 @@
 // no template and no Vue import, so the type check covers all of it.
 import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, type LiveStill, type LiveTracks, type SlimEvent } from '../../node-red/live-widget';
 import { canPlay, RoomTransport, type RoomTicket } from './transport';
-import { faceView, isWanted, labelsOf, lagMs, presenceNote, tracksOf, trackView, usableStill, wanted, type BoxView, type Size } from './view';
+import { faceView, isWanted, labelsOf, lagMs, leadLocation, presenceNote, tracksOf, trackView, usableStill, wanted, type BoxView, type Edges, type Size } from './view';
 
 /** How long a face event's box stays when no `tracks` reach its tile ("gone after a moment"). */
 const BOX_MS = 1500;
@@ -107,6 +107,8 @@ export class LiveController {
   readonly #raw: <T extends object>(value: T) => T;
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   readonly #labels = new Map<string, string>();
+  /** Each stream's tracked faces at their latest sample (place and frame time), for their motion. */
+  readonly #sampled = new Map<string, Map<number, { location: Edges; frameMs: number }>>();
   readonly #listeners: [string, (...args: unknown[]) => void][];
   #transport: RoomTransport | null = null;
   #watch: ReturnType<typeof setTimeout> | undefined;
@@ -380,6 +382,7 @@ export class LiveController {
     transport?.close();
     if (!keepTiles) {
       this.#state.tiles = [];
+      this.#sampled.clear();
       return;
     }
     for (const tile of this.#state.tiles) {
@@ -447,11 +450,24 @@ export class LiveController {
     const made = Date.parse(t.frame_time);
     const lag = Number.isFinite(made) ? Math.max(0, Math.round(at + this.#clockOffset - made)) : 0;
     const picture = { width: t.width, height: t.height };
-    tile.tracks = t.tracks.map((track) => ({ key: `t${track.track}`, view: trackView(track), location: track.location, picture, lag, moveMs }));
+    // Each box goes where its face will be when the box gets there: its sample's place carried ahead
+    // by the event's delay and the move, along the face's motion since the sample before.
+    const before = this.#sampled.get(t.stream_id);
+    const sampled = new Map<number, { location: Edges; frameMs: number }>();
+    tile.tracks = t.tracks.map((track) => {
+      const prev = before?.get(track.track);
+      if (Number.isFinite(made)) sampled.set(track.track, { location: track.location, frameMs: made });
+      const location = prev && Number.isFinite(made) ? leadLocation(prev.location, prev.frameMs, track.location, made, lag + moveMs, picture) : track.location;
+      return { key: `t${track.track}`, view: trackView(track), location, picture, lag, moveMs };
+    });
+    this.#sampled.set(t.stream_id, sampled);
     // A watcher that stops sending leaves no box behind.
     this.#later(Math.max(3000, 4 * moveMs), () => {
       const now = this.#tile(t.stream_id);
-      if (now && now.tracksAt === at) now.tracks = [];
+      if (now && now.tracksAt === at) {
+        now.tracks = [];
+        this.#sampled.delete(t.stream_id);
+      }
     });
   }
 

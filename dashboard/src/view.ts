@@ -119,6 +119,40 @@ export function isWanted(keep: string[], streamId: string, label: string): boole
   return keep.length === 0 || keep.includes(streamId) || keep.includes(label);
 }
 
+/** A face's box as four edges, in the sampled frame's pixels. */
+export interface Edges {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/** The most a box is carried ahead of its latest sample: a face that stops is overshot by at most this much of its motion. */
+export const MAX_LEAD_MS = 1000;
+
+/** Samples further apart than this (ms) tell nothing of a face's motion. */
+const MOTION_WINDOW_MS = 3000;
+
+/**
+ * Where a tracked face will be `leadMs` after its latest sample (`now`, its frame made at `nowMs`),
+ * on the line through its sample before (`before`, at `beforeMs`): the box keeps the latest size and
+ * stays inside the picture. Without a usable sample before, the latest place itself. A box drawn
+ * where the face was when it was sampled is a sample interval and the event's delay behind a moving
+ * face by the time it is drawn; carried ahead, it is where the face is.
+ */
+export function leadLocation(before: Edges | undefined, beforeMs: number, now: Edges, nowMs: number, leadMs: number, picture: Size): Edges {
+  const dt = nowMs - beforeMs;
+  if (!before || !(dt > 0) || dt > MOTION_WINDOW_MS || !(leadMs > 0)) return now;
+  const ahead = Math.min(leadMs, MAX_LEAD_MS) / dt;
+  let dx = ((now.left + now.right - before.left - before.right) / 2) * ahead;
+  let dy = ((now.top + now.bottom - before.top - before.bottom) / 2) * ahead;
+  // Kept inside the picture (a box outside it is not drawn at all).
+  dx = Math.min(Math.max(dx, -now.left), picture.width - now.right);
+  dy = Math.min(Math.max(dy, -now.top), picture.height - now.bottom);
+  if (!Number.isFinite(dx) || !Number.isFinite(dy)) return now;
+  return { left: now.left + dx, top: now.top + dy, right: now.right + dx, bottom: now.bottom + dy };
+}
+
 /**
  * A `tracks` message's payload as the tile uses it, or null when it is not one. The node has slimmed
  * it already; the page only makes sure of the shape it reads (a track with another verdict or a box

@@ -74,6 +74,22 @@ it('shows a tracked face in its verdict\'s colour with the name, and takes only 
   expect(ui.tracksOf({ ...payload, event: 'match' })).toBeNull();
 });
 
+it('carries a moving face\'s box ahead along its motion, by at most a second, inside the picture', () => {
+  const picture = { width: 640, height: 480 };
+  const before = { left: 100, top: 100, right: 220, bottom: 240 };
+  // 20 px right in 500 ms: 40 px/s; carried 700 ms ahead, 28 px further.
+  const now = { left: 120, top: 100, right: 240, bottom: 240 };
+  expect(ui.leadLocation(before, 0, now, 500, 700, picture)).toEqual({ left: 148, top: 100, right: 268, bottom: 240 });
+  // The lead is capped: a face that stops is overshot by at most a second of its motion.
+  expect(ui.leadLocation(before, 0, now, 500, 5000, picture)).toEqual({ left: 160, top: 100, right: 280, bottom: 240 });
+  // Never out of the picture, where no box would be drawn.
+  expect(ui.leadLocation({ ...before, left: 500, right: 620 }, 0, { ...now, left: 510, right: 630 }, 500, 1000, picture)).toEqual({ left: 520, top: 100, right: 640, bottom: 240 });
+  // No sample before, samples too far apart, or frame times out of order: the sample's own place.
+  expect(ui.leadLocation(undefined, 0, now, 500, 700, picture)).toBe(now);
+  expect(ui.leadLocation(before, 0, now, 5000, 700, picture)).toBe(now);
+  expect(ui.leadLocation(before, 600, now, 500, 700, picture)).toBe(now);
+});
+
 it('shows a still with its age, and takes only an image data: URL with a size', () => {
   const still = { stream_id: 's1', src: 'data:image/jpeg;base64,AAAA', time: '2026-01-01T00:00:00.000Z', width: 640, height: 480 };
   expect(ui.usableStill(still)).toEqual(still);

@@ -87,7 +87,7 @@ export interface LiveNodeRed {
   flows(): Promise<string>;
   /** The last status each node showed (read from the editor's comms socket). */
   status(nodeId: string): { fill?: string; text?: string } | undefined;
-  /** Fires an inject node of the flow through the admin API, with `props` set on its message (strings as they are, anything else as JSON). */
+  /** Fires an inject node of the flow through the admin API, with `props` set on its message (strings as they are, Buffers as buffers, anything else as JSON). */
   inject(id: string, props?: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
 }
@@ -166,7 +166,9 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
       return (await admin('GET', '/flows')).text();
     },
     async inject(id, props) {
-      const body = props ? { __user_inject_props__: Object.entries(props).map(([p, v]) => (typeof v === 'string' ? { p, v, vt: 'str' } : { p, v: JSON.stringify(v), vt: 'json' })) } : undefined;
+      // A Buffer goes as Node-RED's buffer type (its bytes as a JSON array).
+      const prop = (p: string, v: unknown) => (typeof v === 'string' ? { p, v, vt: 'str' } : Buffer.isBuffer(v) ? { p, v: JSON.stringify([...v]), vt: 'bin' } : { p, v: JSON.stringify(v), vt: 'json' });
+      const body = props ? { __user_inject_props__: Object.entries(props).map(([p, v]) => prop(p, v)) } : undefined;
       await admin('POST', `/inject/${id}`, body);
     },
     stop,
