@@ -17,23 +17,25 @@ const shownFor = (operations?: string[]) => ({ resource: ['history'], ...(operat
 
 const MEDIA: readonly MediaKind[] = ['face', 'snapshot', 'clip'];
 
+// An AI agent is shown a tool's action ("<action> in Visual Recognition", n8n's automatic tool
+// description), not the operation's description: the action says what the tool reaches.
 const OPERATION_OPTIONS: INodePropertyOptions[] = [
   {
     name: 'Delete',
     value: 'delete',
-    action: 'Delete a visit',
+    action: 'Delete a visit from the history',
     description: 'Delete one visit and its face crop, snapshot and clip from the history',
   },
   {
     name: 'Get',
     value: 'get',
-    action: 'Get a visit',
+    action: 'Get a visit from the history',
     description: 'Get one visit of the history by its visit ID, with its media as binary data when asked',
   },
   {
     name: 'Search',
     value: 'search',
-    action: 'Search visits',
+    action: 'Search the history of visits',
     description:
       'List the visits the Face Match Trigger kept, newest first: who came (person name, visitor or stranger), on which camera, when they arrived and left, for how long. Filter by person, time range (e.g. since "today" or "2d"), camera, kind, or by a face photo. Answers questions such as "was the courier here today?" (Person "courier", Since "today") or "who came while I was away?" (Since the day you left).',
   },

@@ -26,6 +26,7 @@ import {
   type ITriggerResponse,
   type IVersionedNodeType,
   type IWorkflowExecuteAdditionalData,
+  type IWorkflowSettings,
 } from 'n8n-workflow';
 import { CredentialStore, TestCredentialsHelper } from './credentials-helper';
 
@@ -277,10 +278,13 @@ export class Engine {
     return await search.call(context, filter);
   }
 
-  /** Runs a workflow from its first node, manual mode. */
-  async run(nodes: INode[], connections: IConnections): Promise<RunResult> {
+  /**
+   * Runs a workflow from its first node, manual mode; `settings` are the workflow's (e.g.
+   * `executionOrder: 'v1'`, which every workflow made in n8n 1.0 or later has).
+   */
+  async run(nodes: INode[], connections: IConnections, settings: IWorkflowSettings = {}): Promise<RunResult> {
     await initServices();
-    const workflow = new Workflow({ id: 'wf', name: 'test', nodes, connections, active: false, nodeTypes: this.pkg.nodeTypes, settings: {} });
+    const workflow = new Workflow({ id: 'wf', name: 'test', nodes, connections, active: false, nodeTypes: this.pkg.nodeTypes, settings });
     const executionId = `e${Math.random().toString(36).slice(2)}`;
     let finished!: (run: IRun) => void;
     const done = new Promise<IRun>((resolve) => (finished = resolve));
