@@ -9,6 +9,18 @@
  *   and day and by visitor, for comparison;
  * - `bulk_load_s`: how long loading the visits took (one transaction, prepared statements; not a
  *   cost of the package, the bench's set-up).
+ * - `streams`: 40 streams (HISTORY_BENCH_STREAMS) writing into one store through the real HistoryRecorder,
+ *   as a watcher's `history` option does: each stream a visit every 8 s (the standard clip's loop: an
+ *   arrival with a 12 KB face crop and a 60 KB snapshot, three matches 1.5 s apart, a leaving),
+ *   emitted on an EventEmitter at their due times, 5 visits and 30 events a second in all. Counted
+ *   after: visits, events and media in the store against those written, the recorder's drops
+ *   (goal: none lost). `event_latency_ms`: from an event's due time to its listener (what a host's
+ *   flow or the command line's printer sees), p50/p95, with the history off and on in alternating
+ *   windows of one process (HISTORY_BENCH_STREAM_ROUNDS pairs of HISTORY_BENCH_STREAM_WINDOW_S s;
+ *   goal: p95 on within 10% of off). Simulated, not watched: 40 real watchers (decoders, the vision
+ *   API) would take both cores of the machine this runs on, and what the history adds to an event is
+ *   the recorder's work and its store's on this process's event loop, which this measures.
+ *   HISTORY_BENCH_ONLY=streams runs this part alone (no bulk load).
  * The visits: 30 days, 60% of 200 known people, 25% of 5000 visitors, 15% strangers, over 40
  * streams in 10 rooms, 5 s to 10 min each, an arrived and a left event each.
  * Engines: SQLite (a file in a temporary folder) always; PostgreSQL when HISTORY_BENCH_PG_URL names
@@ -22,12 +34,15 @@
  * its path printed, to look at its query plans).
  * The last line printed is one JSON object.
  */
+import { EventEmitter } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DatabaseSync } from 'node:sqlite';
 import { openHistory } from '../shared/history';
+import { HistoryRecorder } from '../shared/history/recorder';
+import type { ArrivedEvent, FaceQuality, LeftEvent, MatchEvent, WatchEvent } from '../shared/watch/events';
 import { sqlitePlaceholders } from '../shared/history/dialect';
 import { INSERT_EVENT_SQL, INSERT_VISIT_SQL, RAISE_LONGEST_SQL, VISIT_COLUMN_NAMES, type SqlValue } from '../shared/history/sql';
 import type { HistoryQuery, HistoryStore } from '../shared/history/types';
@@ -40,6 +55,10 @@ const ENGINE = process.env.HISTORY_BENCH_ENGINE ?? 'all';
 const PG_URL = process.env.HISTORY_BENCH_PG_URL;
 const PG_OWN = process.env.HISTORY_BENCH_PG === '1';
 const KEEP = process.env.HISTORY_BENCH_KEEP === '1';
+const ONLY = process.env.HISTORY_BENCH_ONLY;
+const STREAMS_N = positiveInt(process.env.HISTORY_BENCH_STREAMS, 40);
+const STREAM_ROUNDS = positiveInt(process.env.HISTORY_BENCH_STREAM_ROUNDS, 3);
+const STREAM_WINDOW_S = positiveInt(process.env.HISTORY_BENCH_STREAM_WINDOW_S, 16);
 
 const DAY = 86_400_000;
 const DAYS = 30;
@@ -238,6 +257,12 @@ function* visitRows(count: number): Generator<{ visit: SqlValue[]; events: SqlVa
 }
 
 async function measure(engine: BenchEngine): Promise<Record<string, unknown>> {
+  if (ONLY === 'streams') return { streams: await measureStreams(engine) };
+  const result = await measureWritesAndSearches(engine);
+  return { ...result, streams: await measureStreams(engine) };
+}
+
+async function measureWritesAndSearches(engine: BenchEngine): Promise<Record<string, unknown>> {
   const history = await engine.open();
   try {
     let began = performance.now();
@@ -298,6 +323,109 @@ async function measure(engine: BenchEngine): Promise<Record<string, unknown>> {
   }
 }
 
+/** A stream's visit loop: the arrival at 0, three matches 1.5 s apart, the leaving at 6 s, the next visit at 8 s. */
+const VISIT_LOOP_MS = 8000;
+const MATCH_AT_MS = [1500, 3000, 4500];
+const LEFT_AT_MS = 6000;
+const QUALITY: FaceQuality = { face_px: 140, sharpness: 0.5, brightness: 0.5, greyscale: false, direction: 'front' };
+
+/** 40 streams' visits through the real recorder into one store: rows against writes, event latency off and on. */
+async function measureStreams(engine: BenchEngine): Promise<Record<string, unknown>> {
+  const history = await engine.open();
+  const face = Buffer.alloc(12_000, 1);
+  const snapshot = Buffer.alloc(60_000, 2);
+  const latencies: Record<'off' | 'on', number[]> = { off: [], on: [] };
+  const written = { visits: 0, events: 0, media: 0 };
+  let visitNo = 0;
+  try {
+    const recorder = new HistoryRecorder(history.store, { maxQueue: 100_000 });
+    recorder.start();
+    /** One window: every stream runs its visit loop, offset so the streams' events spread over the loop. */
+    const windowOf = async (mode: 'off' | 'on'): Promise<void> => {
+      const emitter = new EventEmitter();
+      const detach = mode === 'on' ? recorder.attach(emitter as never) : () => undefined;
+      // The listener a host has: takes the event's latency from its due time.
+      const listen = (e: WatchEvent & { due: number }): void => void latencies[mode].push(performance.now() - e.due);
+      for (const name of ['arrived', 'match', 'left'] as const) emitter.on(name, listen);
+      const timers: NodeJS.Timeout[] = [];
+      const began = performance.now();
+      const end = began + STREAM_WINDOW_S * 1000;
+      const at = (due: number, emit: () => void): void => {
+        if (due > end) return;
+        timers.push(setTimeout(emit, Math.max(0, due - performance.now())));
+      };
+      for (let s = 0; s < STREAMS_N; s++) {
+        const offset = (s * VISIT_LOOP_MS) / STREAMS_N;
+        for (let loop = began + offset; loop < end; loop += VISIT_LOOP_MS) {
+          const id = `stream-${mode}-${++visitNo}`;
+          const person = visitNo % PEOPLE;
+          const base = { room: `room-${s % ROOMS}`, stream_id: `cam-${s}`, track: visitNo, location: { left: 10, top: 10, right: 150, bottom: 150 }, quality: QUALITY, latency_ms: 0 };
+          const time = (due: number): string => new Date(Date.now() + (due - performance.now())).toISOString();
+          at(loop, () => {
+            const e = { ...base, event: 'arrived', visit_id: id, kind: 'person', person_id: `p_${person}`, name: `Person ${person}`, face_id: `face-${person}`, label: `Person ${person}`, score: 0.9, arrived_at: time(loop), time: time(loop), face, snapshot, due: loop } as ArrivedEvent & { due: number };
+            if (mode === 'on') Object.assign(written, { visits: written.visits + 1, events: written.events + 1, media: written.media + 2 });
+            emitter.emit('arrived', e);
+          });
+          for (const m of MATCH_AT_MS) {
+            at(loop + m, () => {
+              const e = { ...base, event: 'match', face_id: `face-${person}`, person_id: `p_${person}`, name: `Person ${person}`, label: `Person ${person}`, score: 0.9, time: time(loop + m), face, snapshot, due: loop + m } as MatchEvent & { due: number };
+              if (mode === 'on') written.events += 1;
+              emitter.emit('match', e);
+            });
+          }
+          at(loop + LEFT_AT_MS, () => {
+            const e = { event: 'left', visit_id: id, kind: 'person', person_id: `p_${person}`, name: `Person ${person}`, face_id: `face-${person}`, label: `Person ${person}`, reason: 'not_seen', room: base.room, stream_id: base.stream_id, arrived_at: time(loop), left_at: time(loop + LEFT_AT_MS), duration_s: LEFT_AT_MS / 1000, time: time(loop + LEFT_AT_MS), due: loop + LEFT_AT_MS } as LeftEvent & { due: number };
+            if (mode === 'on') written.events += 1;
+            emitter.emit('left', e);
+          });
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, end - performance.now() + 50));
+      for (const t of timers) clearTimeout(t);
+      detach();
+    };
+    for (let round = 0; round < STREAM_ROUNDS; round++) {
+      // Off first in even rounds and on first in odd ones: neither mode always follows the other's backlog.
+      for (const mode of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) await windowOf(mode);
+    }
+    await recorder.flush();
+    const status = recorder.status();
+    await recorder.close();
+    // What the store holds, counted against what was written.
+    const kept = { visits: 0, events: 0, media: 0 };
+    let cursor: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const result = await history.store.search({ limit: 1000, ...(cursor ? { cursor } : {}) });
+      for (const v of result.visits) {
+        kept.visits += 1;
+        kept.events += v.events.length;
+        kept.media += (v.face ? 1 : 0) + (v.snapshot ? 1 : 0);
+      }
+      cursor = result.next;
+      if (!cursor) break;
+    }
+    // A match replaces the face only when sharper: here never, so each visit keeps its arrival's two pictures.
+    const off = { p50: round(quantile(latencies.off, 0.5)), p95: round(quantile(latencies.off, 0.95)), n: latencies.off.length };
+    const on = { p50: round(quantile(latencies.on, 0.5)), p95: round(quantile(latencies.on, 0.95)), n: latencies.on.length };
+    const lost = written.visits - kept.visits + (written.events - kept.events) + (written.media - kept.media);
+    console.log(
+      `${engine.name}: ${STREAMS_N} streams through the recorder: ${kept.visits}/${written.visits} visits, ${kept.events}/${written.events} events, ${kept.media}/${written.media} media kept, ${status.dropped} dropped; ` +
+        `event latency p50/p95 off ${off.p50}/${off.p95} ms, on ${on.p50}/${on.p95} ms (${off.n} and ${on.n} events)`,
+    );
+    return {
+      streams: STREAMS_N,
+      written,
+      kept,
+      dropped: status.dropped,
+      none_lost: lost === 0 && status.dropped === 0,
+      event_latency_ms: { off, on, p95_ratio: round(on.p95 / off.p95) },
+      latency_goal_met: on.p95 <= off.p95 * 1.1,
+    };
+  } finally {
+    await history.cleanup();
+  }
+}
+
 function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
@@ -339,6 +467,7 @@ async function main(): Promise<void> {
   } finally {
     await server?.close();
   }
+  console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(JSON.stringify(result));
 }
 

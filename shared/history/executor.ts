@@ -12,6 +12,12 @@ export interface SqlExecutor {
   all(text: string, params: readonly SqlValue[]): Promise<SqlRow[]>;
   /** Runs a statement; how many rows it changed. */
   run(text: string, params: readonly SqlValue[]): Promise<number>;
+  /**
+   * Runs one statement that changes rows as a transaction of its own and returns its rows (arrays
+   * allowed as parameters where the engine takes them). Tried again only where it cannot have
+   * taken effect: never after its connection broke while it ran.
+   */
+  write(text: string, params: readonly (SqlValue | SqlValue[])[]): Promise<SqlRow[]>;
   /** Runs `work` in one write transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** Lets go of the connection(s); idempotent. */

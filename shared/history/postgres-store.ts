@@ -101,6 +101,35 @@ class PostgresExecutor implements SqlExecutor {
     return this.#attempts(async () => (await this.#pool.query(text, params as SqlValue[])).rowCount ?? 0);
   }
 
+  /**
+   * One statement, its own (implicit) transaction. Tried again when it cannot have taken effect: no
+   * connection was had, or the server answered with an error (the statement was rolled back). Not
+   * when the connection broke while it ran without the server's word: it may have been committed,
+   * and a write done twice would append its events twice.
+   */
+  write(text: string, params: readonly (SqlValue | SqlValue[])[]): Promise<SqlRow[]> {
+    return this.#attempts(async (final) => {
+      const client = await this.#pool.connect();
+      let broken: Error | undefined;
+      const cut = (err: Error) => {
+        broken = err;
+      };
+      client.on('error', cut);
+      try {
+        return (await client.query<SqlRow>(text, params as unknown[])).rows;
+      } catch (err) {
+        const failure = classify(err);
+        if (failure.connection) broken = err as Error;
+        const answered = typeof (err as { code?: unknown }).code === 'string' && SQLSTATE.test((err as { code: string }).code);
+        if (failure.connection && !answered && !/not queryable/i.test((err as Error).message ?? '')) throw final(err, false);
+        throw err;
+      } finally {
+        client.removeListener('error', cut);
+        client.release(broken);
+      }
+    });
+  }
+
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#transaction(work, true);
   }
@@ -187,6 +216,9 @@ class PostgresExecutor implements SqlExecutor {
   }
 }
 
+/** A SQLSTATE: the server's own answer, so the statement ended there. */
+const SQLSTATE = /^([0-9][0-9A-Z]|P0|XX|F0|HV)[0-9A-Z]{3}$/;
+
 /** Marks an error built by `final`: thrown as it is, not tried again. */
 const FINAL = Symbol('final');
 
@@ -195,6 +227,7 @@ function transactionExecutor(client: PoolClient): SqlExecutor {
   const tx: SqlExecutor = {
     all: async (text, params) => (await client.query<SqlRow>(text, params as SqlValue[])).rows,
     run: async (text, params) => (await client.query(text, params as SqlValue[])).rowCount ?? 0,
+    write: async (text, params) => (await client.query<SqlRow>(text, params as unknown[])).rows,
     transaction: (work) => work(tx),
     close: async () => undefined,
   };

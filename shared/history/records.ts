@@ -72,54 +72,69 @@ function checkEvent(e: unknown, i: number): EventRow {
   };
 }
 
+/** The fields a visit's first write must give, in the order a refusal names the first one missing. */
+export const FIRST_WRITE_FIELDS = ['kind', 'room_id', 'stream_id', 'arrived_at'] as const;
+
+/** The columns a patch may set (name_key follows name; ends_at, updated_at are the store's). */
+export type PatchColumn = Exclude<VisitColumn, 'visit_id' | 'ends_at' | 'updated_at'>;
+
 /**
- * The row a patch makes of a visit's row (undefined: a new visit), and the events it appends. A
- * new visit needs kind, room_id, stream_id and arrived_at; a field the patch leaves out keeps its
- * value; `face`, `snapshot` and `clip` are not taken from a patch (putMedia names media).
+ * A patch checked: the columns it sets with their values, the events it appends, and whether it
+ * can make a new visit (it gives every field of a first write). How it merges into a visit's row is
+ * one statement for both engines (visit-write.ts): a column the patch leaves out keeps its value,
+ * `duration_s` follows `left_at` unless given, `ends_at` is when it left or else its latest time.
  */
-export function mergePatch(current: VisitRow | undefined, patch: VisitPatch, nowMs: number): { row: VisitRow; events: EventRow[]; spanMs: number } {
+export interface CheckedPatch {
+  visitId: string;
+  set: Partial<Record<PatchColumn, SqlValue>>;
+  events: EventRow[];
+  creates: boolean;
+}
+
+/**
+ * A patch's fields checked, each named when refused. `face`, `snapshot` and `clip` are not taken
+ * from a patch (putMedia names media). Whether a visit without every first-write field exists, and
+ * whether `left_at` falls before an arrival the patch does not give, only the database can say.
+ */
+export function checkPatch(patch: VisitPatch): CheckedPatch {
   if (typeof patch !== 'object' || patch === null) throw new InputError('invalid_input', 'a visit patch must be an object', { field: 'patch' });
   const visitId = checkId(patch.visit_id, 'visit_id');
   if (patch.events !== undefined && (!Array.isArray(patch.events) || patch.events.length > MAX_EVENTS_PER_WRITE)) {
     throw new InputError('invalid_input', `events must be a list of at most ${MAX_EVENTS_PER_WRITE} events`, { field: 'events', limit: `at most ${MAX_EVENTS_PER_WRITE}` });
   }
-  const row: VisitRow = current ? { ...current } : (Object.fromEntries(VISIT_COLUMN_NAMES.map((c) => [c, null])) as VisitRow);
-  row.visit_id = visitId;
-  if (current === undefined) {
-    for (const field of ['kind', 'room_id', 'stream_id', 'arrived_at'] as const) {
-      if (patch[field] === undefined) throw new InputError('invalid_input', `the first write of visit ${describe(visitId)} must give ${field}`, { field, limit: 'given on the first write of a visit' });
-    }
-  }
-  if (patch.kind !== undefined) row.kind = checkKind(patch.kind);
-  if (patch.person_id !== undefined) row.person_id = optionalId(patch.person_id, 'person_id');
+  const set: CheckedPatch['set'] = {};
+  if (patch.kind !== undefined) set.kind = checkKind(patch.kind);
+  if (patch.person_id !== undefined) set.person_id = optionalId(patch.person_id, 'person_id');
   if (patch.name !== undefined) {
-    row.name = optionalId(patch.name, 'name');
-    row.name_key = row.name === null ? null : nameKey(row.name.trim());
+    const name = optionalId(patch.name, 'name');
+    set.name = name;
+    set.name_key = name === null ? null : nameKey(name.trim());
   }
-  if (patch.visitor_id !== undefined) row.visitor_id = optionalId(patch.visitor_id, 'visitor_id');
-  if (patch.face_id !== undefined) row.face_id = optionalId(patch.face_id, 'face_id');
-  if (patch.label !== undefined) row.label = optionalId(patch.label, 'label');
-  if (patch.room_id !== undefined) row.room_id = checkId(patch.room_id, 'room_id');
-  if (patch.stream_id !== undefined) row.stream_id = checkId(patch.stream_id, 'stream_id');
-  if (patch.stream_label !== undefined) row.stream_label = optionalId(patch.stream_label, 'stream_label');
-  if (patch.arrived_at !== undefined) row.arrived_at = parseIsoTime(patch.arrived_at, 'arrived_at');
-  if (patch.left_at !== undefined) row.left_at = patch.left_at === null ? null : parseIsoTime(patch.left_at, 'left_at');
-  if (patch.duration_s !== undefined) row.duration_s = optionalNumber(patch.duration_s, 'duration_s', 0);
-  if (patch.best_score !== undefined) row.best_score = optionalNumber(patch.best_score, 'best_score');
-  if (patch.quality !== undefined) row.quality = checkQuality(patch.quality);
+  if (patch.visitor_id !== undefined) set.visitor_id = optionalId(patch.visitor_id, 'visitor_id');
+  if (patch.face_id !== undefined) set.face_id = optionalId(patch.face_id, 'face_id');
+  if (patch.label !== undefined) set.label = optionalId(patch.label, 'label');
+  if (patch.room_id !== undefined) set.room_id = checkId(patch.room_id, 'room_id');
+  if (patch.stream_id !== undefined) set.stream_id = checkId(patch.stream_id, 'stream_id');
+  if (patch.stream_label !== undefined) set.stream_label = optionalId(patch.stream_label, 'stream_label');
+  if (patch.arrived_at !== undefined) set.arrived_at = parseIsoTime(patch.arrived_at, 'arrived_at');
+  if (patch.left_at !== undefined) set.left_at = patch.left_at === null ? null : parseIsoTime(patch.left_at, 'left_at');
+  if (patch.duration_s !== undefined) set.duration_s = optionalNumber(patch.duration_s, 'duration_s', 0);
+  if (patch.best_score !== undefined) set.best_score = optionalNumber(patch.best_score, 'best_score');
+  if (patch.quality !== undefined) set.quality = checkQuality(patch.quality);
   const events = (patch.events ?? []).map(checkEvent);
-  const arrived = num(row.arrived_at);
-  const left = row.left_at === null ? null : num(row.left_at);
-  if (left !== null && left < arrived) {
-    throw new InputError('invalid_input', `left_at (${iso(left)}) is before arrived_at (${iso(arrived)})`, { field: 'left_at', limit: 'not before arrived_at' });
-  }
-  if (left !== null && patch.duration_s === undefined) row.duration_s = (left - arrived) / 1000;
-  // ends_at: when it left, or for a visit that goes on its latest event: how far back a sweep by
-  // age and a range search's bound reach (a visit that goes on overlaps every range after its arrival).
-  const latest = Math.max(arrived, current ? num(current.ends_at) : arrived, ...events.map((e) => e.event_at));
-  row.ends_at = left ?? latest;
-  row.updated_at = nowMs;
-  return { row, events, spanMs: num(row.ends_at) - arrived };
+  if (typeof set.left_at === 'number' && typeof set.arrived_at === 'number') checkLeftAfterArrival(set.left_at, set.arrived_at);
+  return { visitId, set, events, creates: FIRST_WRITE_FIELDS.every((f) => set[f] !== undefined) };
+}
+
+/** Refuses a visit that would leave before it arrived (both in ms). */
+export function checkLeftAfterArrival(left: number, arrived: number): void {
+  if (left < arrived) throw new InputError('invalid_input', `left_at (${iso(left)}) is before arrived_at (${iso(arrived)})`, { field: 'left_at', limit: 'not before arrived_at' });
+}
+
+/** The refusal of a patch that gives no first-write field a visit not yet written needs. */
+export function firstWriteMissing(checked: CheckedPatch): InputError {
+  const field = FIRST_WRITE_FIELDS.find((f) => checked.set[f] === undefined) ?? 'arrived_at';
+  return new InputError('invalid_input', `the first write of visit ${describe(checked.visitId)} must give ${field}`, { field, limit: 'given on the first write of a visit' });
 }
 
 function checkQuality(value: unknown): string | null {

@@ -4,12 +4,11 @@ import { HistoryError } from './errors';
 import type { SqlExecutor, SqlRow } from './executor';
 import { MAX_MEDIA_BYTES, type MediaFolder } from './media-folder';
 import { checkId, checkQuery, checkVisitorIds, describe, encodeCursor, MEDIA_KINDS } from './query';
-import { mergePatch, num, visitRecord, visitRow } from './records';
+import { checkLeftAfterArrival, checkPatch, firstWriteMissing, num, visitRecord, type CheckedPatch } from './records';
 import {
   DELETE_MEDIA_SQL,
   deleteVisitsSql,
   INSERT_EVENT_SQL,
-  INSERT_VISIT_SQL,
   RAISE_LONGEST_SQL,
   SELECT_EXPIRED_VISITS_SQL,
   SELECT_LONGEST_SQL,
@@ -22,11 +21,9 @@ import {
   searchSql,
   selectEventsSql,
   selectMediaSql,
-  selectVisitForUpdateSql,
-  updateVisitColumnsSql,
   UPSERT_MEDIA_SQL,
-  VISIT_COLUMN_NAMES,
 } from './sql';
+import { SPAN_COLUMN, visitWriteSql, visitWriteWithEventsSql } from './visit-write';
 import type { EraseReceipt, HistoryPage, HistoryQuery, HistoryStore, MediaKind, MediaRef, RetentionPolicy, SweepReceipt, VisitPatch, VisitRecord } from './types';
 
 /** Retention when the host sets none: 30 days, 2 GiB of media. */
@@ -81,23 +78,53 @@ export class SqlHistoryStore implements HistoryStore {
 
   async writeVisit(patch: VisitPatch): Promise<void> {
     this.#open();
-    const visitId = checkId(patch?.visit_id, 'visit_id');
-    const span = await this.#exec.transaction(async (tx) => {
-      const [found] = await tx.all(selectVisitForUpdateSql(this.#dialect), [visitId]);
-      const current = found ? visitRow(found) : undefined;
-      const { row, events, spanMs } = mergePatch(current, patch, Date.now());
-      if (current) {
-        // Only what changed is set, so the indexes of unchanged columns are not rewritten.
-        const changed = VISIT_COLUMN_NAMES.filter((c) => c !== 'visit_id' && row[c] !== current[c]);
-        if (changed.length > 0) await tx.run(updateVisitColumnsSql(changed), [visitId, ...changed.map((c) => row[c])]);
-      } else {
-        await tx.run(INSERT_VISIT_SQL, VISIT_COLUMN_NAMES.map((c) => row[c]));
+    const checked = checkPatch(patch);
+    // Twice at most: a visit another writer created between a refused update and the look at why.
+    for (let attempt = 0; ; attempt++) {
+      const span = this.#dialect.oneStatementWrite ? await this.#writeOneStatement(checked) : await this.#writeInTransaction(checked);
+      if (span !== undefined) {
+        this.#longestSaved = Math.max(this.#longestSaved, span);
+        return;
       }
-      for (const e of events) await tx.run(INSERT_EVENT_SQL, [visitId, e.event, e.event_at, e.score, e.reason, e.face_id]);
+      const refusal = await this.#whyNotWritten(checked);
+      if (refusal) throw refusal;
+      if (attempt >= 1) throw new HistoryError('history_failed', `${this.name}: visit ${describe(checked.visitId)} changed under this write twice`, { retryable: true });
+    }
+  }
+
+  /** The write as one statement (its events and the longest span in it): the visit's span, or undefined when nothing was written. */
+  async #writeOneStatement(checked: CheckedPatch): Promise<number | undefined> {
+    const statement = visitWriteWithEventsSql(this.#dialect, checked, Date.now());
+    const [row] = await this.#exec.write(statement.text, statement.params);
+    return row ? num(row[SPAN_COLUMN]) : undefined;
+  }
+
+  /** The write as the visit's upsert, then its events and the longest span, in one transaction. */
+  #writeInTransaction(checked: CheckedPatch): Promise<number | undefined> {
+    return this.#exec.transaction(async (tx) => {
+      const statement = visitWriteSql(this.#dialect, checked, Date.now());
+      const [row] = await tx.all(statement.text, statement.params);
+      if (!row) return undefined;
+      const spanMs = num(row[SPAN_COLUMN]);
+      for (const e of checked.events) await tx.run(INSERT_EVENT_SQL, [checked.visitId, e.event, e.event_at, e.score, e.reason, e.face_id]);
       if (spanMs > this.#longestSaved) await tx.run(RAISE_LONGEST_SQL, [spanMs]);
       return spanMs;
     });
-    this.#longestSaved = Math.max(this.#longestSaved, span);
+  }
+
+  /** Why a write changed nothing: the visit is not there (and the patch cannot make it), or it would leave before it arrived; undefined when neither holds now. */
+  async #whyNotWritten(checked: CheckedPatch): Promise<InputError | undefined> {
+    const [found] = await this.#exec.all(SELECT_VISIT_SQL, [checked.visitId]);
+    if (!found) return checked.creates ? undefined : firstWriteMissing(checked);
+    const left = checked.set.left_at !== undefined ? checked.set.left_at : found.left_at;
+    const arrived = checked.set.arrived_at ?? found.arrived_at;
+    if (left === null || left === undefined) return undefined;
+    try {
+      checkLeftAfterArrival(num(left), num(arrived));
+    } catch (err) {
+      return err as InputError;
+    }
+    return undefined;
   }
 
   async putMedia(visitId: string, kind: MediaKind, bytes: Buffer, mime: string): Promise<MediaRef> {

@@ -1,5 +1,3 @@
-import type { SqlDialect } from './dialect';
-
 /**
  * Every statement of the history, written once for both engines with `$1, $2…` placeholders (the
  * SQLite engine turns them into `?1, ?2…`). Only these constant texts and the fixed fragments below
@@ -44,17 +42,6 @@ const VISIT_COLUMNS = VISIT_COLUMN_NAMES.join(', ');
 const VISIT_VALUES = VISIT_COLUMN_NAMES.map((_, i) => `$${i + 1}`).join(', ');
 /** Inserts a visit: parameters in VISIT_COLUMN_NAMES order. */
 export const INSERT_VISIT_SQL = `INSERT INTO visits (${VISIT_COLUMNS}) VALUES (${VISIT_VALUES})`;
-
-/** Rewrites only these columns of a visit ($1 the visit id, then one parameter per column in order): an index none of them is in is left alone. */
-export function updateVisitColumnsSql(columns: readonly VisitColumn[]): string {
-  for (const c of columns) if (!VISIT_COLUMN_NAMES.includes(c) || c === 'visit_id') throw new Error(`not a visit column to update: ${String(c).slice(0, 40)}`);
-  return `UPDATE visits SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE visit_id = $1`;
-}
-
-/** One visit by id, locked for the rest of the transaction where the engine locks rows. */
-export function selectVisitForUpdateSql(d: SqlDialect): string {
-  return `SELECT ${VISIT_COLUMNS} FROM visits WHERE visit_id = $1${d.forUpdate}`;
-}
 
 /** One visit by id. */
 export const SELECT_VISIT_SQL = `SELECT ${VISIT_COLUMNS} FROM visits WHERE visit_id = $1`;

@@ -54,6 +54,29 @@ export function historyStoreContract(engine: string, makeStore: () => Promise<Hi
       expect(await store.get('v1')).toBeUndefined();
     });
 
+    it('merges a later write into the visit: left_at before the stored arrival refused with nothing kept, duration from the times unless given, a repeated first write an update', async () => {
+      await store.writeVisit(arrival('v1', { person_id: 'p1', name: 'Alice', best_score: 0.8 }));
+      await expectInput(store.writeVisit({ visit_id: 'v1', left_at: '2026-11-20T09:59:59Z', events: [{ event: 'left', time: '2026-11-20T09:59:59Z' }] }), 'left_at');
+      expect(await store.get('v1')).toMatchObject({ left_at: null, duration_s: null, events: [{ event: 'arrived' }] });
+      // Arrival moved later than a stored leaving: refused too.
+      await store.writeVisit({ visit_id: 'v1', left_at: '2026-11-20T10:02:00Z' });
+      await expectInput(store.writeVisit({ visit_id: 'v1', arrived_at: '2026-11-20T10:03:00Z' }), 'left_at');
+      expect(await store.get('v1')).toMatchObject({ arrived_at: '2026-11-20T10:00:00.000Z', left_at: '2026-11-20T10:02:00.000Z', duration_s: 120, best_score: 0.8, name: 'Alice' });
+      // The arrival moved with the leaving kept: the duration follows; a given duration is kept as given.
+      await store.writeVisit({ visit_id: 'v1', arrived_at: '2026-11-20T10:01:30Z' });
+      expect((await store.get('v1'))!.duration_s).toBe(30);
+      await store.writeVisit({ visit_id: 'v1', duration_s: 12.5, name: null });
+      expect(await store.get('v1')).toMatchObject({ duration_s: 12.5, name: null, person_id: 'p1' });
+      expect(await ids({ name: 'Alice' })).toEqual([]);
+      // A first write sent again (another writer's, say): an update, its event appended, what it leaves out kept.
+      await store.writeVisit(arrival('v1', { left_at: null, events: [{ event: 'match', time: '2026-11-20T10:05:00Z', score: 0.7 }] }));
+      const again = await store.get('v1');
+      expect(again).toMatchObject({ arrived_at: '2026-11-20T10:00:00.000Z', left_at: null, duration_s: 12.5, person_id: 'p1', best_score: 0.8 });
+      expect(again!.events.map((e) => e.event)).toEqual(['arrived', 'match']);
+      // Going on, it overlaps a range up to its latest event.
+      expect(await ids({ since: '2026-11-20T10:04:00Z', until: '2026-11-20T10:06:00Z' })).toEqual(['v1']);
+    });
+
     it('searches by person, name (any case, NFC), visitor, visitor ids, stream, room and kind, newest first', async () => {
       await store.writeVisit(arrival('a1', { person_id: 'p1', name: 'Zoë', arrived_at: '2026-11-20T08:00:00Z' }));
       await store.writeVisit(arrival('a2', { person_id: 'p1', name: 'Zoë', arrived_at: '2026-11-21T08:00:00Z', stream_id: 'cam-2', room_id: 'room-2' }));
