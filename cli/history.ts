@@ -83,7 +83,7 @@ const KINDS = ['person', 'visitor', 'stranger'] as const;
 export const FLAGS: readonly Flag[] = [
   { ...HISTORY_FLAG, help: `${HISTORY_FLAG.help} (required)` },
   HISTORY_MEDIA_FLAG,
-  { name: 'person', env: '', value: 'NAME|ID', help: 'visits of this person: a name (as the visits recorded it; with --people, every visit of the person so named now) or a person_id (p_...)' },
+  { name: 'person', env: '', value: 'NAME|ID', help: 'visits of this person: a name (as the visits recorded it) or a person_id (p_...); with --people, every visit of the person in it, as the stranger they were and under their faces too' },
   { name: 'visitor', env: '', value: 'ID', help: 'visits of this remembered stranger (the visitor_id of an event)' },
   { name: 'stream', env: '', value: 'ID', help: 'visits seen on this stream' },
   { name: 'kind', env: '', value: 'person|visitor|stranger', help: 'visits of this kind' },
@@ -94,8 +94,8 @@ export const FLAGS: readonly Flag[] = [
   { name: 'limit', env: '', value: 'N', help: 'visits per page (1..1000); default 50' },
   { name: 'cursor', env: '', value: 'C', help: 'the next page: the "next" of the last line of the page before' },
   { name: 'visit', env: '', value: 'ID', help: 'delete: the visit_id' },
-  { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'with --face: the face collection the watch compares with' },
-  { name: 'people', env: 'VS_PEOPLE', value: 'FILE', help: 'the people file (as people and watch take it): --face and --person NAME find the person in it' },
+  { name: 'collection', env: 'VS_COLLECTION', value: 'ID', help: 'with --face or --people: the face collection the watch compares with' },
+  { name: 'people', env: 'VS_PEOPLE', value: 'FILE', help: 'the people file (as people and watch take it): --face and --person find the person in it (with --collection and the credential flags)' },
   ...CREDENTIAL_FLAGS,
   HELP_FLAG,
 ];
@@ -201,7 +201,9 @@ async function searchOf(flags: FlagValues, env: NodeJS.ProcessEnv, io: CliIo): P
   const facePhoto = flags.get('face');
   if ([person, visitor, facePhoto].filter((v) => v !== undefined).length > 1) throw new InputError('invalid_input', 'give one of --person, --visitor and --face', { field: person !== undefined ? 'person' : 'visitor', limit: 'one of them' });
   const peopleFile = flags.get('people');
-  const needsPeople = peopleFile !== undefined && (facePhoto !== undefined || (person !== undefined && !isPersonId(person)));
+  // With the people file, a person (by name or id) is found in it: every visit of theirs, the ones
+  // they made as a stranger and under their faces alone too.
+  const needsPeople = peopleFile !== undefined && (facePhoto !== undefined || person !== undefined);
   let people: FilePeopleStore | undefined;
   let credentials: ReturnType<typeof credentialsOf> | undefined;
   let collectionId: string | undefined;
@@ -239,15 +241,15 @@ async function searchOf(flags: FlagValues, env: NodeJS.ProcessEnv, io: CliIo): P
   }
   let who: Partial<HistoryQuery> = {};
   if (visitor !== undefined) who = { visitor_id: visitor };
-  else if (person !== undefined && isPersonId(person)) who = { person_id: person };
   else if (person !== undefined && people) {
-    const { readPeople } = await import('../shared/people/document');
-    const { PeopleIndex } = await import('../shared/people/people-index');
-    const doc = await people.load();
-    const found = doc ? PeopleIndex.of(readPeople(doc, collectionId!, people)).byName(person) : undefined;
-    if (!found) throw new InputError('invalid_input', `--person: no person is named ${JSON.stringify(person.slice(0, 100))} in ${peopleFile}`, { field: 'person', limit: 'a name of the people file' });
-    who = { person_id: found.person_id };
-  } else if (person !== undefined) who = { name: person };
+    const [{ readPeople }, { personWho, whoOf }] = await Promise.all([import('../shared/people/document'), import('../shared/history/person-search')]);
+    const ref = isPersonId(person) ? { person_id: person } : { name: person };
+    const found = personWho(readPeople(await people.load(), collectionId!, people), ref);
+    // A person_id the file no longer has (forgotten) is searched as the visits carry it.
+    if (!found && ref.person_id === undefined) throw new InputError('invalid_input', `--person: no person is named ${JSON.stringify(person.slice(0, 100))} in ${peopleFile}`, { field: 'person', limit: 'a name of the people file' });
+    who = found ? { who: whoOf(found) } : { person_id: person };
+  } else if (person !== undefined && isPersonId(person)) who = { person_id: person };
+  else if (person !== undefined) who = { name: person };
   const query: HistoryQuery = { ...base, ...who };
   return async (store) => {
     const page = await store.search(query);

@@ -2,6 +2,7 @@ import type { NodeAPI } from 'node-red';
 import { InputError } from '../shared/errors';
 import { searchByFace, type FaceWho } from '../shared/history/face-search';
 import { hostHistoryQuery, visitMedia, visitRow, type VisitRow } from '../shared/history/host-query';
+import { personSearchQuery } from '../shared/history/person-search';
 import type { HistoryPage, HistoryQuery, HistoryStore, MediaKind, VisitRecord } from '../shared/history/types';
 import { optionalNumber, override, pickOperation, registerActionNode, type ActionContext, type ActionResult, type FlowMessage, type ServiceNodeDef } from './lib/action-node';
 import { configHistory } from './lib/history';
@@ -86,7 +87,7 @@ async function search(ctx: ActionContext<HistoryDef>, store: HistoryStore, withM
     const found = await byFace(ctx, store, msg.face, query);
     identity = found.who;
     page = found.page;
-  } else page = await store.search(query);
+  } else page = await store.search(await withPeople(ctx, query));
   const rows = await Promise.all(page.visits.map((v) => row(v, store, withMedia)));
   const who = identity?.kind === 'person' ? `${identity.name}: ` : identity?.kind === 'visitor' ? 'visitor: ' : '';
   const status = identity?.kind === 'never_seen' ? 'never seen' : `${who}${rows.length} visit(s)${page.next ? ', more' : ''}`;
@@ -119,6 +120,20 @@ async function byFace(ctx: ActionContext<HistoryDef>, store: HistoryStore, face:
     query,
     signal: ctx.signal,
   });
+}
+
+/**
+ * A search by person with the config's people of the node's collection (msg.collectionId or the
+ * setting): every visit of that person, as the stranger they were and under their faces alone too.
+ * Without a collection or people, the search is as the visits carry the name or id.
+ */
+async function withPeople(ctx: ActionContext<HistoryDef>, query: HistoryQuery): Promise<HistoryQuery> {
+  if (query.person_id === undefined && query.name === undefined) return query;
+  const collectionId = override(ctx.msg, 'collectionId', ctx.def.collectionId);
+  const people = configPeople(ctx.RED, ctx.def.service);
+  if (typeof collectionId !== 'string' || collectionId.trim() === '' || !people?.available) return query;
+  const id = collectionId.trim();
+  return personSearchQuery(query, people.store(id), id);
 }
 
 async function row(visit: VisitRecord, store: HistoryStore, withMedia: readonly MediaKind[]): Promise<HistoryRow> {

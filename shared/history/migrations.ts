@@ -84,6 +84,13 @@ export const MIGRATIONS: readonly Migration[] = [
       "INSERT INTO history_meta (meta_key, meta_value) VALUES ('longest_visit_ms', 0)",
     ],
   },
+  {
+    version: 2,
+    name: 'visits by the face that matched',
+    // Forget erases, and a search of someone finds, the visits a watcher without people kept under
+    // the collection face alone: by this index, not a scan of every visit.
+    statements: () => ['CREATE INDEX visits_face_arrived ON visits (face_id, arrived_at, visit_id)'],
+  },
 ];
 
 /** The newest schema this code knows. */

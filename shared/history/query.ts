@@ -16,7 +16,7 @@ export const MAX_LIMIT = 1000;
 /** Longest id or name kept or searched. */
 export const MAX_ID_LENGTH = 200;
 
-/** Most visitor ids in one search or erase. */
+/** Most visitor ids (or face ids) in one search or erase: a collection holds 1000 faces. */
 export const MAX_VISITOR_IDS = 1000;
 
 const ISO_RULE = 'an ISO 8601 date (2026-11-28) or date and time with a zone (2026-11-28T09:30:00Z)';
@@ -27,6 +27,7 @@ export interface CheckedQuery {
   person_id?: string;
   name_key?: string;
   visitor_ids?: string[];
+  who?: { person_id?: string; face_ids: string[] };
   stream_id?: string;
   room_id?: string;
   kind?: VisitKind;
@@ -69,11 +70,22 @@ export function checkKind(value: unknown, field = 'kind'): VisitKind {
 }
 
 /** A list of visitor ids (1 to MAX_VISITOR_IDS). */
-export function checkVisitorIds(value: unknown, field = 'visitor_ids'): string[] {
+export function checkVisitorIds(value: unknown, field = 'visitor_ids', what = 'visitor ids'): string[] {
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_VISITOR_IDS) {
-    throw new InputError('invalid_input', `${field} must be a list of 1 to ${MAX_VISITOR_IDS} visitor ids`, { field, limit: `1 to ${MAX_VISITOR_IDS} ids` });
+    throw new InputError('invalid_input', `${field} must be a list of 1 to ${MAX_VISITOR_IDS} ${what}`, { field, limit: `1 to ${MAX_VISITOR_IDS} ids` });
   }
   return value.map((v, i) => checkId(v, `${field}[${i}]`));
+}
+
+/** A `who` of a search: a person id and/or face ids (0 to MAX_VISITOR_IDS), at least one of them. */
+export function checkWho(value: unknown, field = 'who'): { person_id?: string; face_ids: string[] } {
+  const rule = '{ person_id?, face_ids? } with a person id or at least one face id';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError('invalid_input', `${field} must be ${rule}`, { field, limit: rule });
+  const w = value as { person_id?: unknown; face_ids?: unknown };
+  const personId = w.person_id === undefined ? undefined : checkId(w.person_id, `${field}.person_id`);
+  const faceIds = w.face_ids === undefined || (Array.isArray(w.face_ids) && w.face_ids.length === 0) ? [] : checkVisitorIds(w.face_ids, `${field}.face_ids`, 'face ids');
+  if (personId === undefined && faceIds.length === 0) throw new InputError('invalid_input', `${field} must be ${rule}`, { field, limit: rule });
+  return { ...(personId === undefined ? {} : { person_id: personId }), face_ids: [...new Set(faceIds)] };
 }
 
 /** Checks a search: every field named when it is wrong; nothing of it ever becomes SQL text. */
@@ -84,6 +96,7 @@ export function checkQuery(q: HistoryQuery): CheckedQuery {
   if (q.name !== undefined) out.name_key = nameKey(checkId(typeof q.name === 'string' ? q.name.trim() : q.name, 'name'));
   const visitors = [...(q.visitor_id !== undefined ? [checkId(q.visitor_id, 'visitor_id')] : []), ...(q.visitor_ids !== undefined ? checkVisitorIds(q.visitor_ids) : [])];
   if (visitors.length > 0) out.visitor_ids = [...new Set(visitors)];
+  if (q.who !== undefined) out.who = checkWho(q.who);
   if (q.stream_id !== undefined) out.stream_id = checkId(q.stream_id, 'stream_id');
   if (q.room_id !== undefined) out.room_id = checkId(q.room_id, 'room_id');
   if (q.kind !== undefined) out.kind = checkKind(q.kind);

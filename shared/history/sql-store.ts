@@ -11,6 +11,7 @@ import {
   INSERT_EVENT_SQL,
   RAISE_LONGEST_SQL,
   SELECT_EXPIRED_VISITS_SQL,
+  SELECT_FACE_VISITS_SQL,
   SELECT_LONGEST_SQL,
   SELECT_MEDIA_OF_KIND_SQL,
   SELECT_MEDIA_TOTAL_SQL,
@@ -24,7 +25,7 @@ import {
   UPSERT_MEDIA_SQL,
 } from './sql';
 import { SPAN_COLUMN, visitWriteSql, visitWriteWithEventsSql } from './visit-write';
-import type { EraseReceipt, HistoryPage, HistoryQuery, HistoryStore, MediaKind, MediaRef, RetentionPolicy, SweepReceipt, VisitPatch, VisitRecord } from './types';
+import type { EraseReceipt, EraseTarget, HistoryPage, HistoryQuery, HistoryStore, MediaKind, MediaRef, RetentionPolicy, SweepReceipt, VisitPatch, VisitRecord } from './types';
 
 /** Retention when the host sets none: 30 days, 2 GiB of media. */
 export const DEFAULT_RETENTION: RetentionPolicy = { maxAgeDays: 30, maxMediaBytes: 2 * 1024 * 1024 * 1024 };
@@ -188,15 +189,20 @@ export class SqlHistoryStore implements HistoryStore {
     return this.#removeVisits([checkId(visitId, 'visitId')]);
   }
 
-  async erase(who: { person_id?: string; visitor_ids?: string[] }): Promise<EraseReceipt> {
+  async erase(who: EraseTarget): Promise<EraseReceipt> {
     this.#open();
     const personId = who?.person_id === undefined ? undefined : checkId(who.person_id, 'person_id');
     const visitorIds = who?.visitor_ids === undefined || who.visitor_ids.length === 0 ? [] : checkVisitorIds(who.visitor_ids);
-    if (personId === undefined && visitorIds.length === 0) {
-      throw new InputError('invalid_input', 'erase needs a person_id or visitor_ids', { field: 'person_id', limit: 'a person id or at least one visitor id' });
+    const faceIds = who?.face_ids === undefined || who.face_ids.length === 0 ? [] : checkVisitorIds(who.face_ids, 'face_ids', 'face ids');
+    if (personId === undefined && visitorIds.length === 0 && faceIds.length === 0) {
+      throw new InputError('invalid_input', 'erase needs a person_id, visitor_ids or face_ids', { field: 'person_id', limit: 'a person id or at least one visitor or face id' });
     }
     const total: EraseReceipt = { removed_visits: 0, removed_media: 0 };
-    const batches: Array<[string, string]> = [...(personId === undefined ? [] : [[SELECT_PERSON_VISITS_SQL, personId] as [string, string]]), ...visitorIds.map((v) => [SELECT_VISITOR_VISITS_SQL, v] as [string, string])];
+    const batches: Array<[string, string]> = [
+      ...(personId === undefined ? [] : [[SELECT_PERSON_VISITS_SQL, personId] as [string, string]]),
+      ...[...new Set(visitorIds)].map((v) => [SELECT_VISITOR_VISITS_SQL, v] as [string, string]),
+      ...[...new Set(faceIds)].map((f) => [SELECT_FACE_VISITS_SQL, f] as [string, string]),
+    ];
     for (const [sql, id] of batches) await this.#removeAll(() => this.#exec.all(sql, [id, BATCH]), total);
     return total;
   }

@@ -82,6 +82,9 @@ export const SELECT_PERSON_VISITS_SQL = 'SELECT visit_id FROM visits WHERE perso
 /** Visits of a remembered visitor, a batch at a time. */
 export const SELECT_VISITOR_VISITS_SQL = 'SELECT visit_id FROM visits WHERE visitor_id = $1 LIMIT $2';
 
+/** Visits kept under a face id (the face that matched), a batch at a time. */
+export const SELECT_FACE_VISITS_SQL = 'SELECT visit_id FROM visits WHERE face_id = $1 LIMIT $2';
+
 /** `IN ($first, $first+1, …)` for `count` parameters. */
 export function inList(first: number, count: number): string {
   return `(${Array.from({ length: count }, (_, i) => `$${first + i}`).join(', ')})`;
@@ -108,6 +111,8 @@ export interface SearchFilters {
   person_id?: string;
   name_key?: string;
   visitor_ids?: string[];
+  /** Someone's visits however kept: person_id, or visitor_id or face_id one of the face ids. */
+  who?: { person_id?: string; face_ids: string[] };
   stream_id?: string;
   room_id?: string;
   kind?: string;
@@ -147,6 +152,17 @@ export function searchSql(f: SearchFilters, part: SearchPart = 'recent'): SqlSta
   if (f.visitor_ids !== undefined) {
     if (f.visitor_ids.length === 1) where.push(`${col('visitor_id')} = ${param(f.visitor_ids[0]!)}`);
     else where.push(`${col('visitor_id')} IN (${f.visitor_ids.map((v) => param(v)).join(', ')})`);
+  }
+  if (f.who !== undefined) {
+    const any: string[] = [];
+    if (f.who.person_id !== undefined) any.push(`${col('person_id')} = ${param(f.who.person_id)}`);
+    if (f.who.face_ids.length > 0) {
+      // Each face id is one parameter, named in both lists.
+      const ids = `(${f.who.face_ids.map((v) => param(v)).join(', ')})`;
+      any.push(`${col('visitor_id')} IN ${ids}`, `${col('face_id')} IN ${ids}`);
+    }
+    if (any.length === 0) throw new Error('a search by who needs a person id or a face id');
+    where.push(`(${any.join(' OR ')})`);
   }
   if (f.stream_id !== undefined) where.push(`${col('stream_id')} = ${param(f.stream_id)}`);
   if (f.room_id !== undefined) where.push(`room_id = ${param(f.room_id)}`);

@@ -66,6 +66,13 @@ export interface HistoryQuery {
   visitor_id?: string;
   /** Visits of any of these visitor ids (what a face search resolves a stranger to). */
   visitor_ids?: string[];
+  /**
+   * Every visit of someone, however it was kept: under `person_id`, as the remembered stranger
+   * they were (`visitor_id` one of `face_ids`), or by a face alone (`face_id` one of them: a
+   * watcher without people). What a search by face or by a person of the people gives; at least
+   * one of the two.
+   */
+  who?: { person_id?: string; face_ids?: string[] };
   stream_id?: string;
   room_id?: string;
   kind?: VisitKind;
@@ -82,6 +89,15 @@ export interface HistoryQuery {
 export interface HistoryPage {
   visits: VisitRecord[];
   next?: string;
+}
+
+/** Whose visits an erase removes: at least one of the three. */
+export interface EraseTarget {
+  person_id?: string;
+  /** Visits kept under these visitor ids (the strangers that became the person). */
+  visitor_ids?: string[];
+  /** Visits kept under these face ids (`face_id`: the collection face that matched). */
+  face_ids?: string[];
 }
 
 /** What an erase or delete removed. */
@@ -120,8 +136,11 @@ export interface HistoryStore {
   search(query: HistoryQuery): Promise<HistoryPage>;
   /** One visit and its media. */
   deleteVisit(visitId: string): Promise<EraseReceipt>;
-  /** Every visit (and its media) of the person and of the visitor ids given (forget). */
-  erase(who: { person_id?: string; visitor_ids?: string[] }): Promise<EraseReceipt>;
+  /**
+   * Every visit (and its media) of the person, of the visitor ids given, and of the face ids given
+   * (visits a watcher without people kept under the face that matched): what forget erases.
+   */
+  erase(who: EraseTarget): Promise<EraseReceipt>;
   /** Removes what the policy lets go (media first, then rows); `now` for tests. */
   sweep(policy: RetentionPolicy, now?: Date): Promise<SweepReceipt>;
   close(): Promise<void>;

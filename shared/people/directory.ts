@@ -3,7 +3,8 @@ import { ClientError, InputError } from '../errors';
 import type { ImageInput } from '../image';
 import type { VisionApi } from '../vision';
 import { dropStoredVisitors, storedVisitors, type VisitorStore } from '../watch/visitors';
-import type { EraseReceipt, HistoryStore } from '../history/types';
+import { HistoryError, type HistoryErrorCode } from '../history/errors';
+import type { EraseReceipt, EraseTarget, HistoryStore } from '../history/types';
 import { checkName, FACE_ID, nameKey, readPeople, sealPeople } from './document';
 import { PeopleError } from './errors';
 import { preparePhoto } from './photo';
@@ -208,13 +209,16 @@ export class PeopleDirectory {
   }
 
   /**
-   * Forgets a person: their faces and not-faces leave the collection first, then the entry (and
-   * visitor records of their faces) go. The entry goes only when every face it holds *then* (in the
-   * store's atomic update) has left the collection: a face another operation added meanwhile is
-   * removed in one more round, and an operation that adds after the entry went finds nobody and takes
-   * its face back out, so a race never leaves a face the directory does not know. A failure part-way
-   * keeps the person with what is `left`; forgetting again finishes. Forgetting someone not (or no
-   * longer) here is not an error.
+   * Forgets a person. With a history, their visits are erased first: a failure there stops forget
+   * before anything has left the collection (a HistoryError; forget again). Then their faces and
+   * not-faces leave the collection, then the entry (and visitor records of their faces) go. The
+   * entry goes only when every face it holds *then* (in the store's atomic update) has left the
+   * collection: a face another operation added meanwhile is removed in one more round, and an
+   * operation that adds after the entry went finds nobody and takes its face back out, so a race
+   * never leaves a face the directory does not know. Last, the history is erased again, of the
+   * visits written while the faces left; a failure of that erase is the receipt's `history_error`.
+   * A failure part-way keeps the person with what is `left`; forgetting again finishes. Forgetting
+   * someone not (or no longer) here is not an error.
    */
   async forget(input: { person: PersonRef }): Promise<ForgetReceipt> {
     if (!input || typeof input !== 'object') throw new InputError('invalid_input', 'forget needs { person }', { field: 'person', limit: 'an object' });
@@ -224,7 +228,7 @@ export class PeopleDirectory {
     const target = lookup(doc, input.person);
     if (!target) {
       const ref = input.person as Partial<{ person_id: string; name: string }>;
-      // A forget whose history erase failed finishes here: what the history still keeps of them goes.
+      // A forget whose last history erase failed finishes here: what the history still keeps under the person goes.
       const erased = this.#history ? await this.#eraseForgotten(ref) : undefined;
       return { person_id: ref.person_id ?? '', name: ref.name?.trim() ?? '', removed_faces: [], removed_not_faces: [], removed_visitors: [], ...erased, forgotten_at, already_forgotten: true };
     }
@@ -234,9 +238,18 @@ export class PeopleDirectory {
       for (const f of p.not_faces) kind.set(f.face_id, 'not_face');
       return [...p.faces, ...p.not_faces].map((f) => f.face_id);
     };
+    let pending = facesOf(target);
+    // Their visits as the person, as the strangers they were (a visitor's id is the face id it became
+    // in the person) and under their faces alone (a watcher without people): every face they hold, not
+    // their not-faces (someone else's).
+    const whose = (visitors: readonly string[] = []): EraseTarget => {
+      const faces = [...kind].filter(([, k]) => k === 'face').map(([id]) => id);
+      return { person_id: target.person_id, visitor_ids: [...new Set([...faces, ...visitors])], face_ids: faces };
+    };
+    // The history first, while the faces are still there: if it fails, nothing is gone yet.
+    const erased: EraseReceipt | undefined = this.#history ? await this.#history.erase(whose()).catch((err: unknown) => Promise.reject(historyStopped(err, target))) : undefined;
     const removed = new Set<string>();
     const left: string[] = [];
-    let pending = facesOf(target);
     for (let round = 1; ; round++) {
       for (const faceId of pending) {
         try {
@@ -265,9 +278,18 @@ export class PeopleDirectory {
     }
     const removedFaces = [...removed].filter((id) => kind.get(id) === 'face');
     const removedVisitors = this.#visitors ? await dropStoredVisitors(this.#visitors, this.#collectionId, removedFaces).catch(() => []) : [];
-    // Their visits go from the history whatever is left in the collection: as the person, and as the
-    // strangers they were before (a visitor's id is the face id it became in the person).
-    const erased = this.#history ? await this.#history.erase({ person_id: target.person_id, visitor_ids: [...new Set([...[...kind].filter(([, k]) => k === 'face').map(([id]) => id), ...removedVisitors])] }) : undefined;
+    // Again: a watcher may have written visits of theirs while the faces were leaving (and a face
+    // added meanwhile has its own). The faces are gone now, so a failure is told, not thrown.
+    let historyError: ForgetReceipt['history_error'];
+    if (this.#history && erased) {
+      try {
+        const again = await this.#history.erase(whose(removedVisitors));
+        erased.removed_visits += again.removed_visits;
+        erased.removed_media += again.removed_media;
+      } catch (err) {
+        historyError = { code: errorCode(err), message: `the history erase after the faces left failed: ${errorMessage(err)}; visits written while forget ran may remain: forget again by person_id ${target.person_id}` };
+      }
+    }
     const receipt: ForgetReceipt = {
       person_id: target.person_id,
       name: target.name,
@@ -277,6 +299,7 @@ export class PeopleDirectory {
       ...(erased ? { removed_visits: erased.removed_visits, removed_media: erased.removed_media } : {}),
       forgotten_at,
     };
+    if (historyError) receipt.history_error = historyError;
     if (left.length > 0) receipt.left = left;
     return receipt;
   }
@@ -563,4 +586,19 @@ function reasonOf(err: unknown): string {
   const e = err as { code?: unknown };
   const why = typeof e?.code === 'string' ? e.code : err instanceof Error ? err.name : 'error';
   return ` (${why.slice(0, 120)})`;
+}
+
+/** The error of a forget the history's first erase stopped (nothing has left the collection): the store's code, and what to do. */
+function historyStopped(err: unknown, person: Person): Error {
+  const code: HistoryErrorCode = err instanceof HistoryError ? err.code : 'history_failed';
+  const retryable = err instanceof ClientError ? err.retryable : false;
+  return new HistoryError(code, `forget of ${person.name} stopped before anything was removed: erasing their visits from the history failed (${errorMessage(err)}); forget again once the history can be written`, { retryable });
+}
+
+function errorCode(err: unknown): string {
+  return err instanceof ClientError ? err.code : 'history_failed';
+}
+
+function errorMessage(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).slice(0, 300);
 }

@@ -138,6 +138,12 @@ export interface ForgetReceipt {
   already_forgotten?: true;
   /** Faces still in the collection after a failure: forget again to finish (the person stays until then). */
   left?: string[];
+  /**
+   * With a history: its second erase, after the faces left, failed (the first one, before, had
+   * succeeded): visits written while forget ran may remain. Forget again by person_id erases those
+   * kept under the person.
+   */
+  history_error?: { code: string; message: string };
 }
 
 /** What check takes. */

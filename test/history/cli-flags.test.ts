@@ -3,6 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { sizeFlag, timeFlag } from '../../cli/history';
 import { main } from '../../cli/main';
+import { openHistory } from '../../shared/history';
+import { emptyPeople } from '../../shared/people/document';
+import { FilePeopleStore, peopleKey } from '../../shared/people/file-store';
+import { arrival } from './support/store-contract';
 
 // The history's flags as the command line reads them: refusals exit 2 naming the flag, before any
 // room is joined or service called (nothing listens on the addresses given).
@@ -76,4 +80,33 @@ test('sizes and times as the flags take them', () => {
   expect(timeFlag('today', 'since', now)).toBe(new Date(new Date(now).setHours(0, 0, 0, 0)).toISOString());
   expect(() => timeFlag('2026-02-30', 'until', now)).toThrow(/--until/);
   expect(() => timeFlag('2026-11-24T09:00', 'since', now)).toThrow(/--since/);
+});
+
+test('history --person with --people: every visit of the person, as the stranger they were and under their faces alone, by name or id', async () => {
+  const db = path.join(dir, 'person.db');
+  const peopleFile = path.join(dir, 'people.json');
+  const personId = 'p_11111111-1111-4111-8111-111111111111';
+  const people = new FilePeopleStore(peopleFile, { collectionId: 'col', key: peopleKey({ clientId: 'c', clientSecret: 'secret' }) });
+  await people.update(() => ({ ...emptyPeople('col'), people: [{ person_id: personId, name: 'Alice', faces: [{ face_id: 'f1', added_at: '2026-11-20T00:00:00Z', from: 'photo' }], not_faces: [] }] }));
+  const store = await openHistory({ location: db });
+  try {
+    await store.writeVisit(arrival('as-person', { person_id: personId, name: 'Alice', face_id: 'f1', arrived_at: '2026-11-20T12:00:00Z' }));
+    await store.writeVisit(arrival('as-visitor', { kind: 'visitor', visitor_id: 'f1', face_id: 'f1', arrived_at: '2026-11-20T11:00:00Z' }));
+    await store.writeVisit(arrival('face-alone', { face_id: 'f1', arrived_at: '2026-11-20T10:00:00Z' }));
+    await store.writeVisit(arrival('someone-else', { face_id: 'f2', arrived_at: '2026-11-20T13:00:00Z' }));
+  } finally {
+    await store.close();
+  }
+  const withPeople = ['--people', peopleFile, '--collection', 'col', '--client-id', 'c'];
+  for (const person of ['alice', personId]) {
+    const r = await run('history', '--history', db, '--person', person, ...withPeople);
+    expect({ person, code: r.code, stderr: r.stderr }).toEqual({ person, code: 0, stderr: '' });
+    expect(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { visit_id: string }).visit_id)).toEqual(['as-person', 'as-visitor', 'face-alone']);
+  }
+  // Without the people file: the visits that carry the name.
+  const byName = await run('history', '--history', db, '--person', 'Alice');
+  expect(byName.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { visit_id: string }).visit_id)).toEqual(['as-person']);
+  const unknown = await run('history', '--history', db, '--person', 'Bob', ...withPeople);
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toContain('--person');
 });

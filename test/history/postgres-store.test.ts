@@ -67,7 +67,25 @@ describePostgres('the history on PostgreSQL', () => {
     try {
       expect(again.engine).toBe('postgres');
       expect((await again.get('v1'))?.person_id).toBe('p1');
-      expect(await migrations(url)).toEqual([1]);
+      expect(await migrations(url)).toEqual([1, 2]);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('brings a database of the first schema to the second: the index of visits by the face that matched, which forget and a search of someone use', async () => {
+    const { url, media, store } = await freshHistory();
+    await store.writeVisit(arrival('v1', { face_id: 'f1' }));
+    await store.close();
+    // As the first schema left it: no index by face, migration 1 alone.
+    await sql(url, 'DROP INDEX visits_face_arrived');
+    await sql(url, 'DELETE FROM history_migrations WHERE version = 2');
+    expect(await migrations(url)).toEqual([1]);
+    const again = await openHistory({ location: url, media });
+    try {
+      expect(await migrations(url)).toEqual([1, 2]);
+      expect(await sql(url, "SELECT indexdef FROM pg_indexes WHERE indexname = 'visits_face_arrived' AND schemaname = current_schema()")).toEqual([{ indexdef: expect.stringContaining('(face_id, arrived_at, visit_id)') }]);
+      expect(await again.erase({ face_ids: ['f1'] })).toEqual({ removed_visits: 1, removed_media: 0 });
     } finally {
       await again.close();
     }
@@ -81,7 +99,7 @@ describePostgres('the history on PostgreSQL', () => {
       expect(opened.filter((o) => o.status === 'rejected')).toEqual([]);
       await Promise.all(stores.map((s, i) => s.writeVisit(arrival(`v${i}`, {}))));
       expect((await stores[0]!.search({})).visits).toHaveLength(4);
-      expect(await migrations(url)).toEqual([1]);
+      expect(await migrations(url)).toEqual([1, 2]);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
@@ -185,6 +203,17 @@ describePostgres('the history on PostgreSQL', () => {
     }
   }, 120_000);
 });
+
+/** A statement on the database of `url`, its rows. */
+async function sql(url: string, text: string): Promise<Record<string, unknown>[]> {
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  try {
+    return (await admin.query(text)).rows as Record<string, unknown>[];
+  } finally {
+    await admin.end();
+  }
+}
 
 /** The versions in the history's migrations table. */
 async function migrations(url: string): Promise<number[]> {

@@ -58,7 +58,10 @@ it('makes the database 0600 in WAL mode, its media folder 0700 beside it and med
   const reader = new DatabaseSync(file, { readOnly: true });
   try {
     expect(reader.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
-    expect(reader.prepare('SELECT version, name FROM history_migrations').all()).toEqual([{ version: 1, name: 'visits, their events and media' }]);
+    expect(reader.prepare('SELECT version, name FROM history_migrations').all()).toEqual([
+      { version: 1, name: 'visits, their events and media' },
+      { version: 2, name: 'visits by the face that matched' },
+    ]);
   } finally {
     reader.close();
   }

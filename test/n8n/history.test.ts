@@ -110,7 +110,7 @@ test('Search answers "was the courier here today?", Get gives the media as binar
   expect(missing.error).toEqual(expect.objectContaining({ name: 'NodeOperationError', description: expect.stringContaining('"Visit ID"') }));
 }, 120_000);
 
-test("Search By Face names the person through the collection and the people table; Person > Forget erases their visits from the history", async () => {
+test("Search By Face and by Person with the people table find every visit of the person; Person > Forget erases them from the history", async () => {
   const { collectionId } = await vision.createCollection();
   const tableId = tables.create('People');
   const where = { collectionId: { __rl: true, mode: 'id', value: collectionId }, peopleTable: { __rl: true, mode: 'list', value: tableId } };
@@ -118,19 +118,27 @@ test("Search By Face names the person through the collection and the people tabl
     [node('Add', 'person', { operation: 'add', ...where, name: 'Alice', photoInput: 'binary', photoBinaryProperty: 'photo' })],
     [{ binary: { photo: { data: astronautFaceOfSize(200), fileName: 'a.jpg', mimeType: 'image/jpeg' } } }],
   );
-  const personId = (added('Add')[0].json.person as { person_id: string }).person_id;
+  const alice = added('Add')[0].json.person as { person_id: string; faces: { face_id: string }[] };
+  const personId = alice.person_id;
+  const faceId = alice.faces[0].face_id;
   await store.writeVisit(visit('a1', { person_id: personId, name: 'Alice' }));
   await store.putMedia('a1', 'snapshot', FACE, 'image/jpeg');
+  // Before she was named, as the stranger her face was; and a trigger without people, under her face alone.
+  await store.writeVisit(visit('a0', { kind: 'visitor', visitor_id: faceId, face_id: faceId, arrived_at: new Date(Date.now() - 3_600_000).toISOString() }));
+  await store.writeVisit(visit('a-face', { face_id: faceId, arrived_at: new Date(Date.now() - 7_200_000).toISOString() }));
+  const all = [{ visit_id: 'a1' }, { visit_id: 'a0' }, { visit_id: 'a-face' }];
 
   const found = await run(
     [node('By face', 'history', { operation: 'search', searchByFace: true, faceBinaryProperty: 'face', ...where, usePeopleTable: true })],
     [{ binary: { face: { data: mirrorJpeg(astronautFaceOfSize(220)), fileName: 'face.jpg', mimeType: 'image/jpeg' } } }],
   );
-  expect(found('By face')[0].json).toMatchObject({ count: 1, identity: { kind: 'person', person_id: personId, name: 'Alice' }, visits: [{ visit_id: 'a1' }] });
+  expect(found('By face')[0].json).toMatchObject({ count: 3, identity: { kind: 'person', person_id: personId, name: 'Alice' }, visits: all });
+  const byPerson = await run([node('By person', 'history', { operation: 'search', person: 'alice', ...where, usePeopleTable: true })]);
+  expect(byPerson('By person')[0].json).toMatchObject({ count: 3, visits: all });
 
   const forgot = await run([node('Forget', 'person', { operation: 'forget', ...where, person: { __rl: true, mode: 'name', value: 'Alice' } })]);
-  expect(forgot('Forget')[0].json).toMatchObject({ person_id: personId, removed_visits: 1, removed_media: 1 });
-  expect(await store.get('a1')).toBeUndefined();
+  expect(forgot('Forget')[0].json).toMatchObject({ person_id: personId, removed_visits: 3, removed_media: 1 });
+  for (const id of ['a1', 'a0', 'a-face']) expect(await store.get(id)).toBeUndefined();
 }, 120_000);
 
 const describePostgres = postgresSkipReason ? describe.skip : describe;

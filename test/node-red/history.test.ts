@@ -123,26 +123,34 @@ test("search, get and delete the config's visits, with media as paths and, when 
   expect(await refused({ limit: 5000 })).toMatchObject({ code: 'invalid_input', field: 'limit' });
 }, 60_000);
 
-test("a face finds its person's visits through the collection, a stranger's face was never seen, and forget erases the person's visits", async () => {
+test("a face or a person finds every visit of the person through the collection and the people, a stranger's face was never seen, and forget erases them", async () => {
   const { collectionId } = await vision.createCollection();
   await load(collectionId);
   const added = await op({ operation: 'add', name: 'Alice', payload: astronautFaceOfSize(200) }, 'p', 'pout');
   const personId = added.person_id as string;
+  const faceId = (added.payload as { person: { faces: { face_id: string }[] } }).person.faces[0].face_id;
   const h = await history();
   await h.writeVisit(visit('a1', { person_id: personId, name: 'Alice' }));
   await h.putMedia('a1', 'face', FACE, 'image/jpeg');
+  // Before she was named, as the stranger her face was; and a watch node without people, under her face alone.
+  await h.writeVisit(visit('a0', { kind: 'visitor', visitor_id: faceId, face_id: faceId, arrived_at: '2026-11-23T09:00:00.000Z' }));
+  await h.writeVisit(visit('a-face', { face_id: faceId, arrived_at: '2026-11-22T09:00:00.000Z' }));
   await h.writeVisit(visit('s1', { kind: 'stranger' }));
 
   const found = await op({ face: mirrorJpeg(astronautFaceOfSize(220)) });
   expect(found.identity).toMatchObject({ kind: 'person', person_id: personId, name: 'Alice' });
-  expect((found.payload as { visit_id: string }[]).map((r) => r.visit_id)).toEqual(['a1']);
+  expect((found.payload as { visit_id: string }[]).map((r) => r.visit_id)).toEqual(['a1', 'a0', 'a-face']);
+  for (const person of ['alice', personId]) {
+    const byPerson = await op({ person });
+    expect((byPerson.payload as { visit_id: string }[]).map((r) => r.visit_id)).toEqual(['a1', 'a0', 'a-face']);
+  }
   const stranger = await op({ face: faceOfSize(faceApiSample(1), bFace, 200) });
   expect(stranger.identity).toMatchObject({ kind: 'never_seen' });
   expect(stranger.payload).toEqual([]);
 
   const forgot = await op({ operation: 'forget', name: 'Alice' }, 'p', 'pout');
-  expect(forgot.payload).toMatchObject({ person_id: personId, removed_visits: 1, removed_media: 1 });
-  expect(await h.get('a1')).toBeUndefined();
+  expect(forgot.payload).toMatchObject({ person_id: personId, removed_visits: 3, removed_media: 1 });
+  for (const id of ['a1', 'a0', 'a-face']) expect(await h.get(id)).toBeUndefined();
   expect(await h.get('s1')).toBeDefined();
 }, 90_000);
 

@@ -2,6 +2,7 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INodeProperties, INod
 import { InputError } from '../../../shared/errors';
 import { searchByFace } from '../../../shared/history/face-search';
 import { hostHistoryQuery, visitMedia, visitRow } from '../../../shared/history/host-query';
+import { personSearchQuery } from '../../../shared/history/person-search';
 import type { HistoryPage, HistoryStore, MediaKind, VisitRecord } from '../../../shared/history/types';
 import type { VisionApi } from '../../../shared/vision/vision-api';
 import { HISTORY_CREDENTIAL, historyLocation, historyStoreParameter, useHistory } from '../../common/history';
@@ -104,9 +105,12 @@ export const HISTORY_PROPERTIES: INodeProperties[] = [
     name: 'usePeopleTable',
     type: 'boolean',
     default: false,
-    description: 'Whether Search By Face names a face by the people of an n8n data table (as the trigger with Use People Table does); without it, a face found is a visitor',
+    description:
+      'Whether to find the person in the people of an n8n data table (as the trigger with Use People Table does): Search By Face names a face by them (without it, a face found is a visitor), and a search by Person gives every visit of theirs, those they made as a stranger before being named too',
     displayOptions: { show: shownFor(['search']) },
   },
+  // The same collection for a search by Person with the people table (shown once either way).
+  ...idParameters({ name: 'collectionId', displayName: 'Collection ID', description: 'The face collection of the people table', show: { ...shownFor(['search']), searchByFace: [false], usePeopleTable: [true] } }),
   peopleTableParameter({ ...shownFor(['search']), usePeopleTable: [true] }),
   {
     displayName: 'Visit ID',
@@ -202,6 +206,12 @@ export const HISTORY_OPERATIONS: OperationTable<VisionApi, OperationResult>[stri
       const people = (ctx.getNodeParameter('usePeopleTable', i, false) as boolean) ? await peopleStore(ctx, i, collectionId) : undefined;
       face = { image: await ctx.helpers.getBinaryDataBuffer(i, property), collectionId, ...(people ? { people } : {}) };
     }
+    // A person with the people table: every visit of theirs, as the stranger they were and under their faces too.
+    let byPerson: { people: Awaited<ReturnType<typeof peopleStore>>; collectionId: string } | undefined;
+    if (!byFace && (query.person_id !== undefined || query.name !== undefined) && (ctx.getNodeParameter('usePeopleTable', i, false) as boolean)) {
+      const collectionId = idParameter(ctx, 'collectionId', i);
+      byPerson = { people: await peopleStore(ctx, i, collectionId), collectionId };
+    }
     const withMedia = ctx.getNodeParameter('includeMedia', i, false) as boolean;
     return useHistoryOf(ctx, i, async (store) => {
       let page: HistoryPage;
@@ -210,7 +220,7 @@ export const HISTORY_OPERATIONS: OperationTable<VisionApi, OperationResult>[stri
         const found = await searchByFace({ vision: client, history: store, ...face, ...(filters.threshold !== undefined ? { threshold: filters.threshold as number } : {}), query, signal });
         identity = plain(found.who);
         page = found.page;
-      } else page = await store.search(query);
+      } else page = await store.search(byPerson ? await personSearchQuery(query, byPerson.people, byPerson.collectionId) : query);
       const binary: Record<string, IBinaryData> = {};
       const visits: IDataObject[] = [];
       for (const [n, visit] of page.visits.entries()) {

@@ -238,6 +238,54 @@ export function historyStoreContract(engine: string, makeStore: () => Promise<Hi
       await expectInput(store.erase({}), 'person_id');
     });
 
+    it('erases the visits kept under the face ids given (a watcher without people), with their media, and no other face\'s', async () => {
+      // A match visit of a watcher without people: the collection face that matched, no person or visitor.
+      await store.writeVisit(arrival('face-only', { face_id: 'f1', label: 'f1' }));
+      await store.writeVisit(arrival('face-only-2', { face_id: 'f2', arrived_at: '2026-11-21T10:00:00Z' }));
+      await store.writeVisit(arrival('other-face', { face_id: 'f9' }));
+      const gone = [await store.putMedia('face-only', 'face', Buffer.from('1'), 'image/jpeg'), await store.putMedia('face-only-2', 'clip', Buffer.from('2'), 'video/mp4')];
+      const keep = await store.putMedia('other-face', 'face', Buffer.from('3'), 'image/jpeg');
+      expect(await store.erase({ face_ids: ['f1', 'f2'] })).toEqual({ removed_visits: 2, removed_media: 2 });
+      expect(await ids({})).toEqual(['other-face']);
+      for (const ref of gone) await expect(access(store.mediaPath(ref))).rejects.toMatchObject({ code: 'ENOENT' });
+      await access(store.mediaPath(keep));
+      await expectInput(store.erase({ face_ids: [''] }), 'face_ids[0]');
+      await expectInput(store.erase({ face_ids: [] }), 'person_id');
+    });
+
+    it('searches everyone a who names: the person, the strangers they were and their faces alone, paged and by time range', async () => {
+      await store.writeVisit(arrival('as-person', { person_id: 'p1', name: 'Alice', face_id: 'f1', arrived_at: '2026-11-20T12:00:00Z', left_at: '2026-11-20T12:05:00Z' }));
+      await store.writeVisit(arrival('as-visitor', { kind: 'visitor', visitor_id: 'f2', face_id: 'f2', arrived_at: '2026-11-20T11:00:00Z', left_at: '2026-11-20T11:05:00Z' }));
+      await store.writeVisit(arrival('face-alone', { face_id: 'f1', arrived_at: '2026-11-20T10:00:00Z', left_at: '2026-11-20T10:05:00Z' }));
+      // Still going on, arrived long before the range: the open-before part of a range search.
+      await store.writeVisit(arrival('going-on', { face_id: 'f2', arrived_at: '2026-11-18T09:00:00Z' }));
+      await store.writeVisit(arrival('someone-else', { person_id: 'p2', name: 'Bob', face_id: 'f3', arrived_at: '2026-11-20T13:00:00Z', left_at: '2026-11-20T13:05:00Z' }));
+      await store.writeVisit(arrival('other-visitor', { kind: 'visitor', visitor_id: 'f4', face_id: 'f4', arrived_at: '2026-11-20T14:00:00Z', left_at: '2026-11-20T14:05:00Z' }));
+      const who = { person_id: 'p1', face_ids: ['f1', 'f2'] };
+      expect(await ids({ who })).toEqual(['as-person', 'as-visitor', 'face-alone', 'going-on']);
+      expect(await ids({ who: { face_ids: ['f2'] } })).toEqual(['as-visitor', 'going-on']);
+      expect(await ids({ who: { person_id: 'p1' } })).toEqual(['as-person']);
+      expect(await ids({ who, kind: 'visitor' })).toEqual(['as-visitor']);
+      expect(await ids({ who, since: '2026-11-20T10:30:00Z', until: '2026-11-21' })).toEqual(['as-person', 'as-visitor', 'going-on']);
+      // Paged one by one, through both parts of the range search: nothing twice, nothing left out.
+      for (const range of [{}, { since: '2026-11-20', until: '2026-11-21' }]) {
+        const paged: string[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 6; page++) {
+          const result = await store.search({ who, ...range, limit: 1, ...(cursor ? { cursor } : {}) });
+          paged.push(...result.visits.map((v) => v.visit_id));
+          cursor = result.next;
+          if (!cursor) break;
+        }
+        expect(paged).toEqual(['as-person', 'as-visitor', 'face-alone', 'going-on']);
+      }
+      // Values, never SQL.
+      expect(await ids({ who: { person_id: "p1' OR '1'='1", face_ids: ["f1') OR ('1'='1"] } })).toEqual([]);
+      for (const [bad, field] of [[{}, 'who'], [{ face_ids: [] }, 'who'], [{ face_ids: [''] }, 'who.face_ids[0]'], [{ person_id: '' }, 'who.person_id'], [{ face_ids: 'f1' }, 'who.face_ids']] as const) {
+        await expectInput(store.search({ who: bad as never }), field);
+      }
+    });
+
     it('sweeps by age (whole visits) and then by media size (oldest media first, the rows stay), with a fake clock', async () => {
       const now = new Date('2026-11-28T12:00:00Z');
       const day = (d: number): string => new Date(now.getTime() - d * 86_400_000).toISOString();
