@@ -326,16 +326,24 @@ describeWithBrowser('live view widget', () => {
       // answer's setRemoteDescription and applied it only after its own 10 s wait had closed the join.
       const { context, page, joins } = await openRecorded(`${red.url}/dashboard/watch`, `(() => {
         const send = WebSocket.prototype.send;
+        // The first join's answer waits for its first candidate (at most 1 s).
         let held = null;
+        let holding = true;
+        const release = (ws) => { if (held) { const answer = held; held = null; send.call(ws, answer); } };
         WebSocket.prototype.send = function (data) {
-          if (typeof data === 'string' && data.includes('"type":"answer"') && !held) { held = data; setTimeout(() => { if (held) { send.call(this, held); held = 'sent'; } }, 1000); return; }
+          if (holding && typeof data === 'string' && data.includes('"type":"answer"')) {
+            holding = false;
+            held = data;
+            setTimeout(() => release(this), 1000);
+            return;
+          }
           if (typeof data === 'string' && data.includes('"type":"candidate"')) {
             const m = JSON.parse(data);
             const f = m.candidate.split(' ');
             f[4] = '6d2c1f0e-2b1a-4c3d-9e8f-' + String(f[4]).replace(/[^0-9a-f]/g, '').padEnd(12, '0').slice(0, 12) + '.local';
             m.candidate = f.join(' ');
             send.call(this, JSON.stringify(m));
-            if (held && held !== 'sent') { send.call(this, held); held = 'sent'; }
+            release(this);
             return;
           }
           return send.call(this, data);
