@@ -52,9 +52,16 @@ export abstract class MediaPeer {
     if (!this.isClosed) this.answered();
   }
 
-  /** Adds one trickled client candidate; malformed or late candidates are ignored, as browsers do. */
+  /** Adds one trickled client candidate; malformed or late candidates are ignored, as browsers do, and so are mDNS names. */
   async addCandidate(candidate: string): Promise<void> {
     if (this.isClosed) return;
+    // A browser that hides its addresses (Chrome's default) sends host candidates named <uuid>.local.
+    // werift would look each one up over multicast DNS, 10 s when nobody answers, and it applies the
+    // candidates that came before the answer inside that answer's setRemoteDescription, one lookup
+    // after another: the answer was then applied after the room's 10 s wait had closed the join
+    // (CONNECTION-CREATED-WAIT-TIMEOUT-ERROR). The peer pairs only with this machine's own
+    // addresses, which it learns from the client's checks anyway (peer-reflexive), so a name is skipped.
+    if (isMdnsName(candidateAddress(candidate))) return;
     const mid = this.pc.getTransceivers()[0]?.mid ?? undefined;
     try {
       await this.pc.addIceCandidate({ candidate, sdpMid: mid, sdpMLineIndex: 0 });
@@ -108,4 +115,14 @@ export abstract class MediaPeer {
   protected abstract answered(): void;
   /** Runs once when the peer closes, before the werift connection is torn down. */
   protected abstract released(): void;
+}
+
+/** The connection address of a candidate line (its fifth field): an IP address or an mDNS name. */
+function candidateAddress(candidate: string): string {
+  return candidate.trim().split(/\s+/)[4] ?? '';
+}
+
+/** True for a multicast DNS name (RFC 6762: a name under .local), as browsers put in place of their addresses. */
+function isMdnsName(address: string): boolean {
+  return /\.local\.?$/i.test(address);
 }

@@ -303,6 +303,65 @@ describeWithBrowser('live view widget', () => {
     await context.close();
   }, 120_000);
 
+  it('a browser that names its addresses by mDNS (Chrome\'s default) plays: the room applies its answer without looking the names up', async () => {
+    const room = await h.streaming.createRoom();
+    publishers.push(await publishClip(h, room.id, clip));
+    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+    // werift looks a .local name up over multicast DNS (10 s without an answer); here each lookup is
+    // recorded and nothing is sent, so the test's traffic stays on 127.0.0.1.
+    const lookups: string[] = [];
+    const mdns = weriftMdns();
+    const original = mdns.MdnsLookup;
+    mdns.MdnsLookup = class {
+      lookup(host: string): Promise<string> {
+        lookups.push(host);
+        return new Promise((_, reject) => setTimeout(() => reject(new Error('No mDNS response')), 10_000).unref());
+      }
+      close(): void {}
+    };
+    try {
+      // The page's host candidates carry mDNS names, as Chrome's do unless told otherwise (the tests'
+      // Chromium is started showing its addresses), and they reach the room before its answer, as
+      // when the room reads them in one go with it: before, the room looked the names up inside the
+      // answer's setRemoteDescription and applied it only after its own 10 s wait had closed the join.
+      const { context, page, joins } = await openRecorded(`${red.url}/dashboard/watch`, `(() => {
+        const send = WebSocket.prototype.send;
+        // The first join's answer waits for its first candidate (at most 1 s).
+        let held = null;
+        let holding = true;
+        const release = (ws) => { if (held) { const answer = held; held = null; send.call(ws, answer); } };
+        WebSocket.prototype.send = function (data) {
+          if (holding && typeof data === 'string' && data.includes('"type":"answer"')) {
+            holding = false;
+            held = data;
+            setTimeout(() => release(this), 1000);
+            return;
+          }
+          if (typeof data === 'string' && data.includes('"type":"candidate"')) {
+            const m = JSON.parse(data);
+            const f = m.candidate.split(' ');
+            f[4] = '6d2c1f0e-2b1a-4c3d-9e8f-' + String(f[4]).replace(/[^0-9a-f]/g, '').padEnd(12, '0').slice(0, 12) + '.local';
+            m.candidate = f.join(' ');
+            send.call(this, JSON.stringify(m));
+            release(this);
+            return;
+          }
+          return send.call(this, data);
+        };
+      })()`);
+      await untilView(page, 'the video playing', (v) => v.tiles.length === 1 && v.tiles[0].currentTime > 0.3, red, 15_000);
+      const first = joins.find((j) => j.some((f) => f.includes('"type":"connect"'))) ?? [];
+      const kinds = first.map((f) => (JSON.parse(f) as { type: string }).type);
+      // A candidate with a name went before the answer.
+      expect(kinds.indexOf('candidate')).toBeLessThan(kinds.indexOf('answer'));
+      expect(first.some((f) => /"type":"candidate".*\.local /.test(f))).toBe(true);
+      expect(lookups).toEqual([]);
+      await context.close();
+    } finally {
+      mdns.MdnsLookup = original;
+    }
+  }, 120_000);
+
   it('a refused credential is said on the page in words and turns the node red; Node-RED keeps running', async () => {
     const room = await h.streaming.createRoom();
     red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'not-the-secret' } }, pkg);
@@ -385,6 +444,12 @@ async function openRecorded(url: string, script = ''): Promise<{ context: Browse
   });
   await page.goto(url);
   return { context, page, joins };
+}
+
+/** werift's mDNS lookup module (the sandbox runs in this process, with the same module instance). */
+function weriftMdns(): { MdnsLookup: unknown } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a module werift's exports do not name
+  return require(path.join(path.dirname(require.resolve('werift')), '..', '..', 'ice', 'src', 'dns', 'lookup.js')) as { MdnsLookup: unknown };
 }
 
 /** The moments the page recorded so far. */
