@@ -25,21 +25,24 @@ module.exports = {
       testMatch: ['**/*.test.ts'],
     },
     {
-      // The signaling suites and the watcher's end-to-end test once more on werift as published (the
-      // speed-ups off), so that path keeps working: the speed-ups change how media is received and
-      // framed, which these cover; the watcher's logic above the frames (presence, strangers, faults,
-      // people) is the same on either path and runs once. In the same run as the rest, their files
-      // share the workers' time with the files that wait on real time.
+      // Once more on werift as published (the speed-ups off), so that our code keeps working on it.
+      // The speed-ups (shared/signaling/werift-speedups) change only werift's own RTP/RTCP path:
+      // SRTP keys, header parsing and cloning, its Events, the codec lookup per packet, the RTCP loop,
+      // and the NACK loop's end; each is checked against werift's own in werift-speedups.test.ts, and
+      // the receive workers' following of the setting in werift-speedups-setting.test.ts. What runs
+      // here is what crosses that path end to end, each kind of media once: publisher -> SFU ->
+      // viewer for VP8 and H264 with PLI, late joins, update renegotiation and files (media), a track
+      // whose m-line goes inactive and back, which is when werift resyncs its codecs (renegotiation),
+      // and the watcher over a receive worker, one decoder (watcher.test.ts runs the rest only with
+      // the speed-ups on). The other signaling suites test our signaling, rooms and the sandbox,
+      // which the speed-ups do not touch, and run once.
       ...files,
       displayName: 'werift-off',
       testMatch: [
-        '<rootDir>/test/streaming/**/*.test.ts',
-        '<rootDir>/test/sandbox-streaming/**/*.test.ts',
+        '<rootDir>/test/streaming/media.test.ts',
+        '<rootDir>/test/streaming/renegotiation.test.ts',
         '<rootDir>/test/watch/watcher.test.ts',
-        '<rootDir>/test/watch/receive-workers.test.ts',
       ],
-      // The speed-ups' own tests turn them on and off themselves.
-      testPathIgnorePatterns: ['/node_modules/', 'werift-speedups'],
       setupFiles: ['<rootDir>/test/support/werift-off.ts'],
     },
   ],
