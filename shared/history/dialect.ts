@@ -10,21 +10,15 @@ export interface SqlDialect {
   readonly autoId: string;
   /** The function of the largest of several values (PostgreSQL's GREATEST, SQLite's many-argument MAX). */
   readonly greatest: 'GREATEST' | 'MAX';
-  /**
-   * A visit's write is one statement, its events and the longest span in a data-modifying WITH
-   * (PostgreSQL: one round trip to a server); else the same statements one by one in a transaction
-   * (SQLite: in process, where a statement costs no round trip).
-   */
-  readonly oneStatementWrite: boolean;
   /** Parameters of a visit's write carry their column's type (`$2::bigint`): PostgreSQL cannot always infer it. */
   readonly typedParameters: boolean;
 }
 
 /** SQLite through node:sqlite. */
-export const SQLITE_DIALECT: SqlDialect = { name: 'sqlite', autoId: 'INTEGER PRIMARY KEY', greatest: 'MAX', oneStatementWrite: false, typedParameters: false };
+export const SQLITE_DIALECT: SqlDialect = { name: 'sqlite', autoId: 'INTEGER PRIMARY KEY', greatest: 'MAX', typedParameters: false };
 
 /** PostgreSQL through pg. */
-export const POSTGRES_DIALECT: SqlDialect = { name: 'postgres', autoId: 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', greatest: 'GREATEST', oneStatementWrite: true, typedParameters: true };
+export const POSTGRES_DIALECT: SqlDialect = { name: 'postgres', autoId: 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', greatest: 'GREATEST', typedParameters: true };
 
 /** `$1, $2…` as SQLite's numbered `?1, ?2…` (the statements hold no `$` anywhere else). */
 export function sqlitePlaceholders(text: string): string {

@@ -14,10 +14,11 @@ export interface SqlExecutor {
   run(text: string, params: readonly SqlValue[]): Promise<number>;
   /**
    * Runs one statement that changes rows as a transaction of its own and returns its rows (arrays
-   * allowed as parameters where the engine takes them). Tried again only where it cannot have
-   * taken effect: never after its connection broke while it ran.
+   * as parameters). Tried again only where it cannot have taken effect: never after its connection
+   * broke while it ran. Offered by an engine where each statement is a round trip to a server
+   * (PostgreSQL), so that a visit's write is one; in process (SQLite) a transaction costs none.
    */
-  write(text: string, params: readonly (SqlValue | SqlValue[])[]): Promise<SqlRow[]>;
+  write?(text: string, params: readonly (SqlValue | SqlValue[])[]): Promise<SqlRow[]>;
   /** Runs `work` in one write transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** Lets go of the connection(s); idempotent. */

@@ -227,7 +227,6 @@ function transactionExecutor(client: PoolClient): SqlExecutor {
   const tx: SqlExecutor = {
     all: async (text, params) => (await client.query<SqlRow>(text, params as SqlValue[])).rows,
     run: async (text, params) => (await client.query(text, params as SqlValue[])).rowCount ?? 0,
-    write: async (text, params) => (await client.query<SqlRow>(text, params as unknown[])).rows,
     transaction: (work) => work(tx),
     close: async () => undefined,
   };

@@ -122,13 +122,14 @@ export function checkPatch(patch: VisitPatch): CheckedPatch {
   if (patch.best_score !== undefined) set.best_score = optionalNumber(patch.best_score, 'best_score');
   if (patch.quality !== undefined) set.quality = checkQuality(patch.quality);
   const events = (patch.events ?? []).map(checkEvent);
-  if (typeof set.left_at === 'number' && typeof set.arrived_at === 'number') checkLeftAfterArrival(set.left_at, set.arrived_at);
+  const early = typeof set.left_at === 'number' && typeof set.arrived_at === 'number' ? leftBeforeArrival(set.left_at, set.arrived_at) : undefined;
+  if (early) throw early;
   return { visitId, set, events, creates: FIRST_WRITE_FIELDS.every((f) => set[f] !== undefined) };
 }
 
-/** Refuses a visit that would leave before it arrived (both in ms). */
-export function checkLeftAfterArrival(left: number, arrived: number): void {
-  if (left < arrived) throw new InputError('invalid_input', `left_at (${iso(left)}) is before arrived_at (${iso(arrived)})`, { field: 'left_at', limit: 'not before arrived_at' });
+/** The refusal of a visit that would leave before it arrived (both in ms); undefined when it does not. */
+export function leftBeforeArrival(left: number, arrived: number): InputError | undefined {
+  return left < arrived ? new InputError('invalid_input', `left_at (${iso(left)}) is before arrived_at (${iso(arrived)})`, { field: 'left_at', limit: 'not before arrived_at' }) : undefined;
 }
 
 /** The refusal of a patch that gives no first-write field a visit not yet written needs. */

@@ -4,7 +4,7 @@ import { HistoryError } from './errors';
 import type { SqlExecutor, SqlRow } from './executor';
 import { MAX_MEDIA_BYTES, type MediaFolder } from './media-folder';
 import { checkId, checkQuery, checkVisitorIds, describe, encodeCursor, MEDIA_KINDS } from './query';
-import { checkLeftAfterArrival, checkPatch, firstWriteMissing, num, visitRecord, type CheckedPatch } from './records';
+import { checkPatch, firstWriteMissing, leftBeforeArrival, num, visitRecord, type CheckedPatch } from './records';
 import {
   DELETE_MEDIA_SQL,
   deleteVisitsSql,
@@ -82,7 +82,7 @@ export class SqlHistoryStore implements HistoryStore {
     const checked = checkPatch(patch);
     // Twice at most: a visit another writer created between a refused update and the look at why.
     for (let attempt = 0; ; attempt++) {
-      const span = this.#dialect.oneStatementWrite ? await this.#writeOneStatement(checked) : await this.#writeInTransaction(checked);
+      const span = this.#exec.write ? await this.#writeOneStatement(this.#exec.write.bind(this.#exec), checked) : await this.#writeInTransaction(checked);
       if (span !== undefined) {
         this.#longestSaved = Math.max(this.#longestSaved, span);
         return;
@@ -94,9 +94,9 @@ export class SqlHistoryStore implements HistoryStore {
   }
 
   /** The write as one statement (its events and the longest span in it): the visit's span, or undefined when nothing was written. */
-  async #writeOneStatement(checked: CheckedPatch): Promise<number | undefined> {
+  async #writeOneStatement(write: NonNullable<SqlExecutor['write']>, checked: CheckedPatch): Promise<number | undefined> {
     const statement = visitWriteWithEventsSql(this.#dialect, checked, Date.now());
-    const [row] = await this.#exec.write(statement.text, statement.params);
+    const [row] = await write(statement.text, statement.params);
     return row ? num(row[SPAN_COLUMN]) : undefined;
   }
 
@@ -119,13 +119,7 @@ export class SqlHistoryStore implements HistoryStore {
     if (!found) return checked.creates ? undefined : firstWriteMissing(checked);
     const left = checked.set.left_at !== undefined ? checked.set.left_at : found.left_at;
     const arrived = checked.set.arrived_at ?? found.arrived_at;
-    if (left === null || left === undefined) return undefined;
-    try {
-      checkLeftAfterArrival(num(left), num(arrived));
-    } catch (err) {
-      return err as InputError;
-    }
-    return undefined;
+    return left === null || left === undefined ? undefined : leftBeforeArrival(num(left), num(arrived));
   }
 
   async putMedia(visitId: string, kind: MediaKind, bytes: Buffer, mime: string): Promise<MediaRef> {

@@ -155,7 +155,6 @@ class SqliteExecutor implements SqlExecutor {
     this.#inner = {
       all: async (text, params) => this.#guard(() => this.#all(text, params)),
       run: async (text, params) => this.#guard(() => this.#run(text, params)),
-      write: async (text, params) => this.#guard(() => this.#all(text, params as SqlValue[])),
       transaction: (work) => work(this.#inner),
       close: () => this.close(),
     };
@@ -175,12 +174,6 @@ class SqliteExecutor implements SqlExecutor {
 
   run(text: string, params: readonly SqlValue[]): Promise<number> {
     return this.#turn(() => this.#inner.run(text, params));
-  }
-
-  write(text: string, params: readonly (SqlValue | SqlValue[])[]): Promise<SqlRow[]> {
-    // One synchronous statement is its own transaction; arrays are not SQLite's.
-    if (params.some(Array.isArray)) return Promise.reject(new HistoryError('history_failed', `${this.#name}: SQLite takes no list as a parameter`));
-    return this.all(text, params as SqlValue[]);
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {

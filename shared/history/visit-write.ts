@@ -16,9 +16,9 @@ import { VISIT_COLUMN_NAMES, type SqlStatement, type SqlValue } from './sql';
 /** The columns a patch may set, in VISIT_COLUMN_NAMES order. */
 const PATCH_COLUMNS = VISIT_COLUMN_NAMES.filter((c): c is PatchColumn => c !== 'visit_id' && c !== 'ends_at' && c !== 'updated_at');
 
-/** Each column's type as the schema makes it (BIGINT times, DOUBLE PRECISION numbers, else TEXT). */
+/** Each column's type as the schema makes it (BIGINT times, DOUBLE PRECISION numbers, else TEXT), of visits and of visit_events. */
 function columnType(c: string): string {
-  if (c === 'duration_s' || c === 'best_score') return 'double precision';
+  if (c === 'duration_s' || c === 'best_score' || c === 'score') return 'double precision';
   return c.endsWith('_at') ? 'bigint' : 'text';
 }
 
@@ -80,7 +80,7 @@ export function visitWriteWithEventsSql(d: SqlDialect, checked: CheckedPatch, no
   if (checked.events.length > 0) {
     const arrays = (['event', 'event_at', 'score', 'reason', 'face_id'] as const).map((f) => {
       params.push(checked.events.map((e) => e[f]));
-      return `$${params.length}::${f === 'event_at' ? 'bigint' : f === 'score' ? 'double precision' : 'text'}[]`;
+      return `$${params.length}::${columnType(f)}[]`;
     });
     parts.push(
       'e AS (INSERT INTO visit_events (visit_id, event, event_at, score, reason, face_id) ' +
