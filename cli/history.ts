@@ -242,12 +242,11 @@ async function searchOf(flags: FlagValues, env: NodeJS.ProcessEnv, io: CliIo): P
   let who: Partial<HistoryQuery> = {};
   if (visitor !== undefined) who = { visitor_id: visitor };
   else if (person !== undefined && people) {
-    const [{ readPeople }, { personWho, whoOf }] = await Promise.all([import('../shared/people/document'), import('../shared/history/person-search')]);
+    const { personSearchQuery } = await import('../shared/history/person-search');
     const ref = isPersonId(person) ? { person_id: person } : { name: person };
-    const found = personWho(readPeople(await people.load(), collectionId!, people), ref);
-    // A person_id the file no longer has (forgotten) is searched as the visits carry it.
-    if (!found && ref.person_id === undefined) throw new InputError('invalid_input', `--person: no person is named ${JSON.stringify(person.slice(0, 100))} in ${peopleFile}`, { field: 'person', limit: 'a name of the people file' });
-    who = found ? { who: whoOf(found) } : { person_id: person };
+    who = await personSearchQuery(ref, people, collectionId!);
+    // A person_id the file no longer has (forgotten) is searched as the visits carry it; a name must be in it.
+    if (who.who === undefined && ref.person_id === undefined) throw new InputError('invalid_input', `--person: no person is named ${JSON.stringify(person.slice(0, 100))} in ${peopleFile}`, { field: 'person', limit: 'a name of the people file' });
   } else if (person !== undefined && isPersonId(person)) who = { person_id: person };
   else if (person !== undefined) who = { name: person };
   const query: HistoryQuery = { ...base, ...who };
