@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { findFfmpeg } from '../../shared/media';
 import { astronautJpeg, ASTRONAUT_FACE, crop, decode, encodeJpeg, faceApiSample, rectOf, scale, TEST_CACHE, type Rect, type Rgba } from './images';
+import { keptFolder } from './test-cache';
 
 /**
  * Clips of people for the watcher's tests and benchmarks, built from photos: person A (the
@@ -135,13 +136,7 @@ export async function encodeClip(dir: string, name: string, segments: readonly S
   const ext = (opts.codec ?? 'VP8') === 'H264' ? 'h264' : 'ivf';
   // Many test files encode the same clip; made once per run of this code (a key of everything the
   // clip is made from), then copied: the frames and their JPEGs are what takes the time in jest.
-  await mkdir(TEST_CACHE, { recursive: true, mode: 0o700 });
-  const made = path.join(TEST_CACHE, await clipKey(segments, opts));
-  if (!(await stat(made).catch(() => undefined))) {
-    const work = `${made}.${randomBytes(6).toString('hex')}.tmp`;
-    await makeClip(work, segments, opts);
-    await rename(work, made).catch(async () => rm(work, { recursive: true, force: true }));
-  }
+  const made = await keptFolder(await clipKey(segments, opts), (work) => makeClip(work, segments, opts));
   const out = path.join(dir, `${name}.${ext}`);
   await cp(path.join(made, `clip.${ext}`), out);
   await cp(path.join(made, 'frames'), path.join(dir, `${name}-frames`), { recursive: true });

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { copyFile, cp, mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { copyFile, cp, mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TEST_CACHE } from '../../support/images';
+import { keptFolder } from '../../support/test-cache';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 /** What the package is made from: its sources, and the bin that runs them. */
@@ -20,19 +21,13 @@ const KEEP_UNUSED_MS = 24 * 3600_000;
  */
 export async function buildPackage(dir: string): Promise<{ bin: string }> {
   const sources = await sourceFiles();
-  const made = path.join(TEST_CACHE, `package-${packageKey(sources)}`);
-  if (await stat(made).catch(() => undefined)) {
-    // Marks it used, so that pruning (below) leaves it alone.
-    const now = new Date();
-    await utimes(made, now, now).catch(() => undefined);
-  } else {
-    await mkdir(TEST_CACHE, { recursive: true, mode: 0o700 });
+  const made = await keptFolder(`package-${packageKey(sources)}`, async (work) => {
     await pruneUnused();
-    const work = `${made}.${randomBytes(6).toString('hex')}.tmp`;
     await transpile(sources, work);
-    // Another test file may have made the same one meanwhile: either is as good.
-    await rename(work, made).catch(async () => rm(work, { recursive: true, force: true }));
-  }
+  });
+  // Marks it used, so that pruning (below) leaves it alone.
+  const now = new Date();
+  await utimes(made, now, now).catch(() => undefined);
   await cp(path.join(made, 'dist'), path.join(dir, 'dist'), { recursive: true });
   await mkdir(path.join(dir, 'bin'), { recursive: true });
   const bin = path.join(dir, BIN);
