@@ -9,7 +9,12 @@
  * and codec, as the bit rate it came to; and once more at a fixed quantizer (VP8 q 20, H.264 qp 28),
  * where the extra bits of the key frames show as they are instead of being taken from the picture's
  * quality under the cap.
- * Run: npm run bench:keyframes. The last line is one JSON object. Knob: BENCH_INTERVALS (0.5,1,2,4).
+ * Then the other way to a sooner key frame, key-frame phases (shared/publish/key-frame-phases.ts):
+ * the same clip through the camera's options with 1 to 4 encoders side by side (one key frame a
+ * second each, staggered), as the CPU that ffmpeg process takes per second of video (its own
+ * -benchmark figures, encoding as fast as it can), and the bit rate of the stream sent while no
+ * viewer asks (phase 0's), against one encoder.
+ * Run: npm run bench:keyframes. The last line is one JSON object. Knob: BENCH_INTERVALS (0.5,1,2,4; none: the phases only).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -21,7 +26,7 @@ import { encodeArgs, type CameraEncoding } from '../shared/publish/camera-args';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the demo's clip maker is a script of its own
 const { makeClip } = require('../../scripts/demo-clip') as { makeClip(dir: string, ffmpeg: string): Promise<{ file: string; fps: number }> };
 
-const INTERVALS = (process.env.BENCH_INTERVALS ?? '0.5,1,2,4').split(',').map(Number);
+const INTERVALS = (process.env.BENCH_INTERVALS ?? '0.5,1,2,4').split(',').map(Number).filter((v) => v > 0);
 const LOOPS = 3;
 const CLIP_SECONDS = 17;
 
@@ -29,14 +34,21 @@ function log(text: string): void {
   process.stderr.write(`[bench:keyframes] ${text}\n`);
 }
 
-function run(ffmpeg: string, args: string[]): Promise<void> {
+function run(ffmpeg: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(ffmpeg, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg: ${err.slice(-500)}`))));
+    child.once('exit', (code) => (code === 0 ? resolve(err) : reject(new Error(`ffmpeg: ${err.slice(-500)}`))));
   });
+}
+
+/** CPU seconds (user + system) ffmpeg's -benchmark line reports. */
+function cpuSeconds(stderr: string): number {
+  const m = /bench: utime=([\d.]+)s stime=([\d.]+)s/.exec(stderr);
+  if (!m) throw new Error(`no -benchmark line in ffmpeg's output: ${stderr.slice(-300)}`);
+  return Number(m[1]) + Number(m[2]);
 }
 
 /** The camera's output options with another key-frame interval, written to a file instead of a pipe. */
@@ -91,7 +103,35 @@ async function main(): Promise<void> {
         rows.push(row);
       }
     }
-    process.stdout.write(`${JSON.stringify({ bench: 'keyframes', clip_seconds: seconds, rows })}\n`);
+    const phaseRows: Record<string, unknown>[] = [];
+    for (const codec of ['VP8', 'H264'] as const) {
+      let one: { cpu: number; kbps: number } | undefined;
+      for (const keyFramePhases of [1, 2, 3, 4]) {
+        const e: CameraEncoding = { codec, fps: 10, bitRateKbps: 800, keyFramePhases };
+        // Each phase's pipe becomes a file; the first is the stream sent while nobody asks.
+        const files: string[] = [];
+        const args = encodeArgs(e, false).map((a) => {
+          if (!/^pipe:\d$/.test(a)) return a;
+          files.push(path.join(dir, `phase-${codec}-${keyFramePhases}-${files.length}`));
+          return files[files.length - 1];
+        });
+        const stderr = await run(ffmpeg, ['-v', 'info', '-benchmark', '-y', '-stream_loop', String(LOOPS - 1), '-i', source, ...args]);
+        const cpu = cpuSeconds(stderr) / seconds;
+        const kbps = ((await stat(files[0])).size * 8) / seconds / 1000;
+        one ??= { cpu, kbps };
+        const row = {
+          codec,
+          key_frame_phases: keyFramePhases,
+          cpu_pct_of_core: Math.round(cpu * 1000) / 10,
+          cpu_vs_one: Math.round((cpu / one.cpu) * 100) / 100,
+          kbps_sent: Math.round(kbps),
+          keyframe_wait_after_request_p95_ms: Math.round(950 / keyFramePhases),
+        };
+        log(JSON.stringify(row));
+        phaseRows.push(row);
+      }
+    }
+    process.stdout.write(`${JSON.stringify({ bench: 'keyframes', clip_seconds: seconds, rows, phases: phaseRows })}\n`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

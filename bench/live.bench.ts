@@ -38,7 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { findFfmpeg } from '../shared/media';
-import { openVideoSource, Publisher, type VideoSource } from '../shared/publish';
+import { openVideoSource, Publisher, StaggeredSource, type VideoSource } from '../shared/publish';
 import { StreamingClient } from '../shared/streaming';
 import { CHROMIUM, launchChromium, liveFlow, ROOT, startLiveNodeRed, type LiveNodeRed } from '../test/support/live-browser';
 import { forkSandbox } from './support/sandbox-child';
@@ -236,9 +236,10 @@ async function main(): Promise<void> {
   try {
     const room = await streaming.createRoom();
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the demo's clip maker is a plain CommonJS script
-    const { makeClip } = require(path.join(ROOT, 'scripts', 'demo-clip.js')) as { makeClip(dir: string, ffmpeg: string): Promise<{ file: string; fps: number }> };
+    const { makeClip } = require(path.join(ROOT, 'scripts', 'demo-clip.js')) as { makeClip(dir: string, ffmpeg: string): Promise<{ file: string; phases: string[]; fps: number }> };
     const clip = await makeClip(work, await findFfmpeg());
-    source = await openVideoSource({ file: clip.file, loop: true, fps: clip.fps });
+    // In its two key-frame phases, as a camera encoded with the default two sends it.
+    source = new StaggeredSource(await Promise.all(clip.phases.map((file) => openVideoSource({ file, loop: true, fps: clip.fps }))));
     publisher = new Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up'), loopbackOnly: true });
     await publisher.start();
     const streamId = publisher.clientId as string;

@@ -37,6 +37,7 @@ const FIELD_FLAGS: Readonly<Record<string, string>> = {
   height: 'size',
   stallSeconds: 'stall',
   snapshotFps: 'snapshot-fps',
+  keyFramePhases: 'key-frame-phases',
 };
 
 /** The flag (without --) of `field` among a command's flags; undefined when the command has none for it. */

@@ -14,7 +14,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'room', env: 'VS_ROOM', value: 'ID', help: 'room to publish into (this or --create-room)' },
   { name: 'create-room', env: 'VS_CREATE_ROOM', value: 'NAME', help: 'create a room and publish into it; NAME is shown in the output only (rooms have no names in the API)' },
   { name: 'source', env: 'VS_SOURCE', value: 'URL|DEVICE|FILE', multiple: true, help: 'a camera: rtsp(s)://, http(s):// (MJPEG stream or JPEG/PNG snapshot), /dev/videoN, or a video file; repeat for several cameras' },
-  { name: 'config', env: 'VS_CONFIG', value: 'FILE', help: 'JSON file: {"cameras": [{"source": "...", "codec"?, "bitRate"?, "fps"?, "size"?, "transport"?, "name"?}]}' },
+  { name: 'config', env: 'VS_CONFIG', value: 'FILE', help: 'JSON file: {"cameras": [{"source": "...", "codec"?, "bitRate"?, "fps"?, "size"?, "transport"?, "keyFramePhases"?, "name"?}]}' },
   { name: 'codec', env: 'VS_CODEC', value: 'VP8|H264', help: 'VP8 (default: encoded, what watch reads by default) or H264 (an H.264 RTSP camera relayed without re-encoding; watch with --codec H264)' },
   { name: 'bit-rate', env: 'VS_BIT_RATE', value: 'KBPS', help: 'bit-rate cap of encoded video (50..20000; default 800)' },
   { name: 'fps', env: 'VS_FPS', value: 'N', help: 'frame rate of encoded video (1..60; default 10)' },
@@ -23,6 +23,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'reencode', env: 'VS_REENCODE', help: 'with --codec H264: encode even an H.264 camera (e.g. a High-profile camera for watchers without ffmpeg)' },
   { name: 'stall', env: 'VS_STALL', value: 'SECONDS', help: 'no frame for this long: reconnect the camera (1..120; default 5)' },
   { name: 'snapshot-fps', env: 'VS_SNAPSHOT_FPS', value: 'N', help: 'pictures per second read from a snapshot URL (default 2)' },
+  { name: 'key-frame-phases', env: 'VS_KEY_FRAME_PHASES', value: 'N', help: 'encodings run side by side with staggered key frames: a viewer joining waits at most 1/N s for its first picture instead of up to 1 s (1..4; default 2; each one more costs an encoder\'s CPU)' },
   DURATION_FLAG,
   LOOPBACK_FLAG,
   HELP_FLAG,
@@ -122,6 +123,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     reencode: on('reencode') || undefined,
     stallSeconds: numberFlag(get('stall'), 'stall'),
     snapshotFps: numberFlag(get('snapshot-fps'), 'snapshot-fps'),
+    keyFramePhases: int(get('key-frame-phases'), 'key-frame-phases'),
   };
   const sources = flags.all('source');
   const cameras: CameraEntry[] = sources.map((source) => ({ options: { ...common, source } }));
@@ -174,6 +176,7 @@ async function readConfig(file: string, common: Omit<CameraSettings, 'source'>):
         ...(c.size !== undefined ? size(s('size'), 'size') : {}),
         ...(c.transport !== undefined ? { transport: choice(s('transport')!.toLowerCase(), 'transport', ['tcp', 'udp']) as 'tcp' | 'udp' } : {}),
         ...(c.reencode !== undefined ? { reencode: c.reencode === true } : {}),
+        ...(c.keyFramePhases !== undefined ? { keyFramePhases: int(s('keyFramePhases'), 'key-frame-phases') } : {}),
       },
     };
   });

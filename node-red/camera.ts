@@ -17,6 +17,8 @@ interface CameraDef extends ServiceNodeDef {
   fps?: string;
   size?: string;
   transport?: string;
+  /** Encodings with staggered key frames, as text (blank: the default, 2). */
+  keyFramePhases?: string;
   autoStart?: boolean;
 }
 
@@ -164,6 +166,7 @@ class CameraControl {
       fps: numberOf(d.fps),
       ...(m ? { width: Number(m[1]), height: Number(m[2]) } : {}),
       transport: (text(d.transport)?.toLowerCase() || undefined) as 'tcp' | 'udp' | undefined,
+      keyFramePhases: numberOf(d.keyFramePhases),
       getTicket: this.#connection.streaming().ticketSource(roomId, 'up'),
     };
     const camera = new CameraPublisher(options);

@@ -1,7 +1,8 @@
 // The demo's camera clip, made at run time from photos that are never committed: the public-domain
 // astronaut (test/fixtures/astronaut.jpg, the person the collection knows) and a stranger cropped
 // from @vladmandic/face-api's demo photo (read from node_modules). Frames are composed with sharp
-// and encoded to VP8 (.ivf) by the dev ffmpeg, so the publisher sends it without re-encoding.
+// and encoded to VP8 (.ivf) by the dev ffmpeg, so the publisher sends it without re-encoding; a
+// second file holds the same frames with key frames half a second later (two key-frame phases).
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -69,7 +70,13 @@ async function makeClip(dir, ffmpegPath) {
     }
   }
   const out = path.join(dir, 'door-camera.ivf');
-  const args = ['-v', 'error', '-y', '-framerate', String(FPS), '-i', path.join(frames, '%04d.jpg'), '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-g', String(FPS), '-keyint_min', String(FPS), '-b:v', '1500k', '-pix_fmt', 'yuv420p', '-f', 'ivf', out];
+  // The same pictures a second time with their key frames half a second later, as a camera with two
+  // key-frame phases sends them: the demo's publisher answers a viewer's key-frame request from either.
+  const later = path.join(dir, 'door-camera-half.ivf');
+  const vp8 = ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '1500k', '-pix_fmt', 'yuv420p', '-f', 'ivf'];
+  const keys = ['-g', String(FPS), '-keyint_min', String(FPS)];
+  const halfKeys = ['-g', String(2 * FPS), '-force_key_frames', `expr:gte(n,n_forced*${FPS}+${FPS / 2})`];
+  const args = ['-v', 'error', '-y', '-framerate', String(FPS), '-i', path.join(frames, '%04d.jpg'), ...keys, ...vp8, out, ...halfKeys, ...vp8, later];
   await new Promise((resolve, reject) => {
     const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
@@ -78,7 +85,7 @@ async function makeClip(dir, ffmpegPath) {
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg could not encode the demo clip: ${err}`))));
   });
   fs.rmSync(frames, { recursive: true, force: true });
-  return { file: out, fps: FPS };
+  return { file: out, phases: [out, later], fps: FPS };
 }
 
 /** A second picture of the known person for the collection: mirrored and larger, so it is not a frame of the clip. */

@@ -77,7 +77,9 @@ async function main() {
   } else {
     const ffmpegPath = await core.findFfmpeg();
     const clip = await makeClip(work, ffmpegPath);
-    const source = await core.openVideoSource({ file: clip.file, loop: true, fps: clip.fps });
+    // The clip in its two key-frame phases, as a camera encoded with the default two sends it.
+    const source = new core.StaggeredSource(await Promise.all(clip.phases.map((file) => core.openVideoSource({ file, loop: true, fps: clip.fps }))));
+    owned.push(() => source.close());
     const publisher = new core.Publisher({ source, getTicket: streaming.ticketSource(room.id, 'up'), loopbackOnly: true });
     owned.push(() => publisher.close());
     await publisher.start();

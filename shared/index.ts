@@ -51,6 +51,7 @@ export {
   Publisher,
   openVideoSource,
   IvfFileSource,
+  StaggeredSource,
   AnnexBFileSource,
   FfmpegSource,
   type PublisherOptions,

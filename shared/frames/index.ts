@@ -7,3 +7,4 @@ export { parseSps, type SpsInfo } from './h264-sps';
 export { splitAnnexB, joinAnnexB, nalType } from './annexb';
 export { AccessUnitSplitter } from './access-units';
 export { IvfReader, ivfFileHeader, ivfFrame, type IvfHeader, type IvfFrame } from './ivf';
+export { isKeyFrame } from './key-frame';

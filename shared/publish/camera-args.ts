@@ -1,4 +1,5 @@
 import type { CameraInput } from './camera-url';
+import { frameKeyFrames, phaseCount, phaseOutputs, timeKeyFrames } from './phase-outputs';
 
 /** Codecs a camera is published in. */
 export type CameraCodec = 'VP8' | 'H264';
@@ -13,6 +14,11 @@ export interface CameraEncoding {
   /** Output size; for images (pushed, MJPEG, snapshots) it defaults to 640x480, else the camera's own size. */
   width?: number;
   height?: number;
+  /**
+   * Encodings run side by side with staggered key frames (default 1): a viewer's key-frame request
+   * is answered within 1/N of the one-second interval. Each one more is one more encoder's CPU.
+   */
+  keyFramePhases?: number;
 }
 
 /**
@@ -54,7 +60,8 @@ export function relayArgs(): string[] {
 /**
  * Output options that encode: one key frame a second, the bit rate capped, low-latency settings.
  * `images`: the input is images at an irregular rate (pushed, MJPEG, snapshots), kept as they come
- * and scaled into a fixed frame, key frames forced by time rather than frame count.
+ * and scaled into a fixed frame, key frames forced by time rather than frame count. With
+ * keyFramePhases above 1, one output per phase (see encodedPhases), the first on stdout.
  */
 export function encodeArgs(e: CameraEncoding, images: boolean): string[] {
   const rate = `${e.bitRateKbps}k`;
@@ -67,14 +74,20 @@ export function encodeArgs(e: CameraEncoding, images: boolean): string[] {
     filters.push(images ? `scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2` : `scale=${w}:${h}`);
   }
   filters.push('format=yuv420p');
-  const gop = String(e.fps);
-  const keyframes = images ? ['-vsync', 'passthrough', '-force_key_frames', 'expr:gte(t,n_forced*1)'] : ['-g', gop, '-keyint_min', gop];
+  const phases = encodedPhases(e);
+  const keyframes = (i: number): string[] => (images ? timeKeyFrames(i, phases) : frameKeyFrames(e.fps, i, phases));
   const cap = ['-b:v', rate, '-maxrate', rate, '-bufsize', `${e.bitRateKbps * 2}k`];
   const codec =
     e.codec === 'H264'
       ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-sc_threshold', '0', ...cap, '-flush_packets', '1', '-f', 'h264']
       : ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-lag-in-frames', '0', '-auto-alt-ref', '0', '-error-resilient', '1', ...cap, '-flush_packets', '1', '-f', 'ivf'];
-  return ['-an', '-vf', filters.join(','), ...keyframes, ...codec, 'pipe:1'];
+  const sync = images ? ['-vsync', 'passthrough'] : [];
+  return phaseOutputs(filters.join(','), phases, (i) => [...sync, ...keyframes(i), ...codec]);
+}
+
+/** How many outputs an encoding camera's ffmpeg writes (keyFramePhases, at most one per frame of the interval). */
+export function encodedPhases(e: CameraEncoding): number {
+  return phaseCount(e.keyFramePhases, e.fps);
 }
 
 /** The whole command line for an ffmpeg-read camera (RTSP or V4L2): relayed or encoded. */

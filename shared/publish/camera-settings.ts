@@ -28,6 +28,12 @@ export interface CameraSettings extends FfmpegLookup {
   snapshotFps?: number;
   /** Longest wait between two attempts to reach a camera (default 30 s). */
   maxRetrySeconds?: number;
+  /**
+   * Encodings run side by side with staggered key frames (1 to 4, default 2): a viewer joining gets
+   * its first picture within 1/N s instead of up to 1 s, for one more encoder's CPU each (an
+   * encoder takes no key-frame request while it runs). Not for a camera relayed as it is.
+   */
+  keyFramePhases?: number;
 }
 
 /** The checked settings of a camera, before anything starts. */
@@ -41,6 +47,7 @@ export interface CheckedCamera {
   stallMs: number;
   snapshotIntervalMs: number;
   maxRetryMs: number;
+  keyFramePhases: number;
   relay: boolean;
 }
 
@@ -77,6 +84,7 @@ export function checkCamera(o: CameraSettings): CheckedCamera {
     stallMs: num('stallSeconds', o.stallSeconds, 1, 120, 5) * 1000,
     snapshotIntervalMs: 1000 / num('snapshotFps', o.snapshotFps, 0.05, 30, 2),
     maxRetryMs: num('maxRetrySeconds', o.maxRetrySeconds, 1, 30, 30) * 1000,
+    keyFramePhases: int('keyFramePhases', o.keyFramePhases, 1, 4, 2)!,
     relay: codec === 'H264' && input.kind === 'rtsp' && o.reencode !== true,
   };
 }

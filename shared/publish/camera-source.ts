@@ -2,15 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { Agent } from 'undici';
 import { InputError } from '../errors';
-import { AccessUnitSplitter } from '../frames/access-units';
-import { IvfReader } from '../frames/ivf';
+import { isKeyFrame } from '../frames/key-frame';
 import { imageDimensions } from '../image/dimensions';
 import { MAX_IMAGE_PIXELS, PIXEL_LIMIT_TEXT, type ImageMime } from '../image/limits';
 import { sniffImage } from '../image/sniff';
-import { cameraArgs, imageEncoderArgs, imagePart, type CameraEncoding } from './camera-args';
+import { cameraArgs, encodedPhases, imageEncoderArgs, imagePart, type CameraEncoding } from './camera-args';
 import { CameraFailure } from './camera-failure';
 import { maskText, maskUrl, urlSecrets, userInfo, type CameraInput } from './camera-url';
 import { spawnFfmpeg, stopChild } from './ffmpeg-child';
+import { KeyFramePhases, type KeyFramePhaseStats } from './key-frame-phases';
+import { encodedFrames, phaseStreams } from './phase-reading';
 import { ParameterSetKeeper } from './h264-relay';
 import { readHttpCamera } from './http-camera';
 import { RtspAuthRelay } from './rtsp-auth-relay';
@@ -78,6 +79,7 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
   #pending?: Buffer;
   #last?: Buffer;
   #wake?: () => void;
+  readonly #phases = new KeyFramePhases<Buffer>((unit) => isKeyFrame(this.codec, unit));
 
   constructor(options: CameraSourceOptions) {
     super();
@@ -103,6 +105,16 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
     if (!withinPixelLimit(buf, sniffed.mime)) throw new InputError('invalid_input', `${field} has no readable size or is over ${PIXEL_LIMIT_TEXT}`, { field, limit: PIXEL_LIMIT_TEXT });
     this.stats.images++;
     this.#queue(buf);
+  }
+
+  /** Key-frame requests received, and those answered by another phase's key frame (see keyFramePhases). */
+  get keyFrames(): KeyFramePhaseStats {
+    return this.#phases.stats;
+  }
+
+  /** A viewer asked for a key frame: an encoding camera with key-frame phases sends the next one any phase has. */
+  requestKeyFrame(): void {
+    this.#phases.request();
   }
 
   /** Frames until close(); camera failures are retried, never thrown. */
@@ -334,7 +346,8 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
    * a CameraFailure whose text is masked (ffmpeg echoes URLs with their passwords).
    */
   async *#run(args: string[], relay: boolean, writer: ((child: ChildProcess, noteWrite: () => void) => Promise<void>) | undefined, attempt?: AbortSignal): AsyncGenerator<Buffer> {
-    const child = spawnFfmpeg(this.#o.ffmpegPath, args, writer ? 'pipe' : 'ignore');
+    const outputCount = relay ? 1 : encodedPhases(this.#o.encoding);
+    const child = spawnFfmpeg(this.#o.ffmpegPath, args, writer ? 'pipe' : 'ignore', outputCount);
     this.#child = child;
     let stderr = '';
     let stalled: string | undefined;
@@ -367,18 +380,14 @@ export class CameraSource extends EventEmitter<CameraSourceEvents> implements Vi
         kill();
       }
     }, 250);
-    const ivf = this.codec === 'VP8' && !relay ? new IvfReader() : undefined;
-    const splitter = ivf ? undefined : new AccessUnitSplitter();
     const keeper = relay ? new ParameterSetKeeper() : undefined;
+    const outputs = phaseStreams(child, outputCount).map((stream) => encodedFrames(stream, this.codec === 'VP8' && !relay));
     try {
-      for await (const chunk of child.stdout!) {
-        const units = ivf ? ivf.push(chunk as Buffer).map((f) => f.data) : splitter!.push(chunk as Buffer);
-        for (const unit of units) {
-          const data = keeper ? keeper.take(unit) : unit;
-          lastFrame = performance.now();
-          answered = true;
-          if (data) yield data;
-        }
+      for await (const unit of outputCount > 1 ? this.#phases.merge(outputs) : outputs[0]) {
+        const data = keeper ? keeper.take(unit) : unit;
+        lastFrame = performance.now();
+        answered = true;
+        if (data) yield data;
         if (this.#stop.signal.aborted) return;
       }
     } catch {

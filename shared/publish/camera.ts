@@ -50,7 +50,7 @@ export async function openCameraSource(o: CameraSettings): Promise<{ source: Vid
     await stat(c.input.file).catch(() => {
       throw new InputError('invalid_input', `no such file: ${c.input.kind === 'file' ? c.input.file : ''}`, { field: 'source', limit: 'an existing file, a camera URL or /dev/videoN' });
     });
-    const source = await openVideoSource({ file: c.input.file, loop: true, codec: c.codec, fps: c.fps, bitRateKbps: c.bitRateKbps, width: c.width, height: c.height, ffmpegPath: o.ffmpegPath, env: o.env, cacheDir: o.cacheDir });
+    const source = await openVideoSource({ file: c.input.file, loop: true, codec: c.codec, fps: c.fps, bitRateKbps: c.bitRateKbps, width: c.width, height: c.height, keyFramePhases: c.keyFramePhases, ffmpegPath: o.ffmpegPath, env: o.env, cacheDir: o.cacheDir });
     return { source, checked: c };
   }
   if (c.input.kind === 'v4l2') {
@@ -73,7 +73,7 @@ export async function openCameraSource(o: CameraSettings): Promise<{ source: Vid
   const source = new CameraSource({
     input: c.input,
     ffmpegPath,
-    encoding: { codec: c.codec, fps: c.fps, bitRateKbps: c.bitRateKbps, width: c.width, height: c.height },
+    encoding: { codec: c.codec, fps: c.fps, bitRateKbps: c.bitRateKbps, width: c.width, height: c.height, keyFramePhases: c.keyFramePhases },
     relay: c.relay,
     stallMs: c.stallMs,
     backoff: { baseMs: 1000, maxMs: c.maxRetryMs },

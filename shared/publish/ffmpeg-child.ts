@@ -9,13 +9,14 @@ function killAll(): void {
   for (const child of live) child.kill('SIGKILL');
 }
 
-/** Starts ffmpeg and remembers it until it exits; the process's exit kills what is left. */
-export function spawnFfmpeg(ffmpegPath: string, args: string[], stdin: 'pipe' | 'ignore'): ChildProcess {
+/** Starts ffmpeg and remembers it until it exits; the process's exit kills what is left. `outputs`: pipes it writes (stdout, then fd 3, 4, ...). */
+export function spawnFfmpeg(ffmpegPath: string, args: string[], stdin: 'pipe' | 'ignore', outputs = 1): ChildProcess {
   if (!hooked) {
     hooked = true;
     process.once('exit', killAll);
   }
-  const child = spawn(ffmpegPath, args, { stdio: [stdin, 'pipe', 'pipe'], env: childEnv() });
+  const extra = Array.from({ length: Math.max(0, outputs - 1) }, () => 'pipe' as const);
+  const child = spawn(ffmpegPath, args, { stdio: [stdin, 'pipe', 'pipe', ...extra], env: childEnv() });
   live.add(child);
   const forget = (): void => void live.delete(child);
   child.once('exit', forget);

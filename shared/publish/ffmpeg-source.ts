@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { AccessUnitSplitter } from '../frames/access-units';
-import { IvfReader } from '../frames/ivf';
+import { isKeyFrame } from '../frames/key-frame';
 import type { VideoCodec } from '../frames/types';
 import type { SourceFrame, VideoSource } from './source';
 import { childEnv } from '../util/child-env';
 import { PublishError } from './errors';
+import { KeyFramePhases, type KeyFramePhaseStats } from './key-frame-phases';
+import { frameKeyFrames, phaseCount, phaseOutputs } from './phase-outputs';
+import { encodedFrames, phaseStreams } from './phase-reading';
 
 /** What ffmpeg reads. */
 export type FfmpegInput =
@@ -23,6 +25,11 @@ export interface EncodeSettings {
   fps?: number;
   /** Frames between key frames (default: fps, one per second). ffmpeg cannot honour PLI, so keep it short. */
   gop?: number;
+  /**
+   * Encodings run side by side with staggered key frames (default 1): a viewer's key-frame request is
+   * answered within gop/N frames. Each one more is one more encoder's CPU.
+   */
+  keyFramePhases?: number;
   /** Target bit rate in kbps (default 800). */
   bitRateKbps?: number;
   /** Start the input again at its end (default false). */
@@ -43,7 +50,7 @@ const CLOCK = 90000;
 /** Builds the ffmpeg command line; exported so its choices can be checked without running it. */
 export function ffmpegArgs(o: FfmpegSourceOptions): string[] {
   const fps = o.fps ?? 30;
-  const gop = String(o.gop ?? fps);
+  const gop = o.gop ?? fps;
   const rate = `${o.bitRateKbps ?? 800}k`;
   const input: string[] = [];
   if ('file' in o.input) {
@@ -59,7 +66,6 @@ export function ffmpegArgs(o: FfmpegSourceOptions): string[] {
   if (o.width && o.height) filters.push(`scale=${o.width}:${o.height}`);
   filters.push('format=yuv420p');
   const limit = o.maxFrames ? ['-frames:v', String(o.maxFrames)] : [];
-  const common = [...limit, '-an', '-vf', filters.join(','), '-g', gop, '-keyint_min', gop, '-b:v', rate];
   const encoder =
     o.codec === 'H264'
       ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-sc_threshold', '0', '-f', 'h264']
@@ -77,7 +83,9 @@ export function ffmpegArgs(o: FfmpegSourceOptions): string[] {
           '-f',
           'ivf',
         ];
-  return ['-hide_banner', '-nostdin', '-loglevel', 'error', ...input, ...common, ...encoder, 'pipe:1'];
+  const phases = phaseCount(o.keyFramePhases, gop);
+  const outputs = phaseOutputs(filters.join(','), phases, (i) => [...limit, ...frameKeyFrames(gop, i, phases), '-b:v', rate, ...encoder]);
+  return ['-hide_banner', '-nostdin', '-loglevel', 'error', ...input, ...outputs];
 }
 
 /** Encodes a file, an image sequence or a test pattern with ffmpeg and yields the frames as they come. */
@@ -88,17 +96,31 @@ export class FfmpegSource implements VideoSource {
   #exited?: Promise<void>;
   #stderrTail = '';
   readonly #options: FfmpegSourceOptions;
+  readonly #phases: KeyFramePhases<Buffer>;
 
   constructor(options: FfmpegSourceOptions) {
     this.#options = options;
     this.codec = options.codec;
+    this.#phases = new KeyFramePhases((data) => isKeyFrame(options.codec, data));
+  }
+
+  /** Key-frame requests received, and those answered by another phase's key frame. */
+  get keyFrames(): KeyFramePhaseStats {
+    return this.#phases.stats;
+  }
+
+  /** A viewer asked for a key frame: with key-frame phases, the next one any phase has is sent. */
+  requestKeyFrame(): void {
+    this.#phases.request();
   }
 
   /** Starts ffmpeg and yields its frames; one encoder per source, so a second call is refused. */
   async *frames(): AsyncIterable<SourceFrame> {
     if (this.#child) throw new PublishError('source_in_use', 'FfmpegSource.frames() was already called: a source runs one ffmpeg; open another source instead');
     if (this.#closed) return;
-    const child = spawn(this.#options.ffmpegPath, ffmpegArgs(this.#options), { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
+    const phases = phaseCount(this.#options.keyFramePhases, this.#options.gop ?? this.#options.fps ?? 30);
+    const extra = Array.from({ length: phases - 1 }, () => 'pipe' as const);
+    const child = spawn(this.#options.ffmpegPath, ffmpegArgs(this.#options), { stdio: ['ignore', 'pipe', 'pipe', ...extra], env: childEnv() });
     this.#child = child;
     const exitCode = new Promise<number | null>((resolve) => {
       child.once('close', (code) => resolve(code));
@@ -114,14 +136,12 @@ export class FfmpegSource implements VideoSource {
     });
     child.stderr?.on('data', (d: Buffer) => (this.#stderrTail = (this.#stderrTail + d.toString()).slice(-2000)));
     const step = CLOCK / (this.#options.fps ?? 30);
-    const ivf = this.codec === 'H264' ? undefined : new IvfReader();
-    const h264 = this.codec === 'H264' ? new AccessUnitSplitter() : undefined;
+    const outputs = phaseStreams(child, phases).map((stream) => encodedFrames(stream, this.codec !== 'H264'));
     let n = 0;
     try {
       try {
-        for await (const chunk of child.stdout!) {
-          const datas = ivf ? ivf.push(chunk as Buffer).map((f) => f.data) : h264!.push(chunk as Buffer);
-          for (const data of datas) yield { data, timestamp: Math.round(n++ * step) };
+        for await (const data of phases > 1 ? this.#phases.merge(outputs) : outputs[0]) {
+          yield { data, timestamp: Math.round(n++ * step) };
           if (this.#closed) return;
         }
       } catch (err) {
@@ -129,7 +149,6 @@ export class FfmpegSource implements VideoSource {
         if (this.#closed) return;
         throw err;
       }
-      if (h264) for (const data of h264.flush()) yield { data, timestamp: Math.round(n++ * step) };
       const code = await exitCode;
       if (code !== 0 && !this.#closed) throw new PublishError('source_failed', `ffmpeg exited with code ${code}: ${this.#stderrTail.trim().slice(-500)}`);
     } finally {
@@ -148,8 +167,7 @@ export class FfmpegSource implements VideoSource {
       await this.#exited;
       clearTimeout(killer);
     }
-    child.stdout?.destroy();
-    child.stderr?.destroy();
+    for (const stream of child.stdio) stream?.destroy();
   }
 }
 

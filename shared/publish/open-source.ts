@@ -36,6 +36,7 @@ export async function openVideoSource(o: OpenSourceOptions): Promise<VideoSource
   checkPositiveInt('height', o.height, 4096);
   checkPositiveInt('fps', o.fps, 120);
   checkPositiveInt('gop', o.gop, 1000);
+  checkPositiveInt('keyFramePhases', o.keyFramePhases, 4);
   checkPositiveInt('bitRateKbps', o.bitRateKbps, 100_000);
   checkPositiveInt('maxFrames', o.maxFrames, Number.MAX_SAFE_INTEGER);
   const ext = file ? path.extname(file).toLowerCase() : '';
@@ -91,7 +92,7 @@ function nonEmpty(v: string | undefined): string | undefined {
 }
 
 function pick(o: OpenSourceOptions): EncodeSettings {
-  return { width: o.width, height: o.height, fps: o.fps, gop: o.gop, bitRateKbps: o.bitRateKbps, loop: o.loop, maxFrames: o.maxFrames };
+  return { width: o.width, height: o.height, fps: o.fps, gop: o.gop, keyFramePhases: o.keyFramePhases, bitRateKbps: o.bitRateKbps, loop: o.loop, maxFrames: o.maxFrames };
 }
 
 function checkPositiveInt(field: string, v: number | undefined, max: number): void {

@@ -77,7 +77,10 @@ export class Publisher extends EventEmitter<PublisherEvents> {
     this.#packetizer = packetizerFor(source.codec);
     this.#session.on('connected', (i) => this.#relay('connected', i));
     this.#session.on('rejoining', (i) => this.#relay('rejoining', i));
-    this.#session.on('keyframeRequest', () => this.#relay('keyframeRequest'));
+    this.#session.on('keyframeRequest', () => {
+      source.requestKeyFrame?.();
+      this.#relay('keyframeRequest');
+    });
     this.#session.on('closed', ({ error }) => void this.#finish(error));
   }
 

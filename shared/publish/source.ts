@@ -14,4 +14,6 @@ export interface VideoSource {
   frames(): AsyncIterable<SourceFrame>;
   /** Stops producing and releases files and child processes. Idempotent. */
   close(): Promise<void>;
+  /** Asks for a key frame soon (a viewer joined, or lost a picture); a source that cannot give one sooner ignores it. */
+  requestKeyFrame?(): void;
 }

@@ -100,6 +100,22 @@ describe('ffmpeg command lines', () => {
     expect(args).toContain('scale=640:480:force_original_aspect_ratio=decrease,pad=640:480');
     expect(args).toContain('-vsync passthrough -force_key_frames expr:gte(t,n_forced*1)');
   });
+
+  test('key-frame phases: one decode split into one encoder per phase, each on its own pipe, key frames staggered', () => {
+    const two = cameraArgs({ kind: 'rtsp', url: 'rtsp://h/x', transport: 'tcp' }, { ...encoding, keyFramePhases: 2 }, false).join(' ');
+    expect(two).toContain('-filter_complex [0:v]fps=10,format=yuv420p,split=2[p0][p1]');
+    expect(two).toContain('-map [p0] -g 10 -keyint_min 10 -c:v libvpx');
+    expect(two).toMatch(/-map \[p1\] -g 20 -force_key_frames expr:gte\(n,n_forced\*10\+5\) -c:v libvpx .* pipe:3$/);
+    expect(two.match(/-b:v 800k/g)).toHaveLength(2);
+    const pictures = imageEncoderArgs('jpeg', { ...encoding, keyFramePhases: 4 }).join(' ');
+    expect(pictures).toContain('split=4[p0][p1][p2][p3]');
+    expect(pictures).toContain('-force_key_frames expr:gte(t,n_forced*1+0.75)');
+    expect(pictures).toContain('pipe:5');
+    // No more phases than frames in the interval: at 2 fps, two.
+    expect(cameraArgs({ kind: 'v4l2', device: '/dev/video0' }, { ...encoding, fps: 2, keyFramePhases: 4 }, false).join(' ')).toContain('split=2[p0][p1]');
+    expect(checkCamera({ source: 'rtsp://h/x' }).keyFramePhases).toBe(2);
+    expect(() => checkCamera({ source: 'rtsp://h/x', keyFramePhases: 5 })).toThrow(expect.objectContaining({ field: 'keyFramePhases', limit: '1..4' }));
+  });
 });
 
 test('the H.264 relay starts at a key frame and puts the parameter sets in front of every key frame', () => {
