@@ -25,6 +25,35 @@ export const CREDENTIAL_FLAGS: readonly Flag[] = [
 /** --duration, as every long-running command takes it. */
 export const DURATION_FLAG: Flag = { name: 'duration', env: 'VS_DURATION', value: 'SECONDS', help: 'stop after this long and exit 0' };
 
+/**
+ * Attempts at the first join of a room (each camera's, for publish) before the command gives up with
+ * exit 1, when --join-attempts does not say: with the rejoin backoff (0.5 s doubling, jittered, up to
+ * 10 s) and each ticket request's own retries, about half a minute. Once joined, a session rejoins
+ * without limit.
+ */
+export const DEFAULT_JOIN_ATTEMPTS = 5;
+
+/** Most --join-attempts takes: beyond it, a room that cannot be joined would hold the command for many minutes. */
+export const MAX_JOIN_ATTEMPTS = 100;
+
+/** --join-attempts, as every command that joins a room takes it. */
+export const JOIN_ATTEMPTS_FLAG: Flag = {
+  name: 'join-attempts',
+  env: 'VS_JOIN_ATTEMPTS',
+  value: 'N',
+  help: `attempts at joining the room at start before giving up with exit 1 (1..${MAX_JOIN_ATTEMPTS}; default ${DEFAULT_JOIN_ATTEMPTS}); once joined, a lost session is rejoined without limit`,
+};
+
+/** --join-attempts (DEFAULT_JOIN_ATTEMPTS when not given): a whole number in 1..MAX_JOIN_ATTEMPTS. */
+export function joinAttemptsOf(flags: FlagValues): number {
+  const n = numberFlag(flags.get('join-attempts'), 'join-attempts');
+  if (n === undefined) return DEFAULT_JOIN_ATTEMPTS;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_JOIN_ATTEMPTS) {
+    throw new InputError('invalid_input', `--join-attempts must be a whole number from 1 to ${MAX_JOIN_ATTEMPTS}, got ${n}`, { field: 'join-attempts', limit: `1..${MAX_JOIN_ATTEMPTS}` });
+  }
+  return n;
+}
+
 /** --loopback, as every command that joins a room takes it. */
 export const LOOPBACK_FLAG: Flag = { name: 'loopback', env: 'VS_LOOPBACK', help: 'WebRTC on 127.0.0.1 only (default: when --sfu-url is on this machine)' };
 

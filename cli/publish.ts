@@ -4,7 +4,7 @@ import { InputError } from '../shared/errors';
 import type { CameraPublisher, CameraStatus } from '../shared/publish';
 import { checkCamera, type CameraSettings } from '../shared/publish/camera-settings';
 import { maskUrl, urlSecrets } from '../shared/publish/camera-url';
-import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, parseFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DEFAULT_JOIN_ATTEMPTS, DURATION_FLAG, HELP_FLAG, JOIN_ATTEMPTS_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, joinAttemptsOf, numberFlag, parseFlags, type Flag } from './flags';
 import { describe as describeError, refuseInput } from './errors';
 import type { CliIo } from './io';
 
@@ -24,6 +24,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'stall', env: 'VS_STALL', value: 'SECONDS', help: 'no frame for this long: reconnect the camera (1..120; default 5)' },
   { name: 'snapshot-fps', env: 'VS_SNAPSHOT_FPS', value: 'N', help: 'pictures per second read from a snapshot URL (default 2)' },
   { name: 'key-frame-phases', env: 'VS_KEY_FRAME_PHASES', value: 'N', help: 'encodings run side by side with staggered key frames: a viewer joining waits at most 1/N s for its first picture instead of up to 1 s (1..4; default 2; each one more costs an encoder\'s CPU)' },
+  JOIN_ATTEMPTS_FLAG,
   DURATION_FLAG,
   LOOPBACK_FLAG,
   HELP_FLAG,
@@ -44,7 +45,8 @@ export function publishHelp(): string {
       '          client_id in the room (name it in watch --labels). Passwords in URLs show as ***.',
       'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while a camera still',
       'joins or rejoins, and leaves no ffmpeg behind (exit 0). Exit 2: bad options; 1: could not start, e.g. a room',
-      `that cannot be joined: ${START_ATTEMPTS} attempts per camera, waits doubling from 0.5 s (about 30 s while tickets are refused).`,
+      `that cannot be joined: ${DEFAULT_JOIN_ATTEMPTS} attempts per camera (--join-attempts), waits doubling from 0.5 s (about 30 s while`,
+      'tickets are refused).',
       'Needs an ffmpeg binary (FFMPEG_PATH, PATH, or the @ffmpeg-installer/linux-x64 package).',
       '',
       'Examples:',
@@ -64,13 +66,6 @@ export function publishHelp(): string {
 /** What a stop asked for (a signal, the duration) resolves with in the races of publish(). */
 const STOP: unique symbol = Symbol('stop');
 
-/**
- * Attempts at the first join of each camera before the command gives up with exit 1: with the
- * rejoin backoff (0.5 s doubling, jittered, up to 10 s) and each ticket request's own retries,
- * about half a minute. Once joined, a camera rejoins without limit.
- */
-export const START_ATTEMPTS = 5;
-
 /** One camera of the command: its settings and a display name. */
 interface CameraEntry {
   name?: string;
@@ -85,6 +80,8 @@ interface PublishSettings {
   cameras: CameraEntry[];
   loopback: boolean;
   durationMs?: number;
+  /** Attempts at each camera's first join before the command gives up. */
+  joinAttempts: number;
 }
 
 /** Runs `vision-streaming publish <args>`; resolves with the exit code. */
@@ -149,6 +146,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     cameras,
     loopback: on('loopback'),
     durationMs: durationOf(flags),
+    joinAttempts: joinAttemptsOf(flags),
   };
 }
 
@@ -221,7 +219,7 @@ async function publish(s: PublishSettings, io: CliIo): Promise<number> {
     const ended = new Promise<void>((resolve) => (allStopped = resolve));
     let stopping = false;
     s.cameras.forEach((c, i) => {
-      const cam = new CameraPublisher({ ...c.options, getTicket: streaming.ticketSource(roomId, 'up'), rejoin: { startAttempts: START_ATTEMPTS }, loopbackOnly });
+      const cam = new CameraPublisher({ ...c.options, getTicket: streaming.ticketSource(roomId, 'up'), rejoin: { startAttempts: s.joinAttempts }, loopbackOnly });
       cam.on('status', (st: CameraStatus) => {
         io.stdout(JSON.stringify({ ...st, camera: c.name ?? i + 1, room: roomId }));
         if (st.state === 'stopped' && !stopping && ++stoppedOnTheirOwn === s.cameras.length) allStopped();

@@ -7,12 +7,11 @@ import type { FaceWatcher, TracksEvent, WatchEvent, WatchOptions } from '../shar
 import { setWeriftSpeedups, WERIFT_SPEEDUPS_ENV } from '../shared/signaling/werift-speedups/status';
 import { defaultText, hostOptions, optionSpec, rangeText, WATCH_OPTIONS, type HostValue, type OptionSpec, type WatchOptionName } from '../shared/watch/option-table';
 import { FilePeopleStore, peopleKey } from '../shared/people/file-store';
-import { CREDENTIAL_FLAGS, DURATION_FLAG, HELP_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, numberFlag, onOffFlag, parseFlags, type Flag } from './flags';
+import { CREDENTIAL_FLAGS, DEFAULT_JOIN_ATTEMPTS, DURATION_FLAG, HELP_FLAG, JOIN_ATTEMPTS_FLAG, LOOPBACK_FLAG, credentialsOf, durationOf, helpPage, joinAttemptsOf, numberFlag, onOffFlag, parseFlags, type Flag } from './flags';
 import { describe, refuseInput } from './errors';
 import { readLabelsFile } from './input-files';
 import { cliFlag, envOf } from './option-flags';
 import type { CliIo } from './io';
-import { START_ATTEMPTS } from './publish';
 import { VisitorFile } from './visitor-file';
 import { checkSnapshotFolder, fileFailure } from './snapshot-folder';
 import { checkPrivateFolder } from '../shared/util/private-folder';
@@ -47,6 +46,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'base64', env: 'VS_BASE64', help: 'give snapshots inline as base64 (without --snapshots)' },
   { name: 'clips', env: 'VS_CLIPS', value: 'DIR', help: 'write a clip of each visit there (WebM for VP8/VP9, MP4 for H.264, as the stream sent it; files 0600, a new folder 0700) and print a clip line' },
   ...WATCH_HISTORY_FLAGS.map((f) => (f.name === 'history' ? { ...f, help: `keep every visit (who, when, how long, face crop, snapshot, clip with --clips) in ${f.help.replace(/^the history: /, '')}; vision-streaming history searches it` } : f)),
+  JOIN_ATTEMPTS_FLAG,
   DURATION_FLAG,
   LOOPBACK_FLAG,
   HELP_FLAG,
@@ -74,8 +74,8 @@ export function helpText(): string {
       '          visitor_id?, label}], still?, time} at each analysed sample (with --tracks; verdict person, visitor, unknown or pending)',
       'Diagnostics go to stderr. Ctrl-C, SIGTERM or --duration stops it within 5 s, also while it still joins or',
       'rejoins (exit 0). Exit 2: bad options; 1: could not start, e.g. a room that cannot be joined:',
-      `${START_ATTEMPTS} attempts, waits doubling from 0.5 s (about 30 s while tickets are refused); 3: the room was lost`,
-      '(session_lost) and the watch ended, so that a supervisor restarts it.',
+      `${DEFAULT_JOIN_ATTEMPTS} attempts (--join-attempts), waits doubling from 0.5 s (about 30 s while tickets are refused);`,
+      '3: the room was lost (session_lost) and the watch ended, so that a supervisor restarts it.',
     ],
     flags: FLAGS,
     environment: {
@@ -111,13 +111,15 @@ interface CliSettings {
   snapshots?: string;
   base64: boolean;
   durationMs?: number;
+  /** Attempts at the first join before the command gives up. */
+  joinAttempts: number;
   /** The process setting of the werift speed-ups, when the flag or its variable gives one. */
   weriftSpeedups?: boolean;
 }
 
 async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliSettings> {
   const flags = parseFlags(args, FLAGS, env);
-  if (flags.on('help')) return { help: true, options: undefined as never, base64: false };
+  if (flags.on('help')) return { help: true, options: undefined as never, base64: false, joinAttempts: 0 };
   const { get, on, required } = flags;
   const { authUrl, visionUrl, sfuUrl, clientId, clientSecret } = credentialsOf(flags, env);
   const credentials = { authUrl, clientId, clientSecret };
@@ -148,6 +150,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
     collectionId,
     ...(on('loopback') ? { loopbackOnly: true } : {}),
   };
+  const joinAttempts = joinAttemptsOf(flags);
   const events: readonly string[] = options.events ?? [];
   const known = optionChoices('events');
   for (const e of events) {
@@ -176,7 +179,7 @@ async function readSettings(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   // Last, as it opens the database: one that is refused (another user's, a link, writable by others) is bad input.
   const history = await openWatchHistory(flags);
   if (history) options.history = history;
-  return { help: false, options, snapshots, base64: on('base64'), durationMs: durationOf(flags), weriftSpeedups: onOffFlag(get('werift-speedups'), 'werift-speedups') };
+  return { help: false, options, snapshots, base64: on('base64'), durationMs: durationOf(flags), joinAttempts, weriftSpeedups: onOffFlag(get('werift-speedups'), 'werift-speedups') };
 }
 
 async function watch(settings: CliSettings, io: CliIo): Promise<number> {
@@ -193,8 +196,8 @@ async function watch(settings: CliSettings, io: CliIo): Promise<number> {
     // The command's own connection, released at the end: idle keep-alive sockets would hold the process.
     lease = acquireConnection({ authUrl: vision.authUrl, visionUrl: vision.visionUrl, sfuUrl: streaming.sfuUrl, clientId: vision.clientId, clientSecret: vision.clientSecret, owner: 'the command' });
     // The command hears every event (it must see 'stopped'); --events chooses what it prints.
-    // A room that cannot be joined ends the command (exit 1) after the same attempts as publish.
-    const session = { ...o.session, rejoin: { startAttempts: START_ATTEMPTS, ...o.session?.rejoin } };
+    // A room that cannot be joined ends the command (exit 1) after --join-attempts, as publish does.
+    const session = { ...o.session, rejoin: { startAttempts: settings.joinAttempts, ...o.session?.rejoin } };
     watcher = new FaceWatcher({ ...o, vision: lease.vision(), streaming: lease.streaming(), events: undefined, session });
   } catch (err) {
     await lease?.release();

@@ -278,89 +278,101 @@ describeWithBrowser('live view widget', () => {
     await context.close();
   }, 180_000);
 
-  it('a join whose offer goes unanswered is dropped and made again by the page, not waited out, and the tile says so', async () => {
-    const room = await h.streaming.createRoom();
-    publishers.push(await publishClip(h, room.id, clip));
-    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
-    // The page's first answer to the room is lost on its way (the room then waits for it 10 s, and closes the join).
-    const { context, page, joins } = await openRecorded(`${red.url}/dashboard/watch`, `(() => {
-      const send = WebSocket.prototype.send;
-      let dropped = false;
-      WebSocket.prototype.send = function (data) {
-        if (!dropped && typeof data === 'string' && data.includes('"type":"answer"')) { dropped = true; return; }
-        return send.call(this, data);
-      };
-    })()`);
-    await untilView(page, 'the video playing', (v) => v.tiles.length === 1 && v.tiles[0].currentTime > 0.3, red);
-    const withConnect = joins.filter((j) => j.some((f) => f.includes('"type":"connect"')));
-    expect(withConnect.length).toBeGreaterThanOrEqual(2);
-    // The first join never answered, and the page left it itself (the room's own timeout sends no disconnect).
-    expect(withConnect[0].some((f) => f.includes('"type":"answer"'))).toBe(false);
-    expect(withConnect[0].some((f) => f.includes('"type":"disconnect"'))).toBe(true);
-    const said = (await timeline(page)).filter((e) => e.what === 'status').map((e) => e.text);
-    expect(said).toContain('No picture within 3 s; joining again.');
-    expect((await readLiveView(page)).message).toBe('');
-    await context.close();
-  }, 120_000);
+  // What these two tests change is each page's own join (what it sends, how the room reads it), so
+  // they share one Node-RED and one room with a camera: each opens a page of its own.
+  describe('a page\'s join, in a room with one camera', () => {
+    let plain: LiveNodeRed;
+    let camera: Publisher;
+    beforeAll(async () => {
+      const room = await h.streaming.createRoom();
+      camera = await publishClip(h, room.id, clip);
+      plain = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+    }, 120_000);
+    afterAll(async () => {
+      await plain?.stop();
+      await camera?.close();
+    });
 
-  it('a browser that names its addresses by mDNS (Chrome\'s default) plays: the room applies its answer without looking the names up', async () => {
-    const room = await h.streaming.createRoom();
-    publishers.push(await publishClip(h, room.id, clip));
-    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
-    // werift looks a .local name up over multicast DNS (10 s without an answer); here each lookup is
-    // recorded and nothing is sent, so the test's traffic stays on 127.0.0.1.
-    const lookups: string[] = [];
-    const mdns = weriftMdns();
-    const original = mdns.MdnsLookup;
-    mdns.MdnsLookup = class {
-      lookup(host: string): Promise<string> {
-        lookups.push(host);
-        return new Promise((_, reject) => setTimeout(() => reject(new Error('No mDNS response')), 10_000).unref());
-      }
-      close(): void {}
-    };
-    try {
-      // The page's host candidates carry mDNS names, as Chrome's do unless told otherwise (the tests'
-      // Chromium is started showing its addresses), and they reach the room before its answer, as
-      // when the room reads them in one go with it: before, the room looked the names up inside the
-      // answer's setRemoteDescription and applied it only after its own 10 s wait had closed the join.
+    it('a join whose offer goes unanswered is dropped and made again by the page, not waited out, and the tile says so', async () => {
+      const red = plain;
+      // The page's first answer to the room is lost on its way (the room then waits for it 10 s, and closes the join).
       const { context, page, joins } = await openRecorded(`${red.url}/dashboard/watch`, `(() => {
         const send = WebSocket.prototype.send;
-        // The first join's answer waits for its first candidate (at most 1 s).
-        let held = null;
-        let holding = true;
-        const release = (ws) => { if (held) { const answer = held; held = null; send.call(ws, answer); } };
+        let dropped = false;
         WebSocket.prototype.send = function (data) {
-          if (holding && typeof data === 'string' && data.includes('"type":"answer"')) {
-            holding = false;
-            held = data;
-            setTimeout(() => release(this), 1000);
-            return;
-          }
-          if (typeof data === 'string' && data.includes('"type":"candidate"')) {
-            const m = JSON.parse(data);
-            const f = m.candidate.split(' ');
-            f[4] = '6d2c1f0e-2b1a-4c3d-9e8f-' + String(f[4]).replace(/[^0-9a-f]/g, '').padEnd(12, '0').slice(0, 12) + '.local';
-            m.candidate = f.join(' ');
-            send.call(this, JSON.stringify(m));
-            release(this);
-            return;
-          }
+          if (!dropped && typeof data === 'string' && data.includes('"type":"answer"')) { dropped = true; return; }
           return send.call(this, data);
         };
       })()`);
-      await untilView(page, 'the video playing', (v) => v.tiles.length === 1 && v.tiles[0].currentTime > 0.3, red, 15_000);
-      const first = joins.find((j) => j.some((f) => f.includes('"type":"connect"'))) ?? [];
-      const kinds = first.map((f) => (JSON.parse(f) as { type: string }).type);
-      // A candidate with a name went before the answer.
-      expect(kinds.indexOf('candidate')).toBeLessThan(kinds.indexOf('answer'));
-      expect(first.some((f) => /"type":"candidate".*\.local /.test(f))).toBe(true);
-      expect(lookups).toEqual([]);
+      await untilView(page, 'the video playing', (v) => v.tiles.length === 1 && v.tiles[0].currentTime > 0.3, red);
+      const withConnect = joins.filter((j) => j.some((f) => f.includes('"type":"connect"')));
+      expect(withConnect.length).toBeGreaterThanOrEqual(2);
+      // The first join never answered, and the page left it itself (the room's own timeout sends no disconnect).
+      expect(withConnect[0].some((f) => f.includes('"type":"answer"'))).toBe(false);
+      expect(withConnect[0].some((f) => f.includes('"type":"disconnect"'))).toBe(true);
+      const said = (await timeline(page)).filter((e) => e.what === 'status').map((e) => e.text);
+      expect(said).toContain('No picture within 3 s; joining again.');
+      expect((await readLiveView(page)).message).toBe('');
       await context.close();
-    } finally {
-      mdns.MdnsLookup = original;
-    }
-  }, 120_000);
+    }, 120_000);
+
+    it('a browser that names its addresses by mDNS (Chrome\'s default) plays: the room applies its answer without looking the names up', async () => {
+      const red = plain;
+      // werift looks a .local name up over multicast DNS (10 s without an answer); here each lookup is
+      // recorded and nothing is sent, so the test's traffic stays on 127.0.0.1.
+      const lookups: string[] = [];
+      const mdns = weriftMdns();
+      const original = mdns.MdnsLookup;
+      mdns.MdnsLookup = class {
+        lookup(host: string): Promise<string> {
+          lookups.push(host);
+          return new Promise((_, reject) => setTimeout(() => reject(new Error('No mDNS response')), 10_000).unref());
+        }
+        close(): void {}
+      };
+      try {
+        // The page's host candidates carry mDNS names, as Chrome's do unless told otherwise (the tests'
+        // Chromium is started showing its addresses), and they reach the room before its answer, as
+        // when the room reads them in one go with it: before, the room looked the names up inside the
+        // answer's setRemoteDescription and applied it only after its own 10 s wait had closed the join.
+        const { context, page, joins } = await openRecorded(`${red.url}/dashboard/watch`, `(() => {
+          const send = WebSocket.prototype.send;
+          // The first join's answer waits for its first candidate (at most 1 s).
+          let held = null;
+          let holding = true;
+          const release = (ws) => { if (held) { const answer = held; held = null; send.call(ws, answer); } };
+          WebSocket.prototype.send = function (data) {
+            if (holding && typeof data === 'string' && data.includes('"type":"answer"')) {
+              holding = false;
+              held = data;
+              setTimeout(() => release(this), 1000);
+              return;
+            }
+            if (typeof data === 'string' && data.includes('"type":"candidate"')) {
+              const m = JSON.parse(data);
+              const f = m.candidate.split(' ');
+              f[4] = '6d2c1f0e-2b1a-4c3d-9e8f-' + String(f[4]).replace(/[^0-9a-f]/g, '').padEnd(12, '0').slice(0, 12) + '.local';
+              m.candidate = f.join(' ');
+              send.call(this, JSON.stringify(m));
+              release(this);
+              return;
+            }
+            return send.call(this, data);
+          };
+        })()`);
+        await untilView(page, 'the video playing', (v) => v.tiles.length === 1 && v.tiles[0].currentTime > 0.3, red, 15_000);
+        const first = joins.find((j) => j.some((f) => f.includes('"type":"connect"'))) ?? [];
+        const kinds = first.map((f) => (JSON.parse(f) as { type: string }).type);
+        // A candidate with a name went before the answer.
+        expect(kinds.indexOf('candidate')).toBeLessThan(kinds.indexOf('answer'));
+        expect(first.some((f) => /"type":"candidate".*\.local /.test(f))).toBe(true);
+        expect(lookups).toEqual([]);
+        await context.close();
+      } finally {
+        mdns.MdnsLookup = original;
+      }
+    }, 120_000);
+  });
 
   it('a refused credential is said on the page in words and turns the node red; Node-RED keeps running', async () => {
     const room = await h.streaming.createRoom();

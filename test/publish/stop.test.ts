@@ -156,18 +156,23 @@ test('--duration 2 while the tickets are refused, and while the token endpoint f
 test('a room that refuses every ticket: exit 1 after the stated attempts, a clear message, nothing left', async () => {
   const room = await streaming.createRoom();
   sandbox.setFaults({ tickets: { tooManyRequests: 1 } });
-  const r = run(['--room', room.id]);
+  // Two attempts (the default's five only wait longer): the second is the one after a rejoin's backoff.
+  const r = run(['--room', room.id, '--join-attempts', '2']);
   const { code } = await r.exit;
   expect(code).toBe(1);
-  expect(r.stderr()).toMatch(/could not start: .*could not join the room in 5 attempts/);
+  expect(r.stderr()).toMatch(/could not start: .*could not join the room in 2 attempts/);
   expect(r.stderr()).toMatch(/429/);
-  expect(r.lines.filter((l) => l.state === 'rejoining')).toHaveLength(4);
+  expect(r.lines.filter((l) => l.state === 'rejoining')).toHaveLength(1);
   expect(r.lines.at(-1)).toMatchObject({ state: 'stopped' });
   expectNothingLeft(r);
 
   const help = run(['--help']);
   expect((await help.exit).code).toBe(0);
   expect(help.text()).toMatch(/5 attempts/);
+  expect(help.text()).toMatch(/--join-attempts N .*default 5/);
+  const bad = run(['--room', room.id, '--join-attempts', '0']);
+  expect((await bad.exit).code).toBe(2);
+  expect(bad.stderr()).toMatch(/--join-attempts must be a whole number from 1 to 100/);
 }, 120_000);
 
 test('the service down (nothing listening): SIGTERM exits 0 within 5 s; left alone, exit 1 after the attempts', async () => {
@@ -178,10 +183,10 @@ test('the service down (nothing listening): SIGTERM exits 0 within 5 s; left alo
   await new Promise((resolve) => setTimeout(resolve, 1500));
   await terminate(stopped);
 
-  const r = run(['--room', 'some-room', '--auth-url', down, '--sfu-url', down]);
+  const r = run(['--room', 'some-room', '--auth-url', down, '--sfu-url', down, '--join-attempts', '2']);
   const { code } = await r.exit;
   expect(code).toBe(1);
-  expect(r.stderr()).toMatch(/could not start: .*could not join the room in 5 attempts/);
+  expect(r.stderr()).toMatch(/could not start: .*could not join the room in 2 attempts/);
   expectNothingLeft(r);
 }, 120_000);
 

@@ -360,13 +360,15 @@ describe('stopping while the room cannot be joined', () => {
   test('a room that refuses every ticket: exit 1 after the stated attempts, with the reason', async () => {
     const room = await h.streaming.createRoom();
     h.sandbox.setFaults({ tickets: { tooManyRequests: 1 } });
-    const { r, tree } = watching(room.id);
+    // Two attempts (the default's five only wait longer): the second is the one after a rejoin's backoff.
+    const { r, tree } = watching(room.id, ['--join-attempts', '2']);
     expect(await r.exit).toBe(1);
-    expect(r.stderr()).toMatch(/could not start: .*could not join the room in 5 attempts.*429/);
-    expect(r.lines.filter((l) => l.state === 'rejoining')).toHaveLength(4);
+    expect(r.stderr()).toMatch(/could not start: .*could not join the room in 2 attempts.*429/);
+    expect(r.lines.filter((l) => l.state === 'rejoining')).toHaveLength(1);
     expectNothingLeft(r, tree);
     const help = run(['watch', '--help'], {});
     expect(await help.exit).toBe(0);
     expect(help.stdout()).toMatch(/5 attempts/);
+    expect(help.stdout()).toMatch(/--join-attempts N .*default 5/);
   }, 120_000);
 });
