@@ -182,7 +182,8 @@ describe('the first run of docs/command-line.md', () => {
   test('runs as written against the sandbox: a collection and a face made by the commands, a clip made by the repository, and the watch names the face it added', async () => {
     const block = blockUnder('docs/command-line.md', '## First run: against the local sandbox');
     const [first, ...rest] = block.split('\n');
-    // The one line not run here: the build, which this run has made once for every test (the same tsc build).
+    // The one line not run here: the build, which this run has made once for every test, or found made
+    // after its sources last changed (the same tsc build).
     expect(first).toBe('npm run build');
     buildPackage();
     // The sandbox as `npm run sandbox` starts it (its public placeholder client), on a free port instead of 8787.

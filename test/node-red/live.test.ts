@@ -42,20 +42,31 @@ function matchEvent(streamId: string, name: string, location = { left: 200, top:
 }
 
 describeWithBrowser('live view widget', () => {
+  // One Node-RED for the file: each test deploys its own flow to it (a full deploy, every node made
+  // anew, as the editor's Deploy button does) and opens pages of its own, instead of starting one.
   let red: LiveNodeRed | undefined;
   const publishers: Publisher[] = [];
 
   afterEach(async () => {
-    await red?.stop();
-    red = undefined;
     for (const p of publishers.splice(0)) await p.close();
   });
+  afterAll(async () => {
+    await red?.stop();
+  });
+
+  /** Deploys `flow` with the sandbox client's credential (its secret `clientSecret`): on the file's Node-RED, started by the first call. */
+  async function deployLive(flow: unknown[], clientSecret = 'sandbox-secret'): Promise<LiveNodeRed> {
+    const credentials = { clientId: h.sandbox.clientId, clientSecret };
+    if (!red) red = await startLiveNodeRed(flow, { svc: credentials }, pkg);
+    else await red.deploy((flow as { id?: string }[]).map((n) => (n.id === 'svc' ? { ...n, credentials } : n)));
+    return red;
+  }
 
   it('plays each camera of the room as its own tile, boxes a match on its tile by name, and no ticket token reaches the log, the flow or a message', async () => {
     const room = await h.streaming.createRoom();
     publishers.push(await publishClip(h, room.id, clip), await publishClip(h, room.id, clip));
     const [first, second] = publishers.map((p) => p.clientId as string);
-    red = await startLiveNodeRed(
+    red = await deployLive(
       liveFlow({
         sandboxUrl: h.sandbox.url,
         roomId: room.id,
@@ -66,8 +77,6 @@ describeWithBrowser('live view widget', () => {
           outside: { payload: matchEvent(second, 'Far away', { left: 600, top: 10, right: 2000, bottom: 90 }) },
         },
       }),
-      { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } },
-      pkg,
     );
     const tokens: string[] = [];
     const { page } = await openDashboard(browser, `${red.url}/dashboard/watch`);
@@ -135,7 +144,7 @@ describeWithBrowser('live view widget', () => {
   it('keeps playing: each browser its own ticket, a camera that leaves and comes back, a hidden tab that stops downloading, the SFU restarting, a room deleted and another one switched to without a reload', async () => {
     const room = await h.streaming.createRoom();
     publishers.push(await publishClip(h, room.id, clip));
-    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+    red = await deployLive(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }));
     const url = `${red.url}/dashboard/watch`;
     const tokens = new Map<string, string[]>();
     const viewers = [await openDashboard(browser, 'about:blank'), await openDashboard(browser, 'about:blank')];
@@ -205,7 +214,7 @@ describeWithBrowser('live view widget', () => {
       labels: JSON.stringify({ [scene.faceA]: 'Alice' }), cooldownSeconds: '1', unknowns: true, autoStart: true, x: 100, y: 400,
       wires: [['live'], ['live'], [], ['live']],
     };
-    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id, extra: [watch] }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+    red = await deployLive(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id, extra: [watch] }));
     const { page, context } = await openDashboard(browser, `${red.url}/dashboard/watch`);
     const stream = publishers[0].clientId as string;
     const seen = new Set<string>();
@@ -236,7 +245,7 @@ describeWithBrowser('live view widget', () => {
     const room = await h.streaming.createRoom();
     publishers.push(await publishClip(h, room.id, clip));
     const stream = publishers[0].clientId as string;
-    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id, extra: trackerFlow(stream) }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+    red = await deployLive(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id, extra: trackerFlow(stream) }));
     // The node keeps the still the samples bring before any page asks.
     await until('two samples sent', async () => Number(red?.status('tracker')?.text ?? 0) >= 2);
     const { context, page } = await openRecorded(`${red.url}/dashboard/watch`);
@@ -279,17 +288,16 @@ describeWithBrowser('live view widget', () => {
   }, 180_000);
 
   // What these two tests change is each page's own join (what it sends, how the room reads it), so
-  // they share one Node-RED and one room with a camera: each opens a page of its own.
+  // they share one flow and one room with a camera: each opens a page of its own.
   describe('a page\'s join, in a room with one camera', () => {
     let plain: LiveNodeRed;
     let camera: Publisher;
     beforeAll(async () => {
       const room = await h.streaming.createRoom();
       camera = await publishClip(h, room.id, clip);
-      plain = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'sandbox-secret' } }, pkg);
+      plain = await deployLive(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }));
     }, 120_000);
     afterAll(async () => {
-      await plain?.stop();
       await camera?.close();
     });
 
@@ -376,7 +384,7 @@ describeWithBrowser('live view widget', () => {
 
   it('a refused credential is said on the page in words and turns the node red; Node-RED keeps running', async () => {
     const room = await h.streaming.createRoom();
-    red = await startLiveNodeRed(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), { svc: { clientId: h.sandbox.clientId, clientSecret: 'not-the-secret' } }, pkg);
+    red = await deployLive(liveFlow({ sandboxUrl: h.sandbox.url, roomId: room.id }), 'not-the-secret');
     const { page, context } = await openDashboard(browser, `${red.url}/dashboard/watch`);
     const view = await untilView(page, 'the refusal said', (v) => /refused the credential/.test(v.message), red);
     expect(view.tiles).toEqual([]);

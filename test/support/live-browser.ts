@@ -81,7 +81,11 @@ export interface LiveNodeRed {
   pid: number;
   /** Everything Node-RED wrote to stdout and stderr so far. */
   log(): string;
-  /** Replaces the flow (a full deploy) with the editor's admin API. */
+  /**
+   * Replaces the flow (a full deploy, as the editor's Deploy button does: every node stopped and made
+   * anew) with the editor's admin API; a node's `credentials` go with it, as the editor sends them.
+   * The statuses read before are forgotten: they were the replaced nodes'.
+   */
   deploy(flow: unknown[]): Promise<void>;
   /** The deployed flow as the admin API returns it. */
   flows(): Promise<string>;
@@ -161,6 +165,7 @@ export async function startLiveNodeRed(flow: unknown[], credentials: Record<stri
     status: (id) => statuses.get(id),
     async deploy(next) {
       await admin('POST', '/flows', next);
+      statuses.clear();
     },
     async flows() {
       return (await admin('GET', '/flows')).text();

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 // The package as the hosts load it (dist/) and the n8n Cloud package, built once per jest run for
@@ -8,15 +8,25 @@ import { join, resolve } from 'node:path';
 /** Root of the package (its package.json and dist/). */
 export const PACKAGE_DIR = resolve(__dirname, '..', '..');
 
+/** What tsc and copy-assets make dist/ from (tsconfig.build.json's folders and settings, the copy script). */
+const BUILD_INPUTS = ['shared', 'cli', 'sandbox', 'nodes', 'credentials', 'node-red', 'bench', 'tsconfig.json', 'tsconfig.build.json', 'scripts/copy-assets.mjs', 'package.json'];
+
 /**
  * Builds the package (tsc into dist/) once per jest run, guarded by a lock folder so that two jest
  * workers do not write the same files at once: a run tests the sources as they were when it began,
- * and an incremental tsc with nothing to do still takes seconds of CPU for each test file.
+ * and an incremental tsc with nothing to do still takes seconds of CPU for each test file. A dist/
+ * built after every input last changed (as `npm run build` just before `npm test` leaves it, in CI)
+ * is used as it is: tsc would only read it all to find nothing to do.
  */
 export function buildPackage(): void {
   withBuildLock(() => {
     const marker = join(PACKAGE_DIR, 'dist', '.test-build');
     if (readIfExists(marker) === testRun()) return;
+    const built = Math.max(mtimeOf(join(PACKAGE_DIR, 'dist', '.tsbuildinfo')), mtimeOf(marker));
+    if (built > 0 && BUILD_INPUTS.every((input) => newestIn(join(PACKAGE_DIR, input)) < built)) {
+      writeFileSync(marker, testRun());
+      return;
+    }
     const node = process.execPath;
     execFileSync(node, [join(PACKAGE_DIR, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.build.json')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
     execFileSync(node, [join(PACKAGE_DIR, 'scripts', 'copy-assets.mjs')], { cwd: PACKAGE_DIR, stdio: 'pipe' });
@@ -27,6 +37,22 @@ export function buildPackage(): void {
 /** This jest run's id (test/support/global-setup.js); the parent process's id when run without it. */
 function testRun(): string {
   return process.env.VS_TEST_RUN ?? `parent-${process.ppid}`;
+}
+
+/** A file's modification time in ms; 0 when it is missing. */
+function mtimeOf(file: string): number {
+  return statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+}
+
+/** The latest modification time of a file, or of a folder and everything under it; 0 when missing. */
+function newestIn(path: string): number {
+  const found = statSync(path, { throwIfNoEntry: false });
+  if (!found) return 0;
+  if (!found.isDirectory()) return found.mtimeMs;
+  // The folder's own time counts: a file deleted from it changes that, and nothing else.
+  let newest = found.mtimeMs;
+  for (const entry of readdirSync(path, { withFileTypes: true })) newest = Math.max(newest, newestIn(join(path, entry.name)));
+  return newest;
 }
 
 function readIfExists(file: string): string | undefined {

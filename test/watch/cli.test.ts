@@ -270,12 +270,16 @@ test('--visitors: a file that is not a visitor list, or an option out of range, 
   const room = await h.streaming.createRoom();
   publisher = await publishClip(h, room.id, clip);
   const file = path.join(dir, 'visitors.json');
-  const r = run(['watch', '--room', room.id, '--collection', collectionId, '--client-id', 'sandbox-client', '--remember-visitors', '--visitors', file, '--events', 'unknown,left', '--left-after', '1', '--duration', '12'], {
+  const r = run(['watch', '--room', room.id, '--collection', collectionId, '--client-id', 'sandbox-client', '--remember-visitors', '--visitors', file, '--events', 'unknown,left', '--left-after', '1'], {
     VS_CLIENT_SECRET: SECRET,
     VS_AUTH_URL: h.sandbox.url,
     VS_VISION_URL: h.sandbox.url,
     VS_SFU_URL: h.sandbox.url,
   });
+  // Stopped once the stranger has come and gone (the file is written as a visitor is enrolled), not
+  // after a fixed --duration: the first test stops at one.
+  await waitFor('an unknown and a left line', () => r.lines.some((l) => l.event === 'unknown') && r.lines.some((l) => l.event === 'left'), 90_000);
+  child!.kill('SIGINT');
   expect(await r.exit).toBe(0);
   const unknown = r.lines.find((l) => l.event === 'unknown')!;
   expect(unknown).toMatchObject({ first_visit: true, visits: 1, visitor_id: expect.any(String) });
