@@ -31,9 +31,14 @@ export class ModelThread {
     const worker = (this.#worker ??= this.#start());
     const id = this.#nextId++;
     return new Promise<ModelReply>((resolve, reject) => {
+      try {
+        worker.postMessage({ ...ask, id } as ModelRequest, transfer);
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
+        return;
+      }
       this.#pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ ...ask, id } as ModelRequest, transfer);
     });
   }
 
