@@ -3,7 +3,7 @@ import { UnreadableImageError } from './decode';
 import type { ModelReply } from './face-protocol';
 import type { Box, Direction } from './geometry';
 import { LruCache } from './lru';
-import { ModelThread } from './model-thread';
+import { modelThread } from './model-thread';
 import { SerialQueue } from './serial-queue';
 
 /** One face the model found. */
@@ -27,13 +27,15 @@ export interface ImageAnalysis {
 
 /**
  * The face model behind the vision endpoints: face-api (tiny detector, 68 landmarks, recognition net)
- * on the wasm backend, run in a worker thread (face-worker.ts) so the sandbox's event loop stays free
+ * on the wasm backend, run in the process's worker thread (face-worker.ts, model-thread.ts) so the sandbox's event loop stays free
  * while an image is analysed. Runs one inference at a time and remembers results by image digest.
  */
 export class FaceModel {
   readonly #cache: LruCache<string, ImageAnalysis>;
   readonly #queue = new SerialQueue();
-  readonly #thread = new ModelThread();
+  /** Rejections of the requests this model has in the thread, for close(). */
+  readonly #held = new Set<(err: Error) => void>();
+  #closed = false;
   #runs = 0;
 
   constructor(cacheEntries: number) {
@@ -42,7 +44,7 @@ export class FaceModel {
 
   /** Starts the worker and loads the model now (otherwise the first analysis does). */
   async warmUp(): Promise<void> {
-    unwrap(await this.#thread.request({ type: 'load' }));
+    unwrap(await this.#request({ type: 'load' }));
   }
 
   /** How many images really went through the model (cache hits and unreadable images excluded). */
@@ -70,15 +72,32 @@ export class FaceModel {
     this.#cache.clear();
   }
 
-  /** Ends the worker thread; analyses still waiting fail, later ones fail at once. Idempotent. */
-  close(): Promise<void> {
-    return this.#thread.close();
+  /**
+   * Ends this model's use of the thread (the sandbox stopped): its analyses still waiting fail, later
+   * ones fail at once. The thread stays for the process's other sandboxes. Idempotent.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const held = [...this.#held];
+    this.#held.clear();
+    for (const fail of held) fail(new Error('The face model was closed (the sandbox stopped) before the image was analysed.'));
+  }
+
+  #request(...args: Parameters<ReturnType<typeof modelThread>['request']>): Promise<ModelReply> {
+    if (this.#closed) return Promise.reject(new Error('The face model is closed (the sandbox stopped).'));
+    return new Promise<ModelReply>((resolve, reject) => {
+      this.#held.add(reject);
+      modelThread()
+        .request(...args)
+        .then(resolve, reject)
+        .finally(() => this.#held.delete(reject));
+    });
   }
 
   async #infer(bytes: Buffer): Promise<ImageAnalysis> {
     // The worker gets a copy of its own (transferred, not cloned): the caller's buffer may be a pool slice.
     const copy = new Uint8Array(bytes);
-    const reply = unwrap(await this.#thread.request({ type: 'analyze', bytes: copy.buffer }, [copy.buffer]));
+    const reply = unwrap(await this.#request({ type: 'analyze', bytes: copy.buffer }, [copy.buffer]));
     if (!('faces' in reply)) throw new Error('The face model answered an analysis with something else.');
     this.#runs += 1;
     const { width, height, faces, bestDescriptor } = reply;

@@ -14,20 +14,20 @@ interface Pending {
 }
 
 /**
- * The face model's worker thread, owned by one FaceModel: started on the first request, ended by
- * close(). A thread that dies fails the requests it held with an error saying so, and the next request
- * starts a new one: one bad moment (a crash, memory) does not turn every later vision call of a
- * long-running sandbox into an error. The thread keeps the process alive only while it has work.
+ * The face model's worker thread: started on the first request, one per process, shared by every
+ * sandbox in it, as the model itself was when it ran on the main thread (loading it takes a second:
+ * a test process that starts one sandbox after another loads it once). It keeps the process alive only
+ * while it has work, and ends with the process. A thread that dies fails the requests it held with an
+ * error saying so, and the next request starts a new one: one bad moment (a crash, memory) does not
+ * turn every later vision call of a long-running sandbox into an error.
  */
-export class ModelThread {
+class ModelThread {
   #worker: Worker | undefined;
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
-  #closing: Promise<void> | undefined;
 
   /** Sends one request and resolves with the worker's reply; rejects when the thread ends first. */
   request(ask: Ask, transfer: ArrayBuffer[] = []): Promise<ModelReply> {
-    if (this.#closing) return Promise.reject(new Error('The face model is closed (the sandbox stopped).'));
     const worker = (this.#worker ??= this.#start());
     const id = this.#nextId++;
     return new Promise<ModelReply>((resolve, reject) => {
@@ -42,15 +42,6 @@ export class ModelThread {
     });
   }
 
-  /** Ends the thread; requests it still holds fail. Idempotent; later requests fail at once. */
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      const worker = this.#worker;
-      if (worker) await worker.terminate();
-    })();
-    return this.#closing;
-  }
-
   #start(): Worker {
     const worker = new Worker(WORKER_FILE);
     let failure: string | undefined;
@@ -58,7 +49,7 @@ export class ModelThread {
       const pending = this.#pending.get(reply.id);
       if (!pending) return;
       this.#pending.delete(reply.id);
-      // An idle thread must not keep the process alive (stop() ends it; a script that never stops still exits).
+      // An idle thread must not keep the process alive.
       if (this.#pending.size === 0) worker.unref();
       pending.resolve(reply);
     });
@@ -71,13 +62,18 @@ export class ModelThread {
     worker.on('error', (err) => (failure ??= err.message));
     worker.once('exit', (code) => {
       if (this.#worker === worker) this.#worker = undefined;
-      const reason = this.#closing
-        ? 'The face model was closed (the sandbox stopped) before the image was analysed.'
-        : `The face model's worker thread stopped (${failure ?? `exit code ${code}`}); the next analysis starts a new one.`;
+      const reason = `The face model's worker thread stopped (${failure ?? `exit code ${code}`}); the next analysis starts a new one.`;
       const held = [...this.#pending.values()];
       this.#pending.clear();
       for (const p of held) p.reject(new Error(reason));
     });
     return worker;
   }
+}
+
+let shared: ModelThread | undefined;
+
+/** The process's face-model thread (see ModelThread). */
+export function modelThread(): { request(ask: Ask, transfer?: ArrayBuffer[]): Promise<ModelReply> } {
+  return (shared ??= new ModelThread());
 }
