@@ -83,9 +83,14 @@ export function ffmpegArgs(o: FfmpegSourceOptions): string[] {
           '-f',
           'ivf',
         ];
-  const phases = phaseCount(o.keyFramePhases, gop);
+  const phases = sourcePhases(o);
   const outputs = phaseOutputs(filters.join(','), phases, (i) => [...limit, ...frameKeyFrames(gop, i, phases), '-b:v', rate, ...encoder]);
   return ['-hide_banner', '-nostdin', '-loglevel', 'error', ...input, ...outputs];
+}
+
+/** How many outputs a source's ffmpeg writes (keyFramePhases, at most one per frame of the key-frame interval). */
+function sourcePhases(o: FfmpegSourceOptions): number {
+  return phaseCount(o.keyFramePhases, o.gop ?? o.fps ?? 30);
 }
 
 /** Encodes a file, an image sequence or a test pattern with ffmpeg and yields the frames as they come. */
@@ -118,7 +123,7 @@ export class FfmpegSource implements VideoSource {
   async *frames(): AsyncIterable<SourceFrame> {
     if (this.#child) throw new PublishError('source_in_use', 'FfmpegSource.frames() was already called: a source runs one ffmpeg; open another source instead');
     if (this.#closed) return;
-    const phases = phaseCount(this.#options.keyFramePhases, this.#options.gop ?? this.#options.fps ?? 30);
+    const phases = sourcePhases(this.#options);
     const extra = Array.from({ length: phases - 1 }, () => 'pipe' as const);
     const child = spawn(this.#options.ffmpegPath, ffmpegArgs(this.#options), { stdio: ['ignore', 'pipe', 'pipe', ...extra], env: childEnv() });
     this.#child = child;
