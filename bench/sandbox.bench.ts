@@ -4,7 +4,7 @@ import * as jpeg from 'jpeg-js';
 import { FaceModel } from '../sandbox/vision/model/face-model';
 import { descriptorDistance, similarityFromDistance } from '../sandbox/vision/model/similarity';
 
-// Times the sandbox's face model run directly (no HTTP; in its worker thread, as the sandbox runs it): decode + tiny detector + 68 landmarks + the
+// Times the sandbox's face model run directly (no HTTP): decode + tiny detector + 68 landmarks + the
 // descriptor of the best face, per photo scaled to 640 px wide, and the same photos at full size as a
 // baseline. Then measures descriptor distances (same face at other scales vs different people).
 // Photos: the committed public-domain astronaut and face-api's demo samples read from node_modules.
@@ -130,10 +130,7 @@ async function main(): Promise<void> {
   console.log(`full size (up to 1920 px): median ${fullMedian.toFixed(0)} ms, p90 ${percentile(fullTimes, 90).toFixed(0)} ms`);
   console.log(`full size / 640 px: ${(fullMedian / median).toFixed(2)}x`);
 
-  await model.close();
-  const figures = new FaceModel(0);
-  await similarityFigures(figures, photos);
-  await figures.close();
+  await similarityFigures(new FaceModel(0), photos);
 
   console.log(
     JSON.stringify({

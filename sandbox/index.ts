@@ -37,7 +37,7 @@ export interface RunningSandbox {
   reset(): Promise<void>;
   /** Same as GET /_sandbox/stats. */
   stats(): SandboxStats;
-  /** Closes the server and every socket and peer it opened, and ends the face model's worker thread. */
+  /** Closes the server and every socket and peer it opened. */
   stop(): Promise<void>;
 }
 
@@ -94,8 +94,6 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     for (const module of modules.values()) await module.close();
-    // After the modules: a request still analysing fails (its connection is already closed).
-    await model.close();
     await closed;
   };
   try {

@@ -166,7 +166,7 @@ export async function faceOfB(detect: (jpeg: Buffer) => Promise<readonly Located
   await mkdir(TEST_CACHE, { recursive: true, mode: 0o700 });
   const hash = createHash('sha256').update(faceApiSample(1));
   // Resolved, not joined: the sources under jest, the built files when a benchmark runs from dist/.
-  for (const file of ['face-model', 'face-worker', 'tfjs-runtime']) hash.update(readFileSync(require.resolve(`../../sandbox/vision/model/${file}`)));
+  for (const file of ['face-model', 'tfjs-runtime']) hash.update(readFileSync(require.resolve(`../../sandbox/vision/model/${file}`)));
   const kept = path.join(TEST_CACHE, `face-of-b-${hash.digest('hex').slice(0, 32)}.json`);
   const known = await readFile(kept, 'utf8').catch(() => undefined);
   if (known) return JSON.parse(known) as Rect;

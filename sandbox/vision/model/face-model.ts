@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { UnreadableImageError } from './decode';
-import type { ModelReply } from './face-protocol';
-import type { Box, Direction } from './geometry';
+import { decodeImage } from './decode';
+import { type Box, type Direction, directionOf, yawIndex } from './geometry';
 import { LruCache } from './lru';
-import { modelThread } from './model-thread';
 import { SerialQueue } from './serial-queue';
+import { type FaceApi, loadFaceApi } from './tfjs-runtime';
 
 /** One face the model found. */
 export interface FoundFace {
@@ -25,29 +24,28 @@ export interface ImageAnalysis {
   bestDescriptor?: Float32Array;
 }
 
+/** Tiny face detector settings: chosen for speed on one core (see bench/sandbox.bench.ts). */
+export const DETECTOR = { inputSize: 416, scoreThreshold: 0.5 } as const;
+
 /**
  * The face model behind the vision endpoints: face-api (tiny detector, 68 landmarks, recognition net)
- * on the wasm backend, run in the process's worker thread (face-worker.ts, model-thread.ts) so the sandbox's event loop stays free
- * while an image is analysed. Runs one inference at a time and remembers results by image digest.
+ * on the wasm backend. Loads lazily, runs one inference at a time, and remembers results by image digest.
  */
 export class FaceModel {
   readonly #cache: LruCache<string, ImageAnalysis>;
   readonly #queue = new SerialQueue();
-  /** Rejections of the requests this model has in the thread, for close(). */
-  readonly #held = new Set<(err: Error) => void>();
-  #closed = false;
   #runs = 0;
 
   constructor(cacheEntries: number) {
     this.#cache = new LruCache(cacheEntries);
   }
 
-  /** Starts the worker and loads the model now (otherwise the first analysis does). */
+  /** Loads the model now (otherwise the first analysis does). */
   async warmUp(): Promise<void> {
-    unwrap(await this.#request({ type: 'load' }));
+    await loadFaceApi();
   }
 
-  /** How many images really went through the model (cache hits and unreadable images excluded). */
+  /** How many images really went through the model (cache hits excluded). */
   get inferenceCount(): number {
     return this.#runs;
   }
@@ -72,42 +70,40 @@ export class FaceModel {
     this.#cache.clear();
   }
 
-  /**
-   * Ends this model's use of the thread (the sandbox stopped): its analyses still waiting fail, later
-   * ones fail at once. The thread stays for the process's other sandboxes. Idempotent.
-   */
-  async close(): Promise<void> {
-    this.#closed = true;
-    const held = [...this.#held];
-    this.#held.clear();
-    for (const fail of held) fail(new Error('The face model was closed (the sandbox stopped) before the image was analysed.'));
-  }
-
-  #request(...args: Parameters<ReturnType<typeof modelThread>['request']>): Promise<ModelReply> {
-    if (this.#closed) return Promise.reject(new Error('The face model is closed (the sandbox stopped).'));
-    return new Promise<ModelReply>((resolve, reject) => {
-      this.#held.add(reject);
-      modelThread()
-        .request(...args)
-        .then(resolve, reject)
-        .finally(() => this.#held.delete(reject));
-    });
-  }
-
   async #infer(bytes: Buffer): Promise<ImageAnalysis> {
-    // The worker gets a copy of its own (transferred, not cloned): the caller's buffer may be a pool slice.
-    const copy = new Uint8Array(bytes);
-    const reply = unwrap(await this.#request({ type: 'analyze', bytes: copy.buffer }, [copy.buffer]));
-    if (!('faces' in reply)) throw new Error('The face model answered an analysis with something else.');
+    const image = decodeImage(bytes);
+    const faceapi: FaceApi = await loadFaceApi();
     this.#runs += 1;
-    const { width, height, faces, bestDescriptor } = reply;
-    return { width, height, faces, bestDescriptor };
+    const tensor = faceapi.tf.tensor3d(image.data, [image.height, image.width, 3], 'int32');
+    try {
+      const options = new faceapi.TinyFaceDetectorOptions(DETECTOR);
+      const found: FaceApiResult[] = await faceapi.detectAllFaces(tensor, options).withFaceLandmarks();
+      found.sort((a, b) => b.detection.score - a.detection.score);
+      const faces = found.map((f): FoundFace => {
+        const yaw = yawIndex(f.landmarks.positions);
+        const { x, y, width, height } = f.detection.box;
+        return { box: { x, y, width, height }, score: f.detection.score, yaw, direction: directionOf(yaw) };
+      });
+      const bestDescriptor = found.length > 0 ? await describe(faceapi, tensor, found[0]) : undefined;
+      return { width: image.width, height: image.height, faces, bestDescriptor };
+    } finally {
+      tensor.dispose();
+    }
   }
 }
 
-/** A successful reply, or the error the worker reported: UnreadableImageError for bytes that did not decode. */
-function unwrap(reply: ModelReply): Extract<ModelReply, { ok: true }> {
-  if (reply.ok) return reply;
-  if (reply.kind === 'unreadable') throw new UnreadableImageError(reply.message);
-  throw new Error(`The face model failed: ${reply.message}`);
+interface FaceApiResult {
+  detection: { score: number; box: Box };
+  landmarks: { positions: { x: number; y: number }[] };
+  alignedRect: unknown;
+}
+
+/** Descriptor of one face, computed on its landmark-aligned crop as face-api's own pipeline does. */
+async function describe(faceapi: FaceApi, tensor: unknown, face: FaceApiResult): Promise<Float32Array> {
+  const crops = await faceapi.extractFaceTensors(tensor, [face.alignedRect]);
+  try {
+    return (await faceapi.nets.faceRecognitionNet.computeFaceDescriptor(crops[0])) as Float32Array;
+  } finally {
+    for (const crop of crops) crop.dispose();
+  }
 }

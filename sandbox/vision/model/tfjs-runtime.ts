@@ -19,8 +19,7 @@ const CHAINED_OPS = [
 const LOADED = Symbol.for('vision-streaming.sandbox.faceApi');
 
 /**
- * Loads face-api's wasm build on tfjs-core with the wasm backend, once per thread (the sandbox calls it
- * in the face model's worker thread, face-worker.ts).
+ * Loads face-api's wasm build on tfjs-core with the wasm backend, once per process.
  *
  * Why the detours: the build requires the umbrella package `@tensorflow/tfjs`, which would pull in
  * layers, converter and data for nothing; face-api only needs core ops. So the build is evaluated with
