@@ -15,13 +15,17 @@ export function spawnFfmpeg(ffmpegPath: string, args: string[], stdin: 'pipe' | 
     hooked = true;
     process.once('exit', killAll);
   }
-  const extra = Array.from({ length: Math.max(0, outputs - 1) }, () => 'pipe' as const);
-  const child = spawn(ffmpegPath, args, { stdio: [stdin, 'pipe', 'pipe', ...extra], env: childEnv() });
+  const child = spawn(ffmpegPath, args, { stdio: ffmpegStdio(stdin, outputs), env: childEnv() });
   live.add(child);
   const forget = (): void => void live.delete(child);
   child.once('exit', forget);
   child.once('error', forget);
   return child;
+}
+
+/** An ffmpeg child's stdio: stdin as given, stdout and stderr piped, and one more pipe per output after the first (fd 3, 4, ...). */
+export function ffmpegStdio(stdin: 'pipe' | 'ignore', outputs = 1): ('pipe' | 'ignore')[] {
+  return [stdin, 'pipe', 'pipe', ...Array.from({ length: Math.max(0, outputs - 1) }, () => 'pipe' as const)];
 }
 
 /** How many camera encoders this process runs now (for tests and leak checks). */

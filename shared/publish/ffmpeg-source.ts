@@ -4,6 +4,7 @@ import type { VideoCodec } from '../frames/types';
 import type { SourceFrame, VideoSource } from './source';
 import { childEnv } from '../util/child-env';
 import { PublishError } from './errors';
+import { ffmpegStdio } from './ffmpeg-child';
 import { KeyFramePhases, type KeyFramePhaseStats } from './key-frame-phases';
 import { frameKeyFrames, phaseCount, phaseOutputs } from './phase-outputs';
 import { encodedFrames, phaseStreams } from './phase-reading';
@@ -124,8 +125,7 @@ export class FfmpegSource implements VideoSource {
     if (this.#child) throw new PublishError('source_in_use', 'FfmpegSource.frames() was already called: a source runs one ffmpeg; open another source instead');
     if (this.#closed) return;
     const phases = sourcePhases(this.#options);
-    const extra = Array.from({ length: phases - 1 }, () => 'pipe' as const);
-    const child = spawn(this.#options.ffmpegPath, ffmpegArgs(this.#options), { stdio: ['ignore', 'pipe', 'pipe', ...extra], env: childEnv() });
+    const child = spawn(this.#options.ffmpegPath, ffmpegArgs(this.#options), { stdio: ffmpegStdio('ignore', phases), env: childEnv() });
     this.#child = child;
     const exitCode = new Promise<number | null>((resolve) => {
       child.once('close', (code) => resolve(code));
