@@ -77,7 +77,7 @@ class StreamingModule implements SandboxModule, SessionHost {
         return { ignorePongs: this.faults.ignorePongs };
       case 'sessions':
         return {
-          sessions: [...this.#sessions].map((s) => ({ client_id: s.clientId, room: s.roomId ?? null, role: s.role ?? null, state: s.state, pongs: s.pongs })),
+          sessions: [...this.#sessions].map((s) => ({ client_id: s.clientId, room: s.roomId ?? null, role: s.role ?? null, state: s.state, pongs: s.pongs, early_dtls_packets: s.earlyDtlsPackets })),
         };
       default:
         return undefined;

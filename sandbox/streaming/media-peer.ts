@@ -1,5 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
 import type { AudioCodec, VideoCodec } from './connect-message';
+import { holdEarlyDtls } from './early-dtls';
 import { createLoopbackPeer, loopbackOnlySdp, waitForGathering } from './peer';
 
 /** Why an answer could not be applied, named with the spec's close reason. */
@@ -23,6 +24,8 @@ export abstract class MediaPeer {
   #failedListener?: () => void;
 
   readonly #iceGatheringTimeoutMs: number;
+  /** One count per DTLS transport of the early packets handed over (see holdEarlyDtls). */
+  readonly #earlyDtls = new Map<object, () => number>();
 
   constructor(codecs: { video?: VideoCodec; audio?: AudioCodec }, iceGatheringTimeoutMs: number) {
     this.#iceGatheringTimeoutMs = iceGatheringTimeoutMs;
@@ -35,6 +38,9 @@ export abstract class MediaPeer {
   /** Creates the offer and waits for ICE gathering, so every server candidate is inside the SDP. */
   async createOffer(): Promise<string> {
     await this.pc.setLocalDescription(await this.pc.createOffer());
+    for (const transport of this.pc.dtlsTransports) {
+      if (!this.#earlyDtls.has(transport)) this.#earlyDtls.set(transport, holdEarlyDtls(transport));
+    }
     await waitForGathering(this.pc, this.#iceGatheringTimeoutMs);
     return loopbackOnlySdp(this.pc.localDescription?.sdp ?? '');
   }
@@ -68,6 +74,13 @@ export abstract class MediaPeer {
     } catch {
       // A candidate the agent cannot use does not break a session that has others.
     }
+  }
+
+  /** DTLS packets that came before this peer's DTLS side started and were handed to it then. */
+  get earlyDtlsPackets(): number {
+    let total = 0;
+    for (const handed of this.#earlyDtls.values()) total += handed();
+    return total;
   }
 
   /** Registers where a renegotiation offer goes (signaling sends it as `update`). */

@@ -43,6 +43,11 @@ export class SignalingSession {
   /** Pongs received, for diagnosis (and for tests that wait on pongs instead of the clock). */
   pongs = 0;
 
+  /** DTLS packets the client sent before the server's DTLS side started, handed to it then (see holdEarlyDtls). */
+  get earlyDtlsPackets(): number {
+    return this.#peer?.earlyDtlsPackets ?? 0;
+  }
+
   readonly #ws: WebSocket;
   readonly #host: SessionHost;
 

@@ -164,6 +164,12 @@ describeWithBrowser('live view widget', () => {
     expect(b.length).toBeGreaterThan(0);
     expect(a.filter((t) => b.includes(t))).toEqual([]);
     await until('two viewers counted', async () => (await h.streaming.getRoom(room.id)).down_count === 2);
+    // Chromium starts DTLS before werift's side has: the sandbox kept those packets and handed them over (sandbox/streaming/early-dtls.ts).
+    const listed = await fetch(`${h.sandbox.url}/_sandbox/streaming/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const { sessions } = (await listed.json()) as { sessions: { role: string | null; early_dtls_packets: number }[] };
+    const downstream = sessions.filter((s) => s.role === 'down');
+    expect(downstream).toHaveLength(2);
+    for (const s of downstream) expect(s.early_dtls_packets).toBeGreaterThan(0);
 
     // The camera leaves: its tile goes; it comes back (a new stream): a tile plays again, no reload.
     const firstStream = viewers[0].page;
