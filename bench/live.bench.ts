@@ -1,7 +1,7 @@
 /**
  * The live view (the Dashboard 2.0 widget), measured with Debian's headless Chromium on 127.0.0.1:
- * - `first_picture_ms`: from opening the dashboard page to the first decoded picture of the room's
- *   camera in the widget's <video> (currentTime > 0 with a size), p50/p95 over BENCH_OPENINGS fresh
+ * - `first_picture_ms`: from opening the dashboard page to the first picture of the room's camera
+ *   presented by the widget's <video> (requestVideoFrameCallback, with a size), p50/p95 over BENCH_OPENINGS fresh
  *   browser contexts (each a new viewer: page load, socket, its own ticket, signaling, ICE, DTLS, a key
  *   frame); `widget_to_picture_ms` is the widget's share, from its ticket request to the picture.
  * - `browser_cpu_pct_per_viewer`, `node_red_cpu_pct_per_viewer`: CPU (% of one core) of the whole
@@ -31,6 +31,7 @@
  *   of the face's width, p50/p95/worst over the frames from one interval after its second sample, when
  *   its motion is known (goal: within 0.15). A
  *   still face beside it gives the page's scale and offset.
+ * Every time is taken in the page (PAGE_CLOCK below), from the moment this process opened it.
  * Run: npm run bench:live (needs /usr/bin/chromium). The last line is one JSON object.
  * Knobs: BENCH_OPENINGS (50), BENCH_BASELINE (20), BENCH_RETURNING (10), BENCH_VIEWERS (2), BENCH_SECONDS (10), BENCH_EVENTS (20).
  */
@@ -94,33 +95,77 @@ function treeCpuMs(root: number, keep: (comm: string) => boolean): number {
 
 const isChromium = (comm: string): boolean => /^(chromium|chrome)/i.test(comm);
 
+const PLAIN_TEXT = 'plain widget';
+
+/**
+ * Installed in every page before its own scripts: the page records, on the machine's clock (epoch ms),
+ * when the widget is first on the page, when a still is first drawn, when its video presents its first
+ * frame (requestVideoFrameCallback on each <video> of the widget, whatever the widget itself does), and
+ * when the plain page's text is there. Taken in the page, not polled from here: a poll adds its own
+ * period and the delay of a busy page's evaluate to each end.
+ */
+const PAGE_CLOCK = `(() => {
+  const times = (window.__vsTimes = {});
+  const mark = (key) => { if (times[key] === undefined) times[key] = performance.timeOrigin + performance.now(); };
+  const seen = new WeakSet();
+  const look = () => {
+    if (document.querySelector('.vs-live')) mark('mounted');
+    for (const v of document.querySelectorAll('.vs-live video')) {
+      if (seen.has(v) || typeof v.requestVideoFrameCallback !== 'function') continue;
+      seen.add(v);
+      const frame = () => (v.videoWidth > 0 ? mark('video') : v.requestVideoFrameCallback(frame));
+      v.requestVideoFrameCallback(frame);
+    }
+    for (const i of document.querySelectorAll('.vs-live img.vs-live-still')) {
+      if (seen.has(i)) continue;
+      seen.add(i);
+      const drawn = () => { if (i.complete && i.naturalWidth > 0) mark('still'); };
+      i.addEventListener('load', drawn);
+      drawn();
+    }
+    const text = document.querySelector('.nrdb-ui-text');
+    if (text && text.textContent.includes(${JSON.stringify(PLAIN_TEXT)})) mark('plain');
+  };
+  new MutationObserver(look).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+})()`;
+
+type PageTimes = { mounted?: number; still?: number; video?: number; plain?: number };
+
+/** A fresh browser context (a first visit: nothing cached) whose pages keep the page clock. */
+async function timedContext(browser: Browser): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(PAGE_CLOCK);
+  return context;
+}
+
+/** The page clock's readings so far. */
+async function pageTimes(page: Page): Promise<PageTimes> {
+  return ((await page.evaluate('window.__vsTimes')) as PageTimes | undefined) ?? {};
+}
+
 /**
  * Opens the dashboard and resolves with the ms until the first picture plays: in a new context (a
- * first visit: nothing cached), or in `returning`, a context that has opened the page before (the
- * browser's cache warm, as for someone who comes back to the dashboard).
+ * first visit: nothing cached), or in `returning`, a context of timedContext that has opened the page
+ * before (the browser's cache warm, as for someone who comes back to the dashboard). The figures are
+ * the page clock's; the widget's phases, polled, are logged beside them.
  */
 async function openAndTime(browser: Browser, url: string, returning?: BrowserContext): Promise<{ ms: number; widgetMs: number; anyMs: number; blackMs: number; context: BrowserContext; page: Page }> {
-  const context = returning ?? (await browser.newContext({ viewport: { width: 1280, height: 900 } }));
+  const context = returning ?? (await timedContext(browser));
   const page = await context.newPage();
   const t0 = Date.now();
   await page.goto(url);
   const deadline = t0 + 30_000;
   const phases: Record<string, number> = {};
-  let still: number | undefined;
   for (;;) {
-    const [phase, playing, shown] = (await page.evaluate(
-      `(() => { const r = document.querySelector('.vs-live'); const v = document.querySelector('.vs-live video'); const i = document.querySelector('.vs-live img.vs-live-still');
-        return [r ? r.getAttribute('data-phase') || 'mounted' : 'page', !!v && v.currentTime > 0 && v.videoWidth > 0, !!i && i.complete && i.naturalWidth > 0]; })()`,
-    )) as [string, boolean, boolean];
-    const now = Date.now() - t0;
-    phases[phase] ??= now;
-    if (shown) still ??= now;
-    if (playing) {
-      log(`  phases (ms from opening): ${Object.entries(phases).map(([k, v]) => `${k} ${v}`).join(', ')}${still !== undefined ? `, still ${still}` : ''}, picture ${now}`);
-      // The widget's share starts when it is first seen on the page (it asks for its ticket as it mounts).
-      const mounted = Math.min(...Object.entries(phases).filter(([k]) => k !== 'page').map(([, v]) => v));
-      const anyMs = Math.min(now, still ?? now);
-      return { ms: now, widgetMs: now - mounted, anyMs, blackMs: anyMs - mounted, context, page };
+    const phase = (await page.evaluate(`(() => { const r = document.querySelector('.vs-live'); return r ? r.getAttribute('data-phase') || 'mounted' : 'page'; })()`)) as string;
+    phases[phase] ??= Date.now() - t0;
+    const times = await pageTimes(page);
+    if (times.video !== undefined && times.mounted !== undefined) {
+      const ms = Math.round(times.video - t0);
+      const anyMs = Math.round(Math.min(times.video, times.still ?? times.video) - t0);
+      const mounted = Math.round(times.mounted - t0);
+      log(`  phases (ms from opening, polled): ${Object.entries(phases).map(([k, v]) => `${k} ${v}`).join(', ')}; page clock: mounted ${mounted}${times.still !== undefined ? `, still ${Math.round(times.still - t0)}` : ''}, video ${ms}`);
+      return { ms, widgetMs: ms - mounted, anyMs, blackMs: anyMs - mounted, context, page };
     }
     if (Date.now() > deadline) throw new Error('no picture within 30 s');
     await sleep(20);
@@ -129,19 +174,20 @@ async function openAndTime(browser: Browser, url: string, returning?: BrowserCon
 
 /** Opens Dashboard 2.0's page with one plain widget in a new context; resolves with the ms until the widget's text is there. */
 async function openPlain(browser: Browser, url: string): Promise<number> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await timedContext(browser);
   try {
     const page = await context.newPage();
     const t0 = Date.now();
     await page.goto(url);
-    await page.waitForFunction(`(() => { const t = document.querySelector('.nrdb-ui-text'); return !!t && t.textContent.includes('${PLAIN_TEXT}'); })()`, undefined, { timeout: 30_000, polling: 20 });
-    return Date.now() - t0;
+    for (const deadline = t0 + 30_000; Date.now() < deadline; await sleep(20)) {
+      const { plain } = await pageTimes(page);
+      if (plain !== undefined) return Math.round(plain - t0);
+    }
+    throw new Error('no plain widget within 30 s');
   } finally {
     await context.close();
   }
 }
-
-const PLAIN_TEXT = 'plain widget';
 
 /** Dashboard 2.0's own page with one plain widget: the baseline the live view's first picture is held to. */
 const PLAIN_PAGE = [
@@ -303,7 +349,7 @@ async function main(): Promise<void> {
     }
 
     // Returning viewers: one browser profile opens the page again and again, its cache warm.
-    const profile = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const profile = await timedContext(browser);
     await (await openAndTime(browser, url, profile)).page.close();
     const returning: number[] = [];
     for (let i = 0; i < RETURNING; i++) {
