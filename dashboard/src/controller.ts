@@ -153,8 +153,9 @@ export class LiveController {
     this.#ageClock = setInterval(() => {
       if (this.#state.tiles.some((t) => t.still && !t.playing)) this.#state.now = Date.now();
     }, 1000);
-    this.#askStills();
+    // The ticket first: its answer waits on the service, while the stills are answered at once.
     this.#start();
+    this.#askStills();
   }
 
   /** Ends everything this controller started; idempotent. */

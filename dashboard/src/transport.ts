@@ -57,6 +57,8 @@ export class RoomTransport {
   readonly #streams = new Map<string, MediaStream>();
   #ws: WebSocket | null = null;
   #pc: RTCPeerConnection | null = null;
+  /** This page's own id in the room (from the offer): a stream of that id is its own, not a camera. */
+  #clientId: string | undefined;
   #stalled: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
   #connected = false;
@@ -78,6 +80,9 @@ export class RoomTransport {
     if (this.#closed || this.#ws) return;
     const ws = new WebSocket(this.#ticket.url);
     this.#ws = ws;
+    // Made now, not when the offer comes: the browser makes its certificate and sets the connection
+    // up while the room connects and sends its offer (answering a fresh one took 60-190 ms).
+    this.#pc = this.#newPeer();
     ws.onopen = () => {
       const t = this.#ticket;
       this.#send({ type: 'connect', role: 'downstream', channel_id: t.roomId, multistream: true, metadata: { access_token: t.token }, video: { codec_type: t.codec }, audio: false });
@@ -145,13 +150,11 @@ export class RoomTransport {
     this.#events.ended(why);
   }
 
-  #peer(m: SignalingMessage): RTCPeerConnection {
-    if (this.#pc) return this.#pc;
-    const pc = new RTCPeerConnection(Array.isArray(m.config?.iceServers) ? { iceServers: m.config.iceServers } : {});
-    this.#pc = pc;
+  #newPeer(): RTCPeerConnection {
+    const pc = new RTCPeerConnection();
     pc.ontrack = (event) => {
       const stream = event.streams[0];
-      if (stream && stream.id !== 'default' && stream.id !== m.client_id && event.transceiver.mid !== null) this.#streams.set(event.transceiver.mid, stream);
+      if (stream && stream.id !== 'default' && stream.id !== this.#clientId && event.transceiver.mid !== null) this.#streams.set(event.transceiver.mid, stream);
       if (!this.#closed) this.#events.streams();
     };
     pc.onicecandidate = (event) => {
@@ -181,9 +184,13 @@ export class RoomTransport {
   }
 
   async #negotiate(m: SignalingMessage, answerType: 'answer' | 'update' | 're-answer'): Promise<void> {
-    if (typeof m.sdp !== 'string' || this.#closed) return;
-    const pc = this.#peer(m);
+    const pc = this.#pc;
+    if (typeof m.sdp !== 'string' || this.#closed || !pc) return;
     try {
+      if (answerType === 'answer') {
+        this.#clientId = m.client_id;
+        if (Array.isArray(m.config?.iceServers)) pc.setConfiguration({ ...pc.getConfiguration(), iceServers: m.config.iceServers });
+      }
       await pc.setRemoteDescription({ type: 'offer', sdp: m.sdp });
       const answer = await pc.createAnswer();
       await pc.setLocalDescription(answer);

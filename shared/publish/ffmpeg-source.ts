@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { isKeyFrame } from '../frames/key-frame';
 import type { VideoCodec } from '../frames/types';
-import type { SourceFrame, VideoSource } from './source';
+import { VIDEO_CLOCK, type SourceFrame, type VideoSource } from './source';
 import { childEnv } from '../util/child-env';
 import { PublishError } from './errors';
 import { ffmpegStdio } from './ffmpeg-child';
@@ -45,8 +45,6 @@ export interface FfmpegSourceOptions extends EncodeSettings {
   input: FfmpegInput;
   codec: VideoCodec;
 }
-
-const CLOCK = 90000;
 
 /** Builds the ffmpeg command line; exported so its choices can be checked without running it. */
 export function ffmpegArgs(o: FfmpegSourceOptions): string[] {
@@ -140,7 +138,7 @@ export class FfmpegSource implements VideoSource {
       child.once('error', () => resolve());
     });
     child.stderr?.on('data', (d: Buffer) => (this.#stderrTail = (this.#stderrTail + d.toString()).slice(-2000)));
-    const step = CLOCK / (this.#options.fps ?? 30);
+    const step = VIDEO_CLOCK / (this.#options.fps ?? 30);
     const outputs = phaseStreams(child, phases).map((stream) => encodedFrames(stream, this.codec !== 'H264'));
     let n = 0;
     try {

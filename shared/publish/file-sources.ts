@@ -2,10 +2,9 @@ import { createReadStream } from 'node:fs';
 import { AccessUnitSplitter } from '../frames/access-units';
 import { IvfReader } from '../frames/ivf';
 import type { VideoCodec } from '../frames/types';
-import type { SourceFrame, VideoSource } from './source';
+import { VIDEO_CLOCK, type SourceFrame, type VideoSource } from './source';
 import { PublishError } from './errors';
 
-const CLOCK = 90000;
 
 /** Options of a pre-encoded file source. */
 export interface FileSourceOptions {
@@ -40,14 +39,14 @@ export class IvfFileSource implements VideoSource {
   async *frames(): AsyncIterable<SourceFrame> {
     let offset = 0;
     let lastTs = 0;
-    let step = CLOCK / 30;
+    let step = VIDEO_CLOCK / 30;
     for await (const pass of this.#reading.passes()) {
       const reader = new IvfReader();
       let first: number | undefined;
       for await (const chunk of pass) {
         for (const f of reader.push(chunk)) {
           const h = reader.header!;
-          const ts = Math.round((f.pts * h.timebaseNum * CLOCK) / h.timebaseDen);
+          const ts = Math.round((f.pts * h.timebaseNum * VIDEO_CLOCK) / h.timebaseDen);
           first ??= ts;
           const timestamp = offset + ts - first;
           if (timestamp > lastTs) step = timestamp - lastTs;
@@ -76,7 +75,7 @@ export class AnnexBFileSource implements VideoSource {
   }
 
   async *frames(): AsyncIterable<SourceFrame> {
-    const step = CLOCK / (this.#reading.options.fps ?? 30);
+    const step = VIDEO_CLOCK / (this.#reading.options.fps ?? 30);
     let n = 0;
     for await (const pass of this.#reading.passes()) {
       const splitter = new AccessUnitSplitter();

@@ -1,3 +1,5 @@
+import { sleep } from '../http/sleep';
+
 /** Counters of a phase switch. */
 export interface KeyFramePhaseStats {
   /** Key-frame requests received (a viewer joined, or lost a picture). */
@@ -33,15 +35,24 @@ export class KeyFramePhases<T> {
 
   /**
    * The frames to send, read from every phase in step (frame n of each phase is the same picture).
-   * Ends when the phase being sent ends; a phase that fails makes it throw.
+   * Ends when the phase being sent ends; a phase that fails makes it throw. Phases that can be read
+   * faster than they play (files) give `timeMsOf`, frame n's time in the stream: each frame is then
+   * chosen when its time comes, counted from the first one, as the Publisher sends it. Chosen as soon
+   * as read, a frame waited in the Publisher for its time, and a request made meanwhile missed it.
    */
-  async *merge(phases: readonly AsyncIterable<T>[]): AsyncGenerator<T> {
+  async *merge(phases: readonly AsyncIterable<T>[], timeMsOf?: (frame: T, n: number) => number): AsyncGenerator<T> {
     const reading = new PhaseReading(phases);
     let current = 0;
+    let start: { wall: number; time: number } | undefined;
     try {
       for (let n = 0; ; n++) {
         let frame = await reading.frame(current, n);
         if (frame === undefined) return;
+        if (timeMsOf) {
+          const time = timeMsOf(frame, n);
+          start ??= { wall: performance.now(), time };
+          await sleep(start.wall + time - start.time - performance.now());
+        }
         if (this.#pending && !this.#isKey(frame)) {
           // Held until every phase has told whether its frame n is a key frame: one frame at most,
           // since one encoder writes every phase's frame n before any frame n + 1.

@@ -2,7 +2,7 @@ import { isKeyFrame } from '../frames/key-frame';
 import type { VideoCodec } from '../frames/types';
 import { InputError } from '../errors';
 import { KeyFramePhases, type KeyFramePhaseStats } from './key-frame-phases';
-import type { SourceFrame, VideoSource } from './source';
+import { VIDEO_CLOCK, type SourceFrame, type VideoSource } from './source';
 
 /**
  * One stream from several encodings of the same pictures whose key frames are staggered (files the
@@ -29,7 +29,10 @@ export class StaggeredSource implements VideoSource {
   }
 
   frames(): AsyncIterable<SourceFrame> {
-    return this.#phases.merge(this.#sources.map((s) => s.frames()));
+    return this.#phases.merge(
+      this.#sources.map((s) => s.frames()),
+      (f) => (f.timestamp * 1000) / VIDEO_CLOCK,
+    );
   }
 
   requestKeyFrame(): void {

@@ -1,5 +1,5 @@
 import { isKeyFrame } from '../../shared/frames';
-import { FfmpegSource, KeyFramePhases, openCameraSource, Publisher, type VideoSource } from '../../shared/publish';
+import { FfmpegSource, KeyFramePhases, openCameraSource, Publisher, StaggeredSource, type VideoSource } from '../../shared/publish';
 import { decodeFrames, runFfmpeg, testFfmpeg } from '../streaming/support/ffmpeg';
 import { startHarness, waitFor, type StreamingHarness } from '../streaming/support/harness';
 import { FAST_REJOIN, Viewer } from '../streaming/support/peers';
@@ -65,6 +65,29 @@ describe('the phase switch', () => {
     }
     await new Promise((r) => setTimeout(r, 20));
     expect(Math.max(...reads)).toBeLessThan(100 + 40);
+  });
+
+  test('files, read faster than they play: a request made while a frame waits for its time is answered by that frame', async () => {
+    const h264 = (key: boolean): Buffer => Buffer.from([0, 0, 0, 1, key ? 0x65 : 0x41, 0x88]);
+    // Six frames 100 ms apart (90 kHz clock); besides the first, a key frame only at `key`.
+    const file = (key: number): VideoSource => ({
+      codec: 'H264',
+      frames: async function* () {
+        for (let n = 0; n < 6; n++) yield { data: h264(n === 0 || n === key), timestamp: n * 9000 };
+      },
+      close: async () => undefined,
+    });
+    const source = new StaggeredSource([file(-1), file(1)]);
+    const frames = source.frames()[Symbol.asyncIterator]();
+    expect(isKeyFrame('H264', ((await frames.next()).value as { data: Buffer }).data)).toBe(true);
+    // As the Publisher does: it takes frame 1 and sends it at its time, 100 ms after frame 0. A viewer
+    // asks meanwhile; chosen when it was taken, frame 1 would have been phase 0's, not a key frame.
+    setTimeout(() => source.requestKeyFrame(), 30);
+    const second = (await frames.next()).value as { data: Buffer; timestamp: number };
+    expect(second.timestamp).toBe(9000);
+    expect(isKeyFrame('H264', second.data)).toBe(true);
+    expect(source.stats).toEqual({ requests: 1, switches: 1 });
+    await frames.return?.(undefined);
   });
 
   test('a phase that fails makes the stream fail', async () => {
