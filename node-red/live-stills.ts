@@ -54,19 +54,25 @@ export function slimTracks(payload: unknown): LiveTracks | undefined {
 /** One live node's latest still of each stream, bounded in streams and bytes. */
 export class StillStore {
   readonly #stills = new Map<string, { jpeg: Buffer; time: string; width: number; height: number }>();
+  readonly #limits: { streams: number; bytes: number };
   #bytes = 0;
   /** The answer as pages get it, made once per change (every page that asks gets the same). */
   #answer?: LiveStill[];
 
-  /** Keeps the still of a tracks message (msg.still beside a valid tracks payload); anything else is ignored. */
-  take(tracks: LiveTracks, still: unknown): void {
-    if (!Buffer.isBuffer(still) || still.length < 4 || still.length > MAX_STILL_BYTES || still[0] !== 0xff || still[1] !== 0xd8) return;
+  constructor(limits: { streams: number; bytes: number } = { streams: MAX_STILL_STREAMS, bytes: MAX_STILL_STORE_BYTES }) {
+    this.#limits = limits;
+  }
+
+  /** Keeps the still of a tracks message (msg.still beside a valid tracks payload); anything else is ignored. True when kept. */
+  take(tracks: LiveTracks, still: unknown): still is Buffer {
+    if (!Buffer.isBuffer(still) || still.length < 4 || still.length > MAX_STILL_BYTES || still[0] !== 0xff || still[1] !== 0xd8) return false;
     // Map order is the order of update: the first entry is the stream updated longest ago.
     this.#drop(tracks.stream_id);
     this.#stills.set(tracks.stream_id, { jpeg: Buffer.from(still), time: tracks.frame_time, width: tracks.width, height: tracks.height });
     this.#bytes += still.length;
-    while (this.#stills.size > MAX_STILL_STREAMS || this.#bytes > MAX_STILL_STORE_BYTES) this.#drop(this.#stills.keys().next().value!);
+    while (this.#stills.size > this.#limits.streams || this.#bytes > this.#limits.bytes) this.#drop(this.#stills.keys().next().value!);
     this.#answer = undefined;
+    return true;
   }
 
   /** Each stream's latest still, as a page gets them. */
@@ -97,6 +103,79 @@ export class StillStore {
   /** Streams held. */
   get size(): number {
     return this.#stills.size;
+  }
+}
+
+/** Width in pixels of the small copies of the stills that pages get with the dashboard's set-up. */
+export const PREVIEW_WIDTH = 256;
+/** Their JPEG quality (a picture for a moment, until the still itself comes). */
+export const PREVIEW_QUALITY = 50;
+/** A stream's small copy is made again at most this often. */
+export const PREVIEW_EVERY_MS = 5_000;
+/** Streams with a small copy, and their bytes in all: every page of the dashboard gets them each time it connects. */
+export const MAX_PREVIEW_STREAMS = 4;
+export const MAX_PREVIEW_BYTES = 48 * 1024;
+
+/**
+ * Small copies of the latest stills, which the live node puts in its widget's state in Dashboard 2.0:
+ * a page gets them in the dashboard's set-up as it connects, so a tile draws a picture the moment it
+ * mounts, before its socket has asked for anything (the still itself replaces it a moment later).
+ * Few and small, because every page of the dashboard gets them with every connection. One copy is
+ * made at a time; meanwhile each stream's latest still waits.
+ */
+export class StillPreviews {
+  readonly #store = new StillStore({ streams: MAX_PREVIEW_STREAMS, bytes: MAX_PREVIEW_BYTES });
+  /** When each stream's copy was last begun. */
+  readonly #made = new Map<string, number>();
+  readonly #publish: (stills: LiveStill[]) => void;
+  readonly #scale: (jpeg: Buffer) => Promise<Buffer>;
+  /** Each stream's latest still waiting for its copy, in the order they came. */
+  readonly #waiting = new Map<string, { tracks: LiveTracks; still: Buffer }>();
+  #busy = false;
+  /** Counts clear(): a copy begun before one is not kept. */
+  #generation = 0;
+
+  /** `publish` gets the copies as pages should get them; `scale` makes one copy (PREVIEW_WIDTH wide). */
+  constructor(publish: (stills: LiveStill[]) => void, scale: (jpeg: Buffer) => Promise<Buffer>) {
+    this.#publish = publish;
+    this.#scale = scale;
+  }
+
+  /** A still the live node kept: copied when its stream's copy is older than PREVIEW_EVERY_MS. */
+  offer(tracks: LiveTracks, still: Buffer): void {
+    const last = this.#made.get(tracks.stream_id);
+    if (last !== undefined && Date.now() - last < PREVIEW_EVERY_MS) return;
+    this.#waiting.delete(tracks.stream_id);
+    this.#waiting.set(tracks.stream_id, { tracks, still });
+    void this.#next();
+  }
+
+  /** Forgets every copy, and tells the pages so (the room changed, or the node closes). */
+  clear(): void {
+    this.#generation++;
+    this.#waiting.clear();
+    this.#made.clear();
+    this.#store.clear();
+    this.#publish([]);
+  }
+
+  async #next(): Promise<void> {
+    const first = this.#waiting.entries().next();
+    if (this.#busy || first.done) return;
+    const [stream, { tracks, still }] = first.value;
+    this.#waiting.delete(stream);
+    const generation = this.#generation;
+    this.#busy = true;
+    this.#made.set(tracks.stream_id, Date.now());
+    try {
+      const small = await this.#scale(still);
+      if (generation === this.#generation && this.#store.take(tracks, small)) this.#publish(this.#store.list());
+    } catch {
+      // A still that cannot be scaled gets no copy: the page gets the still itself as it asks.
+    } finally {
+      this.#busy = false;
+      void this.#next();
+    }
   }
 }
 

@@ -34,6 +34,19 @@ export interface TicketSocket {
 /** The part of a Dashboard 2.0 ui-group a widget uses. */
 export interface DashboardGroup {
   register(node: unknown, config: Record<string, unknown>, events: Record<string, unknown>): void;
+  /** The group's ui-base, whose state store holds a widget's properties set at run time. */
+  getBase?(): { stores?: { state?: { set(base: unknown, node: unknown, msg: unknown, prop: string, value: unknown): void } } } | undefined;
+}
+
+/**
+ * Sets one of the widget's properties in Dashboard 2.0's state store, as its own widgets' properties
+ * set at run time are kept: a page gets them with the dashboard's set-up each time it connects (no
+ * message: nothing ties the value to one browser). A release without the store is passed by.
+ */
+export function setWidgetState(group: DashboardGroup, node: unknown, prop: string, value: unknown): void {
+  const base = group.getBase?.();
+  const store = base?.stores?.state;
+  if (typeof store?.set === 'function') store.set(base, node, undefined, prop, value);
 }
 
 /** A face or presence event as the browsers get it: no pictures, only what a box or a note shows. */

@@ -3,9 +3,10 @@ import { ApiError, InputError, isClientError } from '../shared/errors';
 import { serviceConnection } from './lib/action-node';
 import { failureText } from './lib/flow-error';
 import { guardDashboardSocket } from './live-guard';
-import { MIN_STILL_INTERVAL_MS, slimTracks, STILL_BURST, STILLS_PER_SECOND, StillStore } from './live-stills';
+import { scaleJpeg } from '../shared/picture';
+import { MIN_STILL_INTERVAL_MS, PREVIEW_QUALITY, PREVIEW_WIDTH, slimTracks, STILL_BURST, StillPreviews, STILLS_PER_SECOND, StillStore } from './live-stills';
 import { firstHearing, hearings, TICKET_BURST, TicketGate, ticketRequest, TICKETS_PER_SECOND } from './live-tickets';
-import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, slimEvent, type DashboardGroup, type LiveStill, type TicketSocket } from './live-widget';
+import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, setWidgetState, slimEvent, type DashboardGroup, type LiveStill, type TicketSocket } from './live-widget';
 import { WIDGET_MISSING, widgetPackageListed } from './live-widget-package';
 
 /** The widget's settings, as the editor saves them (every one reaches each browser: no secret here). */
@@ -140,6 +141,13 @@ export = function register(RED: NodeAPI): void {
     };
 
     // Each stream's latest still, for a page whose widget mounts (undefined: not now, the limits say).
+    // Small copies of the stills in the widget's state: a page has one the moment its tile mounts.
+    const previews = new StillPreviews(
+      (list) => setWidgetState(group, node, 'stills', list),
+      (jpeg) => scaleJpeg(jpeg, PREVIEW_WIDTH, { quality: PREVIEW_QUALITY }),
+    );
+    previews.clear();
+
     node.liveStills = (socket) => {
       follow(socket);
       return stillGate.admit(socket).ok ? stills.list() : undefined;
@@ -151,13 +159,14 @@ export = function register(RED: NodeAPI): void {
       const next = roomSwitch(msg);
       if (next === undefined) {
         const tracks = msg.topic === 'tracks' ? slimTracks(msg.payload) : undefined;
-        if (tracks && msg.still !== undefined) stills.take(tracks, msg.still);
+        if (tracks && stills.take(tracks, msg.still)) previews.offer(tracks, msg.still);
         return;
       }
       roomId = next;
       gate.reopen();
       // The stills show the room before.
       stills.clear();
+      previews.clear();
       show();
     });
 
@@ -205,6 +214,7 @@ export = function register(RED: NodeAPI): void {
       node.liveTicket = undefined;
       node.liveStills = undefined;
       stills.clear();
+      previews.clear();
       clearTimeout(refusals.calm);
       for (const [socket, gone] of following) socket.off?.('disconnect', gone);
       following.clear();

@@ -89,6 +89,8 @@ export interface WidgetProps {
   labels?: string;
   faces?: boolean;
   tileHeight?: number | string;
+  /** Small copies of the stills, which the node keeps in the widget's state: a page has them with the dashboard's set-up. */
+  stills?: unknown;
 }
 
 type TicketAnswer = ({ ok: true; serverTime?: number } & RoomTicket) | { ok: false; message?: string; retryAfterMs?: number };
@@ -136,6 +138,8 @@ export class LiveController {
       [LIVE_STILL_EVENT, (id, request, stills) => id === this.#id && this.#onStills(request, stills)],
       [`msg-input:${this.#id}`, (msg) => this.#onInput(msg)],
     ];
+    // A picture at once: the copies came with the dashboard's set-up, before the socket asks anything.
+    this.#takeStills(opts.props().stills, false);
   }
 
   /** Starts listening, asks the stills and a ticket. */
@@ -153,9 +157,8 @@ export class LiveController {
     this.#ageClock = setInterval(() => {
       if (this.#state.tiles.some((t) => t.still && !t.playing)) this.#state.now = Date.now();
     }, 1000);
-    // The ticket first: its answer waits on the service, while the stills are answered at once.
-    this.#start();
     this.#askStills();
+    this.#start();
   }
 
   /** Ends everything this controller started; idempotent. */
@@ -246,7 +249,13 @@ export class LiveController {
   }
 
   #onStills(request: unknown, stills: unknown): void {
-    if (request !== this.#stillRequest || !Array.isArray(stills) || this.#stopped || this.#state.phase === 'paused') return;
+    if (request !== this.#stillRequest || this.#stopped || this.#state.phase === 'paused') return;
+    this.#takeStills(stills, true);
+  }
+
+  /** Shows stills on the tiles not playing yet; a copy (`replace` false) only where a tile has none. */
+  #takeStills(stills: unknown, replace: boolean): void {
+    if (!Array.isArray(stills)) return;
     const keep = wanted(this.#props().streams);
     for (const item of stills) {
       const still = usableStill(item);
@@ -254,7 +263,7 @@ export class LiveController {
       const label = this.#labelOf(still.stream_id);
       if (!isWanted(keep, still.stream_id, label)) continue;
       const tile = this.#tile(still.stream_id) ?? this.#newTile(still.stream_id, label);
-      if (!tile.playing) tile.still = still;
+      if (!tile.playing && (replace || !tile.still)) tile.still = still;
     }
     this.#state.now = Date.now();
   }

@@ -68,6 +68,24 @@ export async function cropToJpeg(p: Picture, box: Location, size: { width: numbe
   return cropped.resize(size.width, size.height, { fit: 'fill' }).jpeg(jpegSettings(q)).toBuffer();
 }
 
+/**
+ * A smaller copy of a JPEG, `width` pixels wide and its height in proportion (never enlarged). The
+ * image is checked (format, size, pixel count) before it is decoded.
+ */
+export async function scaleJpeg(jpeg: Buffer, width: number, options?: JpegOptions): Promise<Buffer> {
+  const q = quality(options);
+  if (!(Number.isInteger(width) && width >= 1 && width <= MAX_OUTPUT_SIDE)) {
+    throw new InputError('invalid_input', `width must be a whole number from 1 to ${MAX_OUTPUT_SIDE} (got ${width})`, { field: 'width', limit: `1-${MAX_OUTPUT_SIDE}` });
+  }
+  const { mime } = checkImageBytes(jpeg, 'image');
+  if (mime !== 'image/jpeg') throw new InputError('invalid_input', 'image must be a JPEG', { field: 'image', limit: 'JPEG' });
+  try {
+    return await sharpLib()(jpeg, { limitInputPixels: MAX_IMAGE_PIXELS }).resize({ width, withoutEnlargement: true }).jpeg(jpegSettings(q)).toBuffer();
+  } catch {
+    throw new InputError('invalid_input', 'image could not be decoded (a damaged JPEG)', { field: 'image', limit: 'JPEG' });
+  }
+}
+
 /** A JPEG of a picture with rectangles (and optional labels) drawn on it. Labels need sharp's native build (the wasm one has no fonts). */
 export async function drawBoxes(p: Picture, boxes: readonly Box[], options?: JpegOptions): Promise<Buffer> {
   const q = quality(options);

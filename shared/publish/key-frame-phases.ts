@@ -36,11 +36,11 @@ export class KeyFramePhases<T> {
   /**
    * The frames to send, read from every phase in step (frame n of each phase is the same picture).
    * Ends when the phase being sent ends; a phase that fails makes it throw. Phases that can be read
-   * faster than they play (files) give `timeMsOf`, frame n's time in the stream: each frame is then
+   * faster than they play (files) give `timeMsOf`, a frame's time in the stream: each frame is then
    * chosen when its time comes, counted from the first one, as the Publisher sends it. Chosen as soon
    * as read, a frame waited in the Publisher for its time, and a request made meanwhile missed it.
    */
-  async *merge(phases: readonly AsyncIterable<T>[], timeMsOf?: (frame: T, n: number) => number): AsyncGenerator<T> {
+  async *merge(phases: readonly AsyncIterable<T>[], timeMsOf?: (frame: T) => number): AsyncGenerator<T> {
     const reading = new PhaseReading(phases);
     let current = 0;
     let start: { wall: number; time: number } | undefined;
@@ -49,7 +49,7 @@ export class KeyFramePhases<T> {
         let frame = await reading.frame(current, n);
         if (frame === undefined) return;
         if (timeMsOf) {
-          const time = timeMsOf(frame, n);
+          const time = timeMsOf(frame);
           start ??= { wall: performance.now(), time };
           await sleep(start.wall + time - start.time - performance.now());
         }

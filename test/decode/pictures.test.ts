@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import type { Picture } from '../../shared/decode';
-import { cropToJpeg, drawBoxes, drawBoxesOnImage, encodeJpeg, grayThumbnail, pictureBackend, thumbnailDifference, toRaw, toRgba } from '../../shared/picture';
+import { cropToJpeg, drawBoxes, drawBoxesOnImage, encodeJpeg, grayThumbnail, pictureBackend, scaleJpeg, thumbnailDifference, toRaw, toRgba } from '../../shared/picture';
 import { InputError } from '../../shared/errors';
 import { ASTRONAUT, astronautClip } from './support/clips';
 
@@ -103,6 +103,20 @@ test('drawBoxesOnImage: JPEG in gives JPEG out, PNG in gives PNG out', async () 
   expect([decoded.width, decoded.height]).toEqual([64, 48]);
   expect(pixel(decoded, 20, 8)).toEqual([255, 0, 0]);
   expect(pixel(decoded, 20, 20)).toEqual([255, 255, 255]);
+});
+
+test('scaleJpeg: a JPEG that many pixels wide, its height in proportion, never enlarged', async () => {
+  const photo = await fs.readFile(ASTRONAUT);
+  const small = decodeJpeg(await scaleJpeg(photo, 256, { quality: 50 }));
+  expect([small.width, small.height]).toEqual([256, 256]);
+  const wide = decodeJpeg(await scaleJpeg(await encodeJpeg(frame), 160));
+  expect([wide.width, wide.height]).toEqual([160, 120]);
+  const same = decodeJpeg(await scaleJpeg(photo, 2000));
+  expect([same.width, same.height]).toEqual([512, 512]);
+  await expect(scaleJpeg(photo, 0)).rejects.toMatchObject({ field: 'width', limit: '1-4096' });
+  const png = new PNG({ width: 8, height: 8 });
+  await expect(scaleJpeg(PNG.sync.write(png), 4)).rejects.toMatchObject({ field: 'image', limit: 'JPEG' });
+  await expect(scaleJpeg(Buffer.concat([photo.subarray(0, 200), Buffer.alloc(64)]), 4)).rejects.toBeInstanceOf(InputError);
 });
 
 test('grayThumbnail: small, and the same for I420, RGB and RGBA of one picture', () => {

@@ -9,7 +9,8 @@ import { buildWidget } from '../support/package-build';
 import { layOutPackage, liveFlow, startLiveNodeRed, type LiveNodeRed } from '../support/live-browser';
 import { TICKET_BURST, TICKETS_PER_SECOND } from '../../node-red/live-tickets';
 import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, WIDGET_SOURCE, type LiveStill } from '../../node-red/live-widget';
-import { MAX_STILL_STREAMS, STILL_BURST, STILLS_PER_SECOND } from '../../node-red/live-stills';
+import { MAX_PREVIEW_BYTES, MAX_PREVIEW_STREAMS, MAX_STILL_STREAMS, PREVIEW_WIDTH, STILL_BURST, STILLS_PER_SECOND } from '../../node-red/live-stills';
+import { imageDimensions } from '../../shared/image/dimensions';
 
 // The live view's server side as a hostile dashboard visitor meets it: the real Node-RED runtime with
 // Dashboard 2.0 and this package, and raw socket.io clients (engine.io v4 over a WebSocket, written
@@ -36,13 +37,14 @@ const HEAP_FLOW = [
 
 /**
  * A watch node's tracks message, as its tracks output sends it: fired with msg.payload (the event)
- * and msg.stillSize (a JPEG-looking Buffer of that many bytes, filled with msg.stillFill).
+ * and msg.stillSize (a JPEG-looking Buffer of that many bytes, filled with msg.stillFill), or
+ * msg.stillBase64 (a real JPEG).
  */
 const TRACKS_FLOW = [
   { id: 'tracks-in', z: 'tab1', type: 'inject', name: 'tracks', props: [], repeat: '', once: false, x: 100, y: 800, wires: [['tracks-fn']] },
   {
     id: 'tracks-fn', z: 'tab1', type: 'function', name: 'tracks message', outputs: 1, x: 300, y: 800, wires: [['live']],
-    func: "msg.topic = 'tracks';\nif (msg.stillSize) {\n  msg.still = Buffer.alloc(msg.stillSize, msg.stillFill || 7);\n  msg.still[0] = 0xff; msg.still[1] = 0xd8;\n}\ndelete msg.stillSize; delete msg.stillFill;\nreturn msg;",
+    func: "msg.topic = 'tracks';\nif (msg.stillSize) {\n  msg.still = Buffer.alloc(msg.stillSize, msg.stillFill || 7);\n  msg.still[0] = 0xff; msg.still[1] = 0xd8;\n}\nif (msg.stillBase64) msg.still = Buffer.from(msg.stillBase64, 'base64');\ndelete msg.stillSize; delete msg.stillFill; delete msg.stillBase64;\nreturn msg;",
   },
 ];
 
@@ -212,6 +214,38 @@ test(`a live node keeps at most ${MAX_STILL_STREAMS} streams' stills, none too l
   await new Promise((r) => setTimeout(r, 1100));
   answer = await page.stills('live', 2);
   expect(answer).toEqual([]);
+  await red.inject('switch', { roomId: roomA });
+}, 60_000);
+
+test(`the dashboard's set-up gives each page small copies of the latest stills (${PREVIEW_WIDTH} px wide, at most ${MAX_PREVIEW_STREAMS} streams and ${MAX_PREVIEW_BYTES / 1024} kB), none of the room before a switch`, async () => {
+  const photo = readFileSync(require.resolve('@vladmandic/face-api/demo/sample1.jpg'));
+  const streams = Array.from({ length: MAX_PREVIEW_STREAMS + 2 }, (_, n) => `copy-${n}`);
+  for (const stream of streams) await red.inject('tracks-in', { payload: tracksEvent(stream), stillBase64: photo.toString('base64') });
+  // What a page connecting now gets in the dashboard's set-up.
+  const copiesOf = async (): Promise<LiveStill[]> => {
+    const socket = await connect();
+    await until('the set-up', () => socket.events.some((e) => e[0] === 'ui-config'));
+    const config = socket.events.find((e) => e[0] === 'ui-config')![2] as { widgets: Record<string, { props: { stills?: LiveStill[] } }> };
+    return config.widgets.live.props.stills ?? [];
+  };
+  const untilCopies = async (what: string, predicate: (copies: LiveStill[]) => boolean): Promise<LiveStill[]> => {
+    for (const deadline = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 200))) {
+      const copies = await copiesOf();
+      if (predicate(copies)) return copies;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(copies.map((c) => c.stream_id))}`);
+    }
+  };
+  const copies = await untilCopies('the copies of every stream', (c) => c.some((x) => x.stream_id === streams.at(-1)));
+  expect(copies.map((c) => c.stream_id)).toEqual(streams.slice(-MAX_PREVIEW_STREAMS));
+  const bytes = copies.map((c) => Buffer.from(c.src.replace('data:image/jpeg;base64,', ''), 'base64'));
+  for (const [i, jpeg] of bytes.entries()) {
+    expect(imageDimensions(jpeg, 'image/jpeg')?.width).toBe(PREVIEW_WIDTH);
+    // The frame's size, which the boxes are in, whatever the copy's.
+    expect(copies[i]).toMatchObject({ width: 640, height: 480, time: expect.any(String) });
+  }
+  expect(bytes.reduce((n, b) => n + b.length, 0)).toBeLessThanOrEqual(MAX_PREVIEW_BYTES);
+  await red.inject('switch', { roomId: roomB });
+  await untilCopies('no copies after the switch', (c) => c.length === 0);
   await red.inject('switch', { roomId: roomA });
 }, 60_000);
 

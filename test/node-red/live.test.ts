@@ -4,6 +4,8 @@ import path from 'node:path';
 import jpeg from 'jpeg-js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Publisher } from '../../shared/publish';
+import { PREVIEW_WIDTH } from '../../node-red/live-stills';
+import { LIVE_STILL_EVENT } from '../../node-red/live-widget';
 import { encodeClip } from '../support/clip';
 import { publishClip, standardScene, startWatchHarness, type WatchHarness } from '../watch/support/room';
 import { CHROMIUM, launchChromium, layOutPackage, liveFlow, openDashboard, readLiveView, startLiveNodeRed, untilView, type LiveNodeRed, type LiveView } from '../support/live-browser';
@@ -264,6 +266,16 @@ describeWithBrowser('live view widget', () => {
     expect(still!.t).toBeLessThan(playing!.t);
     expect(await page.locator('.vs-live-still').count()).toBe(0);
 
+    // A page whose still requests never leave it: its picture at once is the small copy that came
+    // with the dashboard's set-up, before its video.
+    const unasked = await openRecorded(`${red.url}/dashboard/watch`, NO_STILL_REQUESTS);
+    await untilView(unasked.page, 'the video playing', (v) => v.tiles.length === 1 && v.tiles[0].currentTime > 0.3, red);
+    const unaskedLog = await timeline(unasked.page);
+    expect(unaskedLog.find((e) => e.what === 'still')!.t).toBeLessThan(unaskedLog.find((e) => e.what === 'playing')!.t);
+    expect(await unasked.page.evaluate('window.__stillWidths')).toEqual([PREVIEW_WIDTH]);
+    expect(await unasked.page.evaluate('window.__stillRequestsDropped')).toBeGreaterThan(0);
+    await unasked.context.close();
+
     // Every frame the page draws for three seconds: the face's box is there, named, and moves through places between the samples.
     const frames = (await page.evaluate(`new Promise((resolve) => {
       let boxed = 0, unboxed = 0;
@@ -402,6 +414,36 @@ describeWithBrowser('live view widget', () => {
     await context.close();
   }, 120_000);
 });
+
+/**
+ * An init script that keeps the widget's still requests from leaving the page (over the socket's
+ * WebSocket or its HTTP polling, whichever carries them), counting them, and records the width of
+ * each still image the widget draws.
+ */
+const NO_STILL_REQUESTS = `(() => {
+  const event = ${JSON.stringify(LIVE_STILL_EVENT)};
+  window.__stillRequestsDropped = 0;
+  const strip = (data) => {
+    if (typeof data !== 'string' || !data.includes(event)) return data;
+    const kept = data.split('\x1e').filter((packet) => !packet.includes(event));
+    window.__stillRequestsDropped += data.split('\x1e').length - kept.length;
+    return kept.length ? kept.join('\x1e') : null;
+  };
+  const wsSend = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) { const out = strip(data); if (out !== null) wsSend.call(this, out); };
+  // An HTTP poll must carry a packet: a noop (6) stands in for a still request sent alone.
+  const xhrSend = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (data) { const out = strip(data); return xhrSend.call(this, out === null ? '6' : out); };
+  window.__stillWidths = [];
+  new MutationObserver(() => {
+    for (const img of document.querySelectorAll('.vs-live img.vs-live-still')) {
+      if (img.__seen) continue;
+      img.__seen = true;
+      const note = () => { if (img.naturalWidth > 0) window.__stillWidths.push(img.naturalWidth); };
+      if (img.complete) note(); else img.addEventListener('load', note, { once: true });
+    }
+  }).observe(document, { subtree: true, childList: true });
+})()`;
 
 /** A JPEG of one grey 640x480 picture, as the watcher's stills are (base64). */
 function stillJpeg(): string {
