@@ -1,9 +1,9 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { ApiError, InputError, isClientError } from '../shared/errors';
+import { scaleJpeg } from '../shared/picture';
 import { serviceConnection } from './lib/action-node';
 import { failureText } from './lib/flow-error';
 import { guardDashboardSocket } from './live-guard';
-import { scaleJpeg } from '../shared/picture';
 import { MIN_STILL_INTERVAL_MS, PREVIEW_QUALITY, PREVIEW_WIDTH, slimTracks, STILL_BURST, StillPreviews, STILLS_PER_SECOND, StillStore } from './live-stills';
 import { firstHearing, hearings, TICKET_BURST, TicketGate, ticketRequest, TICKETS_PER_SECOND } from './live-tickets';
 import { LIVE_STILL_EVENT, LIVE_TICKET_EVENT, setWidgetState, slimEvent, type DashboardGroup, type LiveStill, type TicketSocket } from './live-widget';
@@ -140,14 +140,15 @@ export = function register(RED: NodeAPI): void {
       }
     };
 
-    // Each stream's latest still, for a page whose widget mounts (undefined: not now, the limits say).
-    // Small copies of the stills in the widget's state: a page has one the moment its tile mounts.
+    // Small copies of the stills in the widget's state: a page has one the moment its tile mounts
+    // (cleared first: the state store outlives a redeploy).
     const previews = new StillPreviews(
       (list) => setWidgetState(group, node, 'stills', list),
       (jpeg) => scaleJpeg(jpeg, PREVIEW_WIDTH, { quality: PREVIEW_QUALITY }),
     );
     previews.clear();
 
+    // Each stream's latest still, for a page whose widget mounts (undefined: not now, the limits say).
     node.liveStills = (socket) => {
       follow(socket);
       return stillGate.admit(socket).ok ? stills.list() : undefined;
