@@ -143,8 +143,11 @@ export class StillPreviews {
 
   /** A still the live node kept: copied when its stream's copy is older than PREVIEW_EVERY_MS. */
   offer(tracks: LiveTracks, still: Buffer): void {
+    const now = Date.now();
     const last = this.#made.get(tracks.stream_id);
-    if (last !== undefined && Date.now() - last < PREVIEW_EVERY_MS) return;
+    if (last !== undefined && now - last < PREVIEW_EVERY_MS) return;
+    // A camera that joins again is a new stream: times past the interval tell nothing, and go.
+    if (this.#made.size > MAX_STILL_STREAMS) for (const [stream, at] of this.#made) if (now - at >= PREVIEW_EVERY_MS) this.#made.delete(stream);
     this.#waiting.delete(tracks.stream_id);
     this.#waiting.set(tracks.stream_id, { tracks, still });
     void this.#next();

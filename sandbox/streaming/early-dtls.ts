@@ -7,8 +7,8 @@ const MAX_HELD = 8;
  * Keeps the DTLS packets a client sends before werift's DTLS side has started, and hands them to it
  * once it has. werift starts DTLS only after its own ICE check has come back, while a browser whose
  * check was answered sends its ClientHello at once: werift dropped that one, and the handshake began
- * with the browser's resend 60-100 ms later. A DTLS server that listens from the start (as a real
- * service's does) takes the first one. Returns how many packets were handed over so far.
+ * with the browser's resend 60-100 ms later. A DTLS server that listens from the start takes the
+ * first one. Returns how many packets were handed over so far.
  */
 export function holdEarlyDtls(transport: RTCDtlsTransport): () => number {
   const connection = transport.iceTransport.connection;
