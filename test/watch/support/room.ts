@@ -62,7 +62,13 @@ export function collect(on: (name: WatchEvent['event'], fn: (e: WatchEvent) => v
 export async function waitFor(what: string, predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      // A process held off the CPU wakes with its timers first: the I/O that came meanwhile is read
+      // before the wait is called lost (a loaded machine once ended a 5 s wait that way).
+      await new Promise((r) => setImmediate(r));
+      if (predicate()) return;
+      throw new Error(`timed out waiting for ${what}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
