@@ -118,6 +118,8 @@ export class LiveController {
   #request = 0;
   #pending = 0;
   #stillRequest = 0;
+  /** Per stream, the latest still being decoded before it replaces the one shown (an older one that finishes later is dropped). */
+  readonly #stillTurns = new Map<string, number>();
   #attempt = 0;
   #retrying = false;
   #stopped = false;
@@ -253,7 +255,11 @@ export class LiveController {
     this.#takeStills(stills, true);
   }
 
-  /** Shows stills on the tiles not playing yet; a copy (`replace` false) only where a tile has none. */
+  /**
+   * Shows stills on the tiles not playing yet; a copy (`replace` false) only where a tile has none. A
+   * still that replaces one shown is decoded first: the tile keeps its picture until the new one can
+   * be drawn, instead of losing it while the larger one loads.
+   */
   #takeStills(stills: unknown, replace: boolean): void {
     if (!Array.isArray(stills)) return;
     const keep = wanted(this.#props().streams);
@@ -263,7 +269,22 @@ export class LiveController {
       const label = this.#labelOf(still.stream_id);
       if (!isWanted(keep, still.stream_id, label)) continue;
       const tile = this.#tile(still.stream_id) ?? this.#newTile(still.stream_id, label);
-      if (!tile.playing && (replace || !tile.still)) tile.still = still;
+      if (tile.playing || (tile.still && !replace)) continue;
+      if (!tile.still || typeof Image === 'undefined') {
+        tile.still = still;
+        continue;
+      }
+      const turn = (this.#stillTurns.get(still.stream_id) ?? 0) + 1;
+      this.#stillTurns.set(still.stream_id, turn);
+      const decoded = new Image();
+      decoded.src = still.src;
+      decoded.decode().then(
+        () => {
+          const now = this.#tile(still.stream_id);
+          if (!this.#stopped && now && !now.playing && this.#stillTurns.get(still.stream_id) === turn) now.still = still;
+        },
+        () => undefined,
+      );
     }
     this.#state.now = Date.now();
   }
