@@ -99,7 +99,8 @@ const PLAIN_TEXT = 'plain widget';
 
 /**
  * Installed in every page before its own scripts: the page records, on the machine's clock (epoch ms),
- * when the widget is first on the page, when a still is first drawn, when its video presents its first
+ * when the widget is first on the page and first in each of its phases (its data-phase: ticket,
+ * joining, playing...), when a still is first drawn, when its video presents its first
  * frame (requestVideoFrameCallback on each <video> of the widget, whatever the widget itself does), and
  * when the plain page's text is there. Taken in the page, not polled from here: a poll adds its own
  * period and the delay of a busy page's evaluate to each end.
@@ -109,7 +110,12 @@ const PAGE_CLOCK = `(() => {
   const mark = (key) => { if (times[key] === undefined) times[key] = performance.timeOrigin + performance.now(); };
   const seen = new WeakSet();
   const look = () => {
-    if (document.querySelector('.vs-live')) mark('mounted');
+    const widget = document.querySelector('.vs-live');
+    if (widget) {
+      mark('mounted');
+      const phase = widget.getAttribute('data-phase');
+      if (phase) mark('phase ' + phase);
+    }
     for (const v of document.querySelectorAll('.vs-live video')) {
       if (seen.has(v) || typeof v.requestVideoFrameCallback !== 'function') continue;
       seen.add(v);
@@ -129,7 +135,7 @@ const PAGE_CLOCK = `(() => {
   new MutationObserver(look).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
 })()`;
 
-type PageTimes = { mounted?: number; still?: number; video?: number; plain?: number };
+type PageTimes = { mounted?: number; still?: number; video?: number; plain?: number } & Record<`phase ${string}`, number | undefined>;
 
 /** A fresh browser context (a first visit: nothing cached) whose pages keep the page clock. */
 async function timedContext(browser: Browser): Promise<BrowserContext> {
@@ -147,7 +153,7 @@ async function pageTimes(page: Page): Promise<PageTimes> {
  * Opens the dashboard and resolves with the ms until the first picture plays: in a new context (a
  * first visit: nothing cached), or in `returning`, a context of timedContext that has opened the page
  * before (the browser's cache warm, as for someone who comes back to the dashboard). The figures are
- * the page clock's; the widget's phases, polled, are logged beside them.
+ * the page clock's; the widget's phases, by the same clock, are logged beside them.
  */
 async function openAndTime(browser: Browser, url: string, returning?: BrowserContext): Promise<{ ms: number; widgetMs: number; anyMs: number; blackMs: number; context: BrowserContext; page: Page }> {
   const context = returning ?? (await timedContext(browser));
@@ -155,16 +161,14 @@ async function openAndTime(browser: Browser, url: string, returning?: BrowserCon
   const t0 = Date.now();
   await page.goto(url);
   const deadline = t0 + 30_000;
-  const phases: Record<string, number> = {};
   for (;;) {
-    const phase = (await page.evaluate(`(() => { const r = document.querySelector('.vs-live'); return r ? r.getAttribute('data-phase') || 'mounted' : 'page'; })()`)) as string;
-    phases[phase] ??= Date.now() - t0;
     const times = await pageTimes(page);
     if (times.video !== undefined && times.mounted !== undefined) {
       const ms = Math.round(times.video - t0);
       const anyMs = Math.round(Math.min(times.video, times.still ?? times.video) - t0);
       const mounted = Math.round(times.mounted - t0);
-      log(`  phases (ms from opening, polled): ${Object.entries(phases).map(([k, v]) => `${k} ${v}`).join(', ')}; page clock: mounted ${mounted}${times.still !== undefined ? `, still ${Math.round(times.still - t0)}` : ''}, video ${ms}`);
+      const marks = Object.entries(times).sort(([, a], [, b]) => (a ?? 0) - (b ?? 0));
+      log(`  page clock (ms from opening): ${marks.map(([k, v]) => `${k} ${Math.round((v ?? 0) - t0)}`).join(', ')}`);
       return { ms, widgetMs: ms - mounted, anyMs, blackMs: anyMs - mounted, context, page };
     }
     if (Date.now() > deadline) throw new Error('no picture within 30 s');

@@ -5,7 +5,6 @@ import type { VideoCodec } from '../frames/types';
 import { VIDEO_CLOCK, type SourceFrame, type VideoSource } from './source';
 import { PublishError } from './errors';
 
-
 /** Options of a pre-encoded file source. */
 export interface FileSourceOptions {
   /** Start again at the end of the file (default false). */

@@ -1,5 +1,3 @@
-import { sleep } from '../http/sleep';
-
 /** Counters of a phase switch. */
 export interface KeyFramePhaseStats {
   /** Key-frame requests received (a viewer joined, or lost a picture). */
@@ -36,23 +34,18 @@ export class KeyFramePhases<T> {
   /**
    * The frames to send, read from every phase in step (frame n of each phase is the same picture).
    * Ends when the phase being sent ends; a phase that fails makes it throw. Phases that can be read
-   * faster than they play (files) give `timeMsOf`, a frame's time in the stream: each frame is then
-   * chosen when its time comes, counted from the first one, as the Publisher sends it. Chosen as soon
-   * as read, a frame waited in the Publisher for its time, and a request made meanwhile missed it.
+   * faster than they play (files) give `pace`, which waits until a frame's time comes (framePacer):
+   * each frame is then chosen at the time the Publisher sends it. Chosen as soon as read, a frame
+   * waited in the Publisher for its time, and a request made meanwhile missed it.
    */
-  async *merge(phases: readonly AsyncIterable<T>[], timeMsOf?: (frame: T) => number): AsyncGenerator<T> {
+  async *merge(phases: readonly AsyncIterable<T>[], pace?: (frame: T) => Promise<void>): AsyncGenerator<T> {
     const reading = new PhaseReading(phases);
     let current = 0;
-    let start: { wall: number; time: number } | undefined;
     try {
       for (let n = 0; ; n++) {
         let frame = await reading.frame(current, n);
         if (frame === undefined) return;
-        if (timeMsOf) {
-          const time = timeMsOf(frame);
-          start ??= { wall: performance.now(), time };
-          await sleep(start.wall + time - start.time - performance.now());
-        }
+        if (pace) await pace(frame);
         if (this.#pending && !this.#isKey(frame)) {
           // Held until every phase has told whether its frame n is a key frame: one frame at most,
           // since one encoder writes every phase's frame n before any frame n + 1.

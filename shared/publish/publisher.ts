@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events';
 import { H264Packetizer, Vp8Packetizer, Vp9Packetizer, type Packetizer, type RtpPacket } from 'werift';
 import { InputError } from '../errors';
 import type { VideoCodec } from '../frames/types';
-import { sleep } from '../signaling/backoff';
 import { SignalingError } from '../signaling/close-reasons';
 import { SignalingSession, emitGuarded, type ConnectedInfo, type ListenerErrorInfo, type RejoiningInfo, type SessionOptions } from '../signaling/session';
+import { framePacer } from './frame-pacer';
 import type { VideoSource } from './source';
 import { publishFailure } from './errors';
 
@@ -128,8 +128,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
   }
 
   async #run(): Promise<void> {
-    let startWall: number | undefined;
-    let startTs = 0;
+    const pace = framePacer();
     const rtpBase = Math.floor(Math.random() * 0x7fffffff);
     const frames = this.#options.source.frames()[Symbol.asyncIterator]();
     // A source may stall (a camera that sends nothing): the wait for its next frame ends at close().
@@ -148,13 +147,7 @@ export class Publisher extends EventEmitter<PublisherEvents> {
           break;
         }
         const frame = next.value;
-        if (startWall === undefined) {
-          startWall = performance.now();
-          startTs = frame.timestamp;
-        }
-        const dueMs = startWall + ((frame.timestamp - startTs) * 1000) / 90000;
-        const wait = dueMs - performance.now();
-        if (wait > 1) await sleep(wait, this.#stop.signal);
+        await pace(frame.timestamp, this.#stop.signal);
         if (this.#stopped) break;
         if (!this.#session.connected) {
           this.stats.skipped++;

@@ -2,7 +2,8 @@ import { isKeyFrame } from '../frames/key-frame';
 import type { VideoCodec } from '../frames/types';
 import { InputError } from '../errors';
 import { KeyFramePhases, type KeyFramePhaseStats } from './key-frame-phases';
-import { VIDEO_CLOCK, type SourceFrame, type VideoSource } from './source';
+import { framePacer } from './frame-pacer';
+import type { SourceFrame, VideoSource } from './source';
 
 /**
  * One stream from several encodings of the same pictures whose key frames are staggered (files the
@@ -29,9 +30,10 @@ export class StaggeredSource implements VideoSource {
   }
 
   frames(): AsyncIterable<SourceFrame> {
+    const pace = framePacer();
     return this.#phases.merge(
       this.#sources.map((s) => s.frames()),
-      (f) => (f.timestamp * 1000) / VIDEO_CLOCK,
+      (f) => pace(f.timestamp),
     );
   }
 
