@@ -8,16 +8,39 @@
   /** Lets `require` load the package's .ts modules, compiled to CommonJS on the fly. Sources only. */
   const compileTypeScriptOnRequire = (): void => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const ts = require('typescript') as typeof import('typescript');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const fs = require('node:fs') as typeof import('node:fs');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { join, dirname } = require('node:path') as typeof import('node:path');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createHash, randomBytes } = require('node:crypto') as typeof import('node:crypto');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { tmpdir } = require('node:os') as typeof import('node:os');
     type Loadable = { _compile(code: string, file: string): void };
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const extensions = (require('node:module') as { _extensions: Record<string, (m: Loadable, file: string) => void> })._extensions;
+    // Each worker would otherwise load the compiler (over half a second of CPU) and compile the same
+    // modules again: the output is kept by its source and the compiler's version, and the compiler
+    // is loaded only when something is not kept yet.
+    const compilerVersion = (JSON.parse(fs.readFileSync(join(dirname(require.resolve('typescript')), '..', 'package.json'), 'utf8')) as { version: string }).version;
+    const kept = join(tmpdir(), `vision-streaming-compiled-${process.getuid?.() ?? 'user'}`);
+    let ts: typeof import('typescript') | undefined;
     extensions['.ts'] = (loaded, file) => {
       const source = fs.readFileSync(file, 'utf8');
-      const out = ts.transpileModule(source, { fileName: file, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
-      loaded._compile(out.outputText, file);
+      const keptFile = join(kept, `${createHash('sha256').update(`${compilerVersion}\n${file}\n`).update(source).digest('hex').slice(0, 32)}.js`);
+      let code: string;
+      try {
+        code = fs.readFileSync(keptFile, 'utf8');
+      } catch {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        ts ??= require('typescript') as typeof import('typescript');
+        code = ts.transpileModule(source, { fileName: file, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText;
+        // Written aside and renamed, so that a worker starting meanwhile never reads half a file.
+        fs.mkdirSync(kept, { recursive: true, mode: 0o700 });
+        const aside = `${keptFile}.${randomBytes(6).toString('hex')}`;
+        fs.writeFileSync(aside, code);
+        fs.renameSync(aside, keptFile);
+      }
+      loaded._compile(code, file);
     };
   };
   module.exports = { compileTypeScriptOnRequire };

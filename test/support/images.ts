@@ -73,11 +73,7 @@ export function decode(bytes: Buffer): Rgba {
   const header = Buffer.alloc(8);
   header.writeUInt32LE(image.width, 0);
   header.writeUInt32LE(image.height, 4);
-  mkdirSync(TEST_CACHE, { recursive: true, mode: 0o700 });
-  // Written aside and renamed: two test files decoding at once never read half a file.
-  const aside = `${file}.${randomBytes(6).toString('hex')}`;
-  writeFileSync(aside, Buffer.concat([header, image.data]));
-  renameSync(aside, file);
+  keep(file, Buffer.concat([header, image.data]));
   return image;
 }
 
@@ -176,19 +172,34 @@ export function faceOfSize(source: Buffer, face: Rect, faceSide: number): Buffer
 }
 
 /**
- * Derived pictures already made in this test file, by what they were made from: tests ask for the
- * same crop again and again, and decoding a 1920 px photo in JavaScript takes a good part of a second.
- * Callers get a copy, so no test sees another's changes.
+ * Derived pictures already made, by what they were made from: tests ask for the same crop again and
+ * again, and cropping, scaling and encoding one in JavaScript takes up to a second of CPU. Kept in
+ * memory for this test file and in TEST_CACHE for later ones (this file's code is part of the key, as
+ * for decoded photos). Callers get a copy, so no test sees another's changes.
  */
 const made = new Map<string, Buffer>();
 
 function once(key: string, make: () => Buffer): Buffer {
   let bytes = made.get(key);
-  if (!bytes) {
+  if (bytes) return bytes;
+  ownSource ??= readFileSync(__filename);
+  const file = join(TEST_CACHE, `made-${createHash('sha256').update(ownSource).update(key).digest('hex').slice(0, 32)}`);
+  try {
+    bytes = readFileSync(file);
+  } catch {
     bytes = make();
-    made.set(key, bytes);
+    keep(file, bytes);
   }
+  made.set(key, bytes);
   return bytes;
+}
+
+/** Writes a kept file aside and renames it into place: two test files making it at once never read half a file. */
+function keep(file: string, bytes: Buffer): void {
+  mkdirSync(TEST_CACHE, { recursive: true, mode: 0o700 });
+  const aside = `${file}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(aside, bytes);
+  renameSync(aside, file);
 }
 
 function digest(bytes: Buffer): string {
