@@ -23,17 +23,19 @@
     // is loaded only when something is not kept yet.
     const compilerVersion = (JSON.parse(fs.readFileSync(join(dirname(require.resolve('typescript')), '..', 'package.json'), 'utf8')) as { version: string }).version;
     const kept = join(tmpdir(), `vision-streaming-compiled-${process.getuid?.() ?? 'user'}`);
+    // The compiler's own spelling of CommonJS and ES2022, so that it need not be loaded to name them.
+    const options = { module: 'commonjs', target: 'es2022', esModuleInterop: true } as unknown as import('typescript').CompilerOptions;
     let ts: typeof import('typescript') | undefined;
     extensions['.ts'] = (loaded, file) => {
       const source = fs.readFileSync(file, 'utf8');
-      const keptFile = join(kept, `${createHash('sha256').update(`${compilerVersion}\n${file}\n`).update(source).digest('hex').slice(0, 32)}.js`);
+      const keptFile = join(kept, `${createHash('sha256').update(`${compilerVersion}\n${JSON.stringify(options)}\n${file}\n`).update(source).digest('hex').slice(0, 32)}.js`);
       let code: string;
       try {
         code = fs.readFileSync(keptFile, 'utf8');
       } catch {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         ts ??= require('typescript') as typeof import('typescript');
-        code = ts.transpileModule(source, { fileName: file, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText;
+        code = ts.transpileModule(source, { fileName: file, compilerOptions: options }).outputText;
         // Written aside and renamed, so that a worker starting meanwhile never reads half a file.
         fs.mkdirSync(kept, { recursive: true, mode: 0o700 });
         const aside = `${keptFile}.${randomBytes(6).toString('hex')}`;
