@@ -30,7 +30,8 @@ export async function forkSandbox(options: Partial<SandboxOptions> = {}): Promis
     url,
     cpuUsage: () => ask<{ cpu: NodeJS.CpuUsage }>(child, 'cpu').then((m) => m.cpu),
     stop: async () => {
-      if (child.exitCode !== null) return;
+      // Gone already (ended, or killed by a signal): nothing to stop, and no channel to send on.
+      if (child.exitCode !== null || child.signalCode !== null || !child.connected) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.send({ type: 'stop' });
       await exited;
