@@ -142,7 +142,8 @@ const PAGE_CLOCK = `(() => {
       mark('plain');
       // The element whose own text it is: Element Timing times a text by that element's attribute.
       for (const el of [text, ...text.querySelectorAll('*')]) {
-        if ([...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.includes(${JSON.stringify(PLAIN_TEXT)}))) el.setAttribute('elementtiming', 'plain');
+        // Set once: setting it is itself a change this observer sees.
+        if (!el.hasAttribute('elementtiming') && [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.includes(${JSON.stringify(PLAIN_TEXT)}))) el.setAttribute('elementtiming', 'plain');
       }
     }
   };
