@@ -36,11 +36,16 @@
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         ts ??= require('typescript') as typeof import('typescript');
         code = ts.transpileModule(source, { fileName: file, compilerOptions: options }).outputText;
-        // Written aside and renamed, so that a worker starting meanwhile never reads half a file.
-        fs.mkdirSync(kept, { recursive: true, mode: 0o700 });
-        const aside = `${keptFile}.${randomBytes(6).toString('hex')}`;
-        fs.writeFileSync(aside, code);
-        fs.renameSync(aside, keptFile);
+        // Written aside and renamed, so that a worker starting meanwhile never reads half a file; a
+        // folder that cannot be written only means compiling again next time.
+        try {
+          fs.mkdirSync(kept, { recursive: true, mode: 0o700 });
+          const aside = `${keptFile}.${randomBytes(6).toString('hex')}`;
+          fs.writeFileSync(aside, code);
+          fs.renameSync(aside, keptFile);
+        } catch {
+          // Not kept.
+        }
       }
       loaded._compile(code, file);
     };
