@@ -108,6 +108,8 @@ const PLAIN_TEXT = 'plain widget';
  * timed when first painted (`still painted`, `plain painted`: the Element Timing API's renderTime), as
  * the video is by its first presented frame: a still's load event waits for a free turn of a page busy
  * with Dashboard's first draw, while a text is marked as it enters the page, and both are painted later.
+ * Logged beside them: when the first group is on the page, and when the widget's built file was asked
+ * and loaded (its resource timing), which place the widget's mount within Dashboard's first draw.
  */
 const PAGE_CLOCK = `(() => {
   const times = (window.__vsTimes = {});
@@ -117,6 +119,7 @@ const PAGE_CLOCK = `(() => {
     for (const e of list.getEntries()) if (e.renderTime > 0) mark(e.identifier + ' painted', e.renderTime);
   }).observe({ type: 'element', buffered: true });
   const look = () => {
+    if (document.querySelector('.nrdb-ui-group')) mark('group');
     const widget = document.querySelector('.vs-live');
     if (widget) {
       mark('mounted');
@@ -148,6 +151,9 @@ const PAGE_CLOCK = `(() => {
     }
   };
   new MutationObserver(look).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.name.includes('vision-streaming-live')) { mark('file asked', e.startTime); mark('file loaded', e.responseEnd); }
+  }).observe({ type: 'resource', buffered: true });
 })()`;
 
 type PageTimes = { mounted?: number; still?: number; video?: number; plain?: number; 'still painted'?: number; 'plain painted'?: number } & Record<`phase ${string}`, number | undefined>;
