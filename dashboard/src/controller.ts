@@ -15,6 +15,8 @@ const TICKET_WAIT_MS = 10_000;
 /** A join that has not played within this time is dropped and made again (doubling after each miss, up to JOIN_WAIT_MAX_MS). */
 export const JOIN_WAIT_MS = 3000;
 const JOIN_WAIT_MAX_MS = 15_000;
+/** The longest a join waits for the frame that shows a still (a hidden tab draws none). */
+const PAINT_WAIT_MS = 100;
 /** A tile that got `tracks` this recently draws its boxes from them, not from face events. */
 const TRACKS_FRESH_MS = 5000;
 /** Boxes move to a sample's place over the time since the sample before, within these bounds. */
@@ -319,7 +321,25 @@ export class LiveController {
     }
     // Events carry Node-RED's time: a page on a machine whose clock is off still shows the right lag.
     if (typeof a.serverTime === 'number') this.#clockOffset = a.serverTime - Date.now();
-    this.#join(a);
+    // The picture first: the page's first use of WebRTC (the codec check, the connection) holds its main
+    // thread for tens of ms, which would keep a still from being painted until it is done.
+    if (!this.#state.tiles.some((t) => t.still && !t.playing)) return this.#join(a);
+    const asked = this.#request;
+    // Dropped if the page paused, switched room or asked again meanwhile.
+    this.#afterPaint(() => !this.#stopped && this.#request === asked && this.#state.phase === 'ticket' && !this.#transport && !this.#pending && this.#join(a));
+  }
+
+  /** Runs `fn` once the page has painted its next frame (or after PAINT_WAIT_MS, in a tab that draws no frames). */
+  #afterPaint(fn: () => void): void {
+    let done = false;
+    const once = (): void => {
+      if (done) return;
+      done = true;
+      fn();
+    };
+    // A timer set in the frame's callback runs after that frame is painted.
+    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => this.#later(0, once));
+    this.#later(PAINT_WAIT_MS, once);
   }
 
   #join(ticket: RoomTicket): void {

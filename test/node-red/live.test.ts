@@ -264,6 +264,10 @@ describeWithBrowser('live view widget', () => {
     expect(still?.text).toMatch(/^still, \d+ s old$/);
     expect(playing).toBeDefined();
     expect(still!.t).toBeLessThan(playing!.t);
+    // The page's first use of WebRTC holds its main thread: the join starts once the still is painted.
+    const painted = log.find((e) => e.what === 'still painted');
+    expect(painted).toBeDefined();
+    expect(painted!.t).toBeLessThanOrEqual(log.find((e) => e.what === 'joining')!.t);
     expect(await page.locator('.vs-live-still').count()).toBe(0);
 
     // A page whose still requests never leave it: its picture at once is the small copy that came
@@ -476,7 +480,7 @@ return msg;`;
 
 /** What the page showed when, as recorded in the page: the first still, the first playing tile, each tile status line. */
 interface Moment {
-  what: 'still' | 'playing' | 'status';
+  what: 'still' | 'still painted' | 'joining' | 'playing' | 'status';
   t: number;
   text: string;
 }
@@ -486,9 +490,14 @@ const RECORDER = `(() => {
   const log = (window.__liveLog = []);
   const seen = new Set();
   const record = (what, text) => log.push({ what, t: performance.now(), text: text || '' });
+  // The still's first paint (Element Timing, on its age badge: the image and the badge come in one frame).
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.identifier === 'still' && !seen.has('still painted')) { seen.add('still painted'); log.push({ what: 'still painted', t: e.renderTime, text: '' }); }
+  }).observe({ type: 'element', buffered: true });
   new MutationObserver(() => {
     const still = document.querySelector('.vs-live-still-age');
-    if (still && !seen.has('still')) { seen.add('still'); record('still', still.textContent); }
+    if (still && !seen.has('still')) { seen.add('still'); still.setAttribute('elementtiming', 'still'); record('still', still.textContent); }
+    if (document.querySelector('.vs-live[data-phase="joining"]') && !seen.has('joining')) { seen.add('joining'); record('joining'); }
     if (document.querySelector('.vs-live-tile[data-playing="true"]') && !seen.has('playing')) { seen.add('playing'); record('playing'); }
     for (const s of document.querySelectorAll('.vs-live-tile-status')) {
       const text = s.textContent || '';
