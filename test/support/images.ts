@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import * as jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
+import { trustProblem } from '../../shared/util/trust';
 
 /**
  * Image helpers for tests: load the committed fixtures and the licence-unclear face-api samples (read
@@ -45,8 +46,25 @@ export function faceApiSample(n: 1 | 2 | 3 | 4 | 5 | 6): Buffer {
   return readFileSync(join(root, 'demo', `sample${n}.jpg`));
 }
 
-/** Where this user's test clips and decoded photos are kept between test files (a folder of their own, 0700). */
-export const TEST_CACHE = join(os.tmpdir(), `vision-streaming-test-clips-${process.getuid?.() ?? 'user'}`);
+/**
+ * Where this user's test clips, decoded photos and transpiled test packages are kept between test
+ * files: a folder of their own (0700). Its name in the shared temporary folder can be taken first by
+ * another user, who could then plant what the tests read back and run; a folder of that name not
+ * this user's alone is passed by for one of this process's own (nothing kept for later files).
+ */
+export const TEST_CACHE = ownFolder(join(os.tmpdir(), `vision-streaming-test-clips-${process.getuid?.() ?? 'user'}`));
+
+/** `wanted`, made if missing, when this user alone may write it (not a link); else a new private folder. */
+function ownFolder(wanted: string): string {
+  try {
+    mkdirSync(wanted, { recursive: true, mode: 0o700 });
+  } catch {
+    // Taken by a file, or not writable: lstat below says which.
+  }
+  const found = lstatSync(wanted, { throwIfNoEntry: false });
+  if (found?.isDirectory() && !trustProblem(found)) return wanted;
+  return mkdtempSync(join(os.tmpdir(), 'vision-streaming-test-clips-'));
+}
 
 /** A photo at least this large is decoded once per run and kept in TEST_CACHE. */
 const KEEP_DECODED_BYTES = 64 * 1024;
