@@ -492,7 +492,7 @@ const RECORDER = `(() => {
   const record = (what, text) => log.push({ what, t: performance.now(), text: text || '' });
   // The still's first paint (Element Timing, on its age badge: the image and the badge come in one frame).
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if (e.identifier === 'still' && !seen.has('still painted')) { seen.add('still painted'); log.push({ what: 'still painted', t: e.renderTime, text: '' }); }
+    for (const e of list.getEntries()) if (e.identifier === 'still' && e.renderTime > 0 && !seen.has('still painted')) { seen.add('still painted'); log.push({ what: 'still painted', t: e.renderTime, text: '' }); }
   }).observe({ type: 'element', buffered: true });
   new MutationObserver(() => {
     const still = document.querySelector('.vs-live-still-age');
