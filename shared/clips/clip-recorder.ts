@@ -1,4 +1,4 @@
-import type { EncodedFrame, VideoCodec } from '../frames/types';
+import { VIDEO_CLOCK, type EncodedFrame, type VideoCodec } from '../frames/types';
 import type { ArrivedEvent, MatchEvent, PresentEntry, UnknownEvent, VisitKind } from '../watch/events';
 import { writeClipFile } from './clip-file';
 import type { ClipEndReason, ClipErrorCode, ClipEvent, ClipTrigger } from './events';
@@ -32,8 +32,6 @@ export interface ClipHooks {
  * frame. Likewise a clip's end waits for the analysis of the frames past it, but no longer than this.
  */
 const ANALYSIS_SLACK_MS = 3000;
-/** The RTP video clock. */
-const RTP_HZ = 90_000;
 /** The bitrate a pre-roll is sized for (2 Mbit/s), in bytes per ms: a camera's main stream at 1080p, or 720p at a high quality. */
 const PRE_ROLL_BYTES_PER_MS = 2_000_000 / 8 / 1000;
 
@@ -214,7 +212,7 @@ export class ClipRecorder {
     // Wall times from the stream's: anchored on the newest frame, as frames held since the stream's
     // start may have come in a burst (a join, a jitter buffer) and arrived later than they were sent.
     const last = clip.frames.at(-1)!;
-    const start = new Date(Math.round(last.at - ((last.frame.timestamp - clip.frames[0].frame.timestamp) / RTP_HZ) * 1000));
+    const start = new Date(Math.round(last.at - ((last.frame.timestamp - clip.frames[0].frame.timestamp) / VIDEO_CLOCK) * 1000));
     const name = `${start.toISOString().replace(/[:.]/g, '-')}-${safe(clip.streamId)}-${safe(clip.visitId ?? clip.trigger).slice(0, 8)}.${muxed.container}`;
     const written = await writeClipFile(this.#s.folder, name, muxed.data, () => !this.#abandoned);
     if ('error' in written) {

@@ -1,6 +1,6 @@
 import { BufferTarget, EncodedPacket, EncodedVideoPacketSource, Mp4OutputFormat, Output, WebMOutputFormat } from 'mediabunny';
 import { NAL, nalType, splitAnnexB } from '../frames/annexb';
-import type { EncodedFrame, VideoCodec } from '../frames/types';
+import { VIDEO_CLOCK, type EncodedFrame, type VideoCodec } from '../frames/types';
 
 /** The container a codec's clips are written in: WebM for VP8/VP9, MP4 for H.264 (what browsers play of each). */
 export type ClipContainer = 'webm' | 'mp4';
@@ -16,8 +16,6 @@ export interface MuxedClip {
   height?: number;
 }
 
-/** The RTP video clock. */
-const RTP_HZ = 90_000;
 /** A last frame's length when it cannot be told from the one before it (one frame at 30/s). */
 const LAST_FRAME_S = 1 / 30;
 
@@ -40,7 +38,7 @@ export async function muxClip(frames: readonly EncodedFrame[]): Promise<MuxedCli
   output.addVideoTrack(source);
   await output.start();
   const t0 = first.timestamp;
-  const seconds = (f: EncodedFrame): number => (f.timestamp - t0) / RTP_HZ;
+  const seconds = (f: EncodedFrame): number => (f.timestamp - t0) / VIDEO_CLOCK;
   let end = 0;
   for (let i = 0; i < frames.length; i++) {
     const f = frames[i];

@@ -1,4 +1,4 @@
-import type { EncodedFrame } from '../frames/types';
+import { VIDEO_CLOCK, type EncodedFrame } from '../frames/types';
 
 /** A frame as the pre-roll keeps it: with the wall time it came at (epoch ms). */
 export interface HeldFrame {
@@ -17,7 +17,6 @@ export interface PreRollStats {
   dropped_frames: number;
 }
 
-const RTP_HZ = 90_000;
 /** How far a frame's stream time may run from its arrival time against the frame before it (a stall, a burst) and still be the same stream. */
 const SAME_STREAM_MS = 30_000;
 
@@ -27,7 +26,7 @@ const SAME_STREAM_MS = 30_000;
  * base, which the receiver passes on as it comes) does not: a clip cannot hold both.
  */
 export function continues(prev: HeldFrame, frame: EncodedFrame, at: number): boolean {
-  const streamMs = ((frame.timestamp - prev.frame.timestamp) / RTP_HZ) * 1000;
+  const streamMs = ((frame.timestamp - prev.frame.timestamp) / VIDEO_CLOCK) * 1000;
   return streamMs >= 0 && Math.abs(streamMs - (at - prev.at)) <= SAME_STREAM_MS;
 }
 
@@ -88,7 +87,7 @@ export class PreRoll {
   get stats(): PreRollStats {
     const first = this.#held[0]?.frame.timestamp;
     const last = this.#held.at(-1)?.frame.timestamp;
-    const seconds = first === undefined || last === undefined ? 0 : Math.round(((last - first) / RTP_HZ) * 10) / 10;
+    const seconds = first === undefined || last === undefined ? 0 : Math.round(((last - first) / VIDEO_CLOCK) * 10) / 10;
     return { frames: this.#held.length, bytes: this.#bytes, seconds, max_bytes: this.#maxBytes, dropped_frames: this.#dropped };
   }
 
@@ -97,7 +96,7 @@ export class PreRoll {
     let cut = 0;
     for (let i = 1; i < this.#held.length; i++) {
       const f = this.#held[i].frame;
-      if (((now - f.timestamp) / RTP_HZ) * 1000 < this.#keepMs) break;
+      if (((now - f.timestamp) / VIDEO_CLOCK) * 1000 < this.#keepMs) break;
       if (f.isKeyframe) cut = i;
     }
     if (cut > 0) this.#drop(cut, false);

@@ -1,3 +1,6 @@
+/** Ticks per second of a video frame's timestamp: RTP's video clock (RFC 3551), 90 kHz. */
+export const VIDEO_CLOCK = 90_000;
+
 /** Video codecs the streaming service negotiates. */
 export type VideoCodec = 'VP8' | 'VP9' | 'H264';
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { isKeyFrame } from '../frames/key-frame';
-import type { VideoCodec } from '../frames/types';
-import { VIDEO_CLOCK, type SourceFrame, type VideoSource } from './source';
+import { VIDEO_CLOCK, type VideoCodec } from '../frames/types';
+import type { SourceFrame, VideoSource } from './source';
 import { childEnv } from '../util/child-env';
 import { PublishError } from './errors';
 import { ffmpegStdio } from './ffmpeg-child';

@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { AccessUnitSplitter } from '../frames/access-units';
 import { IvfReader } from '../frames/ivf';
-import type { VideoCodec } from '../frames/types';
-import { VIDEO_CLOCK, type SourceFrame, type VideoSource } from './source';
+import { VIDEO_CLOCK, type VideoCodec } from '../frames/types';
+import type { SourceFrame, VideoSource } from './source';
 import { PublishError } from './errors';
 
 /** Options of a pre-encoded file source. */

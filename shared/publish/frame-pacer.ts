@@ -1,5 +1,5 @@
 import { sleep } from '../http/sleep';
-import { VIDEO_CLOCK } from './source';
+import { VIDEO_CLOCK } from '../frames/types';
 
 /**
  * Waits until each frame's time comes, counted from the first frame it is given: a stream read faster

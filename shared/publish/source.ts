@@ -1,12 +1,9 @@
 import type { VideoCodec } from '../frames/types';
 
-/** Ticks per second of a video frame's timestamp (RTP's video clock). */
-export const VIDEO_CLOCK = 90_000;
-
 /** One encoded frame ready to be packetized. */
 export interface SourceFrame {
   data: Buffer;
-  /** Presentation time on the RTP 90 kHz clock (VIDEO_CLOCK), starting near 0. */
+  /** Presentation time on the RTP 90 kHz clock (VIDEO_CLOCK in frames/types), starting near 0. */
   timestamp: number;
 }
 

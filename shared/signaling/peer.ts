@@ -7,7 +7,7 @@ import {
   type PeerConfig,
   type RTCIceServer,
 } from 'werift';
-import type { VideoCodec } from '../frames/types';
+import { VIDEO_CLOCK, type VideoCodec } from '../frames/types';
 import type { AudioCodec, AudioSettings, VideoSettings } from './connect';
 import type { OfferIceServer } from './messages';
 import { speedUpWerift } from './werift-speedups';
@@ -40,12 +40,12 @@ export function videoCodec(codec: VideoCodec): RTCRtpCodecParameters {
   if (codec === 'H264') {
     return new RTCRtpCodecParameters({
       mimeType: 'video/H264',
-      clockRate: 90000,
+      clockRate: VIDEO_CLOCK,
       rtcpFeedback,
       parameters: 'level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f',
     });
   }
-  return new RTCRtpCodecParameters({ mimeType: `video/${codec}`, clockRate: 90000, rtcpFeedback });
+  return new RTCRtpCodecParameters({ mimeType: `video/${codec}`, clockRate: VIDEO_CLOCK, rtcpFeedback });
 }
 
 function audioCodec(codec: AudioCodec): RTCRtpCodecParameters {

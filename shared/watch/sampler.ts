@@ -1,5 +1,4 @@
-/** RTP video clock: 90 kHz. */
-const CLOCK = 90_000;
+import { VIDEO_CLOCK } from '../frames/types';
 
 /**
  * Decides which frames become samples at a chosen rate, on the frames' own RTP timestamps (not
@@ -13,7 +12,7 @@ export class FrameSampler {
 
   /** fps: samples per second, > 0. */
   constructor(fps: number) {
-    this.#interval = CLOCK / fps;
+    this.#interval = VIDEO_CLOCK / fps;
   }
 
   /** True when the frame with this RTP timestamp (90 kHz) is due as a sample. */
