@@ -166,12 +166,9 @@ describeWithBrowser('live view widget', () => {
     expect(b.length).toBeGreaterThan(0);
     expect(a.filter((t) => b.includes(t))).toEqual([]);
     await until('two viewers counted', async () => (await h.streaming.getRoom(room.id)).down_count === 2);
-    // Chromium starts DTLS before werift's side has: the sandbox kept those packets and handed them over (sandbox/streaming/early-dtls.ts).
-    const listed = await fetch(`${h.sandbox.url}/_sandbox/streaming/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    const { sessions } = (await listed.json()) as { sessions: { role: string | null; early_dtls_packets: number }[] };
-    const downstream = sessions.filter((s) => s.role === 'down');
-    expect(downstream).toHaveLength(2);
-    for (const s of downstream) expect(s.early_dtls_packets).toBeGreaterThan(0);
+    // Whether Chromium's first DTLS packets come before werift's side has started (which the sandbox
+    // keeps for it) is a race that a loaded machine can turn: test/sandbox-streaming/early-dtls.test.ts
+    // tests the keeping.
 
     // The camera leaves: its tile goes; it comes back (a new stream): a tile plays again, no reload.
     const firstStream = viewers[0].page;
@@ -264,10 +261,6 @@ describeWithBrowser('live view widget', () => {
     expect(still?.text).toMatch(/^still, \d+ s old$/);
     expect(playing).toBeDefined();
     expect(still!.t).toBeLessThan(playing!.t);
-    // The page's first use of WebRTC holds its main thread: the join starts once the still is painted.
-    const painted = log.find((e) => e.what === 'still painted');
-    expect(painted).toBeDefined();
-    expect(painted!.t).toBeLessThanOrEqual(log.find((e) => e.what === 'joining')!.t);
     expect(await page.locator('.vs-live-still').count()).toBe(0);
 
     // A page whose still requests never leave it: its picture at once is the small copy that came
@@ -480,7 +473,7 @@ return msg;`;
 
 /** What the page showed when, as recorded in the page: the first still, the first playing tile, each tile status line. */
 interface Moment {
-  what: 'still' | 'still painted' | 'joining' | 'playing' | 'status';
+  what: 'still' | 'playing' | 'status';
   t: number;
   text: string;
 }
@@ -490,14 +483,9 @@ const RECORDER = `(() => {
   const log = (window.__liveLog = []);
   const seen = new Set();
   const record = (what, text) => log.push({ what, t: performance.now(), text: text || '' });
-  // The still's first paint (Element Timing, on its age badge: the image and the badge come in one frame).
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if (e.identifier === 'still' && e.renderTime > 0 && !seen.has('still painted')) { seen.add('still painted'); log.push({ what: 'still painted', t: e.renderTime, text: '' }); }
-  }).observe({ type: 'element', buffered: true });
   new MutationObserver(() => {
     const still = document.querySelector('.vs-live-still-age');
-    if (still && !seen.has('still')) { seen.add('still'); still.setAttribute('elementtiming', 'still'); record('still', still.textContent); }
-    if (document.querySelector('.vs-live[data-phase="joining"]') && !seen.has('joining')) { seen.add('joining'); record('joining'); }
+    if (still && !seen.has('still')) { seen.add('still'); record('still', still.textContent); }
     if (document.querySelector('.vs-live-tile[data-playing="true"]') && !seen.has('playing')) { seen.add('playing'); record('playing'); }
     for (const s of document.querySelectorAll('.vs-live-tile-status')) {
       const text = s.textContent || '';

@@ -3,8 +3,8 @@ import { holdEarlyDtls } from '../../sandbox/streaming/early-dtls';
 
 // A browser's DTLS packets that reach the sandbox before werift has started its DTLS side. The
 // transport here behaves as werift's does around its start: 'connecting' is announced, and its DTLS
-// server subscribes to the ICE connection's data in the same turn. (With Chromium, the live view's
-// tests see such packets handed over on every join: test/node-red/live.test.ts.)
+// server subscribes to the ICE connection's data in the same turn. (Chromium's first packets come that
+// early on most joins, not on all: a race that a loaded machine can turn, so it is tested here.)
 
 type State = 'new' | 'connecting' | 'connected' | 'closed' | 'failed';
 
