@@ -17,6 +17,8 @@
  *   text, against the live view's page from opening to its first picture, the stream's still (an
  *   `img.vs-live-still` drawn) or the video, whichever comes first; goal p95 at most the plain page's + 300 ms.
  *   `plain_page_painted_ms` against `first_picture_painted_ms`: the same, each to its first paint.
+ *   `join_after_still_paint_ms`: how long after its still's first paint the page started its room
+ *   join (its phase `joining`), p5/p50/p95, and in how many openings the join came before that paint.
  * - `mount_to_video_ms`: from the widget on the page (`.vs-live`) to its video playing, p50/p95 (goal
  *   p95 at most 1 s). The camera is the demo's clip in two key-frame phases, as a camera the package
  *   encodes sends it by default; `mount_to_video_unanswered_ms` is the baseline in the same run:
@@ -176,7 +178,7 @@ async function pageTimes(page: Page): Promise<PageTimes> {
  * before (the browser's cache warm, as for someone who comes back to the dashboard). The figures are
  * the page clock's; the widget's phases, by the same clock, are logged beside them.
  */
-async function openAndTime(browser: Browser, url: string, returning?: BrowserContext): Promise<{ ms: number; widgetMs: number; anyMs: number; anyPaintedMs: number; blackMs: number; context: BrowserContext; page: Page }> {
+async function openAndTime(browser: Browser, url: string, returning?: BrowserContext): Promise<{ ms: number; widgetMs: number; anyMs: number; anyPaintedMs: number; blackMs: number; joinAfterPaintMs?: number; context: BrowserContext; page: Page }> {
   const context = returning ?? (await timedContext(browser));
   const page = await context.newPage();
   const t0 = Date.now();
@@ -191,7 +193,11 @@ async function openAndTime(browser: Browser, url: string, returning?: BrowserCon
       const mounted = Math.round(times.mounted - t0);
       const marks = Object.entries(times).sort(([, a], [, b]) => (a ?? 0) - (b ?? 0));
       log(`  page clock (ms from opening): ${marks.map(([k, v]) => `${k} ${Math.round((v ?? 0) - t0)}`).join(', ')}`);
-      return { ms, widgetMs: ms - mounted, anyMs, anyPaintedMs, blackMs: anyMs - mounted, context, page };
+      // The page starts its join once its still is painted (negative: the join came first).
+      const joining = times['phase joining'];
+      const stillPainted = times['still painted'];
+      const joinAfterPaintMs = joining !== undefined && stillPainted !== undefined ? Math.round(joining - stillPainted) : undefined;
+      return { ms, widgetMs: ms - mounted, anyMs, anyPaintedMs, blackMs: anyMs - mounted, joinAfterPaintMs, context, page };
     }
     if (Date.now() > deadline) throw new Error('no picture within 30 s');
     await sleep(20);
@@ -353,13 +359,15 @@ async function main(): Promise<void> {
     const plain: number[] = [];
     const plainPainted: number[] = [];
     const anyPainted: number[] = [];
+    const joinAfterPaint: number[] = [];
     const unanswered: number[] = [];
     for (let i = 0; i < OPENINGS; i++) {
       // The plain page and the live view in turn, so both meet the same load.
       const plainTimes = await openPlain(browser, plainUrl);
       plain.push(plainTimes.ms);
       plainPainted.push(plainTimes.paintedMs);
-      const { ms, widgetMs, anyMs, anyPaintedMs, blackMs, context } = await openAndTime(browser, url);
+      const { ms, widgetMs, anyMs, anyPaintedMs, blackMs, joinAfterPaintMs, context } = await openAndTime(browser, url);
+      if (joinAfterPaintMs !== undefined) joinAfterPaint.push(joinAfterPaintMs);
       firsts.push(ms);
       widget.push(widgetMs);
       anyPicture.push(anyMs);
@@ -448,6 +456,7 @@ async function main(): Promise<void> {
       plain_page_painted_ms: { p50: quantile(plainPainted, 0.5), p95: quantile(plainPainted, 0.95) },
       first_picture_painted_ms: { p50: quantile(anyPainted, 0.5), p95: quantile(anyPainted, 0.95) },
       first_picture_painted_goal_met: quantile(anyPainted, 0.95) <= quantile(plainPainted, 0.95) + 300,
+      join_after_still_paint_ms: { p5: quantile(joinAfterPaint, 0.05), p50: quantile(joinAfterPaint, 0.5), p95: quantile(joinAfterPaint, 0.95), before_paint: joinAfterPaint.filter((ms) => ms < 0).length, openings: joinAfterPaint.length },
       mount_to_video_ms: { p50: quantile(widget, 0.5), p95: quantile(widget, 0.95) },
       mount_to_video_goal_met: quantile(widget, 0.95) <= 1000,
       mount_to_video_unanswered_ms: { p50: quantile(unanswered, 0.5), p95: quantile(unanswered, 0.95), openings: unanswered.length },
@@ -473,6 +482,8 @@ async function main(): Promise<void> {
     };
     console.log(`first picture (still or video): p50 ${result.first_picture_any_ms.p50} ms, p95 ${result.first_picture_any_ms.p95} ms; Dashboard 2.0's page with one plain widget: p50 ${result.plain_page_ms.p50} ms, p95 ${result.plain_page_ms.p95} ms (goal: at most +300 ms: ${result.first_picture_any_goal_met ? 'met' : 'missed'})`);
     console.log(`the same, each to its first paint: first picture p50 ${result.first_picture_painted_ms.p50} ms, p95 ${result.first_picture_painted_ms.p95} ms; the plain widget's text p50 ${result.plain_page_painted_ms.p50} ms, p95 ${result.plain_page_painted_ms.p95} ms (goal: at most +300 ms: ${result.first_picture_painted_goal_met ? 'met' : 'missed'})`);
+    const j = result.join_after_still_paint_ms;
+    console.log(`the page's room join after its still's first paint: p5 ${j.p5} ms, p50 ${j.p50} ms, p95 ${j.p95} ms; before that paint in ${j.before_paint} of ${j.openings} openings`);
     console.log(`widget mount to live video, key-frame requests unanswered (baseline, ${unanswered.length} openings): p50 ${result.mount_to_video_unanswered_ms.p50} ms, p95 ${result.mount_to_video_unanswered_ms.p95} ms`);
     console.log(`widget mount to live video: p50 ${result.mount_to_video_ms.p50} ms, p95 ${result.mount_to_video_ms.p95} ms (x${result.mount_to_video_p95_vs_unanswered} of the baseline's p95; goal p95 <= 1000 ms: ${result.mount_to_video_goal_met ? 'met' : 'missed'}); worst black ${worstBlack} ms over ${black.length} openings, ${result.black_ms.over_3s} over 3 s (goal none: ${result.black_goal_met ? 'met' : 'missed'})`);
     console.log(`first picture: p50 ${result.first_picture_ms.p50} ms, p95 ${result.first_picture_ms.p95} ms over ${firsts.length} openings (goal p95 < 2000 ms: ${result.first_picture_goal_met ? 'met' : 'missed'}); of which the widget (ticket, signaling, ICE, DTLS, a key frame): p50 ${result.widget_to_picture_ms.p50} ms, p95 ${result.widget_to_picture_ms.p95} ms`);
