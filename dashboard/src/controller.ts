@@ -326,7 +326,7 @@ export class LiveController {
     if (!this.#state.tiles.some((t) => t.still && !t.playing)) return this.#join(a);
     const asked = this.#request;
     // Dropped if the page paused, switched room or asked again meanwhile.
-    this.#afterPaint(() => !this.#stopped && this.#request === asked && this.#state.phase === 'ticket' && !this.#transport && !this.#pending && this.#join(a));
+    this.#afterPaint(() => !this.#stopped && this.#request === asked && this.#state.phase === 'ticket' && this.#join(a));
   }
 
   /** Runs `fn` once the page has painted its next frame (or after PAINT_WAIT_MS, in a tab that draws no frames). */
