@@ -50,7 +50,8 @@ export function faceApiSample(n: 1 | 2 | 3 | 4 | 5 | 6): Buffer {
  * Where this user's test clips, decoded photos and transpiled test packages are kept between test
  * files: a folder of their own (0700). Its name in the shared temporary folder can be taken first by
  * another user, who could then plant what the tests read back and run; a folder of that name not
- * this user's alone is passed by for one of this process's own (nothing kept for later files).
+ * this user's alone is passed by for one of this test file's own (jest evaluates this module once per
+ * test file), which nothing later reads and nothing removes.
  */
 export const TEST_CACHE = ownFolder(join(os.tmpdir(), `vision-streaming-test-clips-${process.getuid?.() ?? 'user'}`));
 
